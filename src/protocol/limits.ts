@@ -1,0 +1,11 @@
+/**
+ * Adversarial-input limits, shared by every transport (stdio and HTTP apply the same numbers).
+ * The values are the reference server's, so a client that works with one works with the other.
+ */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+export const MAX_JSON_DEPTH = 64;
+export const MAX_ARRAY_LENGTH = 10_000;
+export const MAX_STRING_BYTES = 256 * 1024;
+/** No tool may run longer than this: clients commonly give up at 60 s. */
+export const MAX_TOOL_BUDGET_MS = 55_000;

@@ -1,0 +1,271 @@
+/**
+ * A pool of chemistry worker threads (one RDKit instance each) behind a bounded queue.
+ *
+ * - Every call has a time budget counted from submission; past it the caller gets TIMEOUT. A call still
+ *   running then is stopped the only way WASM can be stopped: its worker is terminated and replaced.
+ * - Past the queue bound a call is refused at once with BUSY rather than waiting without end.
+ * - An aborted call (notifications/cancelled) leaves the queue, or has its worker replaced.
+ */
+import { Worker } from "node:worker_threads";
+import { availableParallelism } from "node:os";
+import { ToolError } from "../domain/errors.js";
+import type { ToMain, ToWorker } from "./pool-messages.js";
+import type { ProgressReporter } from "../tools/types.js";
+
+export class InternalToolError extends Error {
+  constructor(readonly detail: string) {
+    super("internal error");
+    this.name = "InternalToolError";
+  }
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super("cancelled");
+    this.name = "CancelledError";
+  }
+}
+
+export interface PoolOptions {
+  size?: number;
+  /** Calls allowed to wait for a worker; more get BUSY. */
+  maxQueue?: number;
+  /** Called with diagnostics for stderr. */
+  log?: (message: string) => void;
+}
+
+export interface RunOptions {
+  budgetMs: number;
+  signal?: AbortSignal | undefined;
+  onProgress?: ProgressReporter | undefined;
+}
+
+interface Job {
+  id: number;
+  tool: string;
+  args: Record<string, unknown>;
+  options: RunOptions;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+  slot?: Slot;
+  settled: boolean;
+  removeAbort?: () => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job?: Job;
+  ready: boolean;
+  stats: Map<number, (bytes: number) => void>;
+  heapBytes: number;
+}
+
+const WORKER_URL = new URL("./worker.js", import.meta.url);
+
+export function defaultPoolSize(): number {
+  return Math.max(1, availableParallelism());
+}
+
+export class WorkerPool {
+  readonly size: number;
+  readonly maxQueue: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextJobId = 1;
+  private nextStatsId = 1;
+  private closed = false;
+  private readonly log: (message: string) => void;
+
+  constructor(options: PoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? defaultPoolSize());
+    this.maxQueue = Math.max(0, options.maxQueue ?? 256);
+    this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+  }
+
+  /** Resolves when every worker has loaded RDKit. */
+  async ready(): Promise<void> {
+    await Promise.all(
+      this.slots.map((slot) =>
+        slot.ready
+          ? undefined
+          : new Promise<void>((resolve, reject) => {
+              const onMessage = (m: ToMain) => {
+                if (m.type === "ready") {
+                  slot.worker.off("message", onMessage);
+                  resolve();
+                }
+              };
+              slot.worker.on("message", onMessage);
+              slot.worker.once("error", reject);
+            }),
+      ),
+    );
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  run(tool: string, args: Record<string, unknown>, options: RunOptions): Promise<unknown> {
+    if (this.closed) return Promise.reject(new ToolError("BUSY", "The server is shutting down"));
+    if (options.signal?.aborted) return Promise.reject(new CancelledError());
+    const idle = this.slots.find((s) => !s.job);
+    if (!idle && this.queue.length >= this.maxQueue) {
+      return Promise.reject(
+        new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${this.queue.length} calls are waiting`, {
+          workers: this.size,
+          queued: this.queue.length,
+          max_queue: this.maxQueue,
+        }),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        id: this.nextJobId++,
+        tool,
+        args,
+        options,
+        resolve,
+        reject,
+        settled: false,
+        timer: setTimeout(() => this.expire(job), options.budgetMs),
+      };
+      if (options.signal) {
+        const onAbort = () => this.abort(job);
+        options.signal.addEventListener("abort", onAbort, { once: true });
+        job.removeAbort = () => options.signal?.removeEventListener("abort", onAbort);
+      }
+      if (idle) this.start(idle, job);
+      else this.queue.push(job);
+    });
+  }
+
+  /** WASM heap size of each worker (waits for running jobs to finish). */
+  async heapBytes(): Promise<number[]> {
+    return Promise.all(
+      this.slots.map(
+        (slot) =>
+          new Promise<number>((resolve) => {
+            const requestId = this.nextStatsId++;
+            slot.stats.set(requestId, resolve);
+            slot.worker.postMessage({ type: "stats", requestId } satisfies ToWorker);
+          }),
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) this.settle(job, new ToolError("BUSY", "The server is shutting down"));
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    // Workers inherit the environment (test-tool switch, log level) and never touch stdout.
+    const worker = new Worker(WORKER_URL, { stdout: false, stderr: false });
+    const slot: Slot = { worker, ready: false, stats: new Map(), heapBytes: 0 };
+    worker.on("message", (m: ToMain) => this.onMessage(slot, m));
+    worker.on("error", (e) => this.onWorkerFailure(slot, `worker error: ${e.stack ?? e.message}`));
+    worker.on("exit", (code) => {
+      if (!this.closed && this.slots.includes(slot)) this.onWorkerFailure(slot, `worker exited with code ${code}`);
+    });
+    worker.unref();
+    return slot;
+  }
+
+  private onMessage(slot: Slot, m: ToMain): void {
+    switch (m.type) {
+      case "ready":
+        slot.ready = true;
+        slot.heapBytes = m.heapBytes;
+        return;
+      case "stats": {
+        const cb = slot.stats.get(m.requestId);
+        slot.stats.delete(m.requestId);
+        cb?.(m.heapBytes);
+        return;
+      }
+      case "progress":
+        if (slot.job && slot.job.id === m.jobId && !slot.job.settled) slot.job.options.onProgress?.(m.progress, m.total, m.message);
+        return;
+      case "done": {
+        const job = slot.job;
+        if (!job || job.id !== m.jobId) return;
+        slot.job = undefined;
+        if (m.ok) this.settle(job, undefined, m.value);
+        else if (m.error) this.settle(job, ToolError.fromPayload(m.error));
+        else this.settle(job, new InternalToolError(m.internal ?? "unknown worker failure"));
+        this.next(slot);
+        return;
+      }
+    }
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    job.slot = slot;
+    slot.worker.postMessage({ type: "run", jobId: job.id, tool: job.tool, args: job.args } satisfies ToWorker);
+  }
+
+  private next(slot: Slot): void {
+    const job = this.queue.shift();
+    if (job) this.start(slot, job);
+  }
+
+  private settle(job: Job, error?: Error, value?: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    clearTimeout(job.timer);
+    job.removeAbort?.();
+    if (error) job.reject(error);
+    else job.resolve(value);
+  }
+
+  private expire(job: Job): void {
+    this.stopJob(
+      job,
+      new ToolError("TIMEOUT", `${job.tool} did not finish within its ${job.options.budgetMs} ms budget`, {
+        budget_ms: job.options.budgetMs,
+        tool: job.tool,
+      }),
+    );
+  }
+
+  private abort(job: Job): void {
+    this.stopJob(job, new CancelledError());
+  }
+
+  private stopJob(job: Job, reason: Error): void {
+    if (job.settled) return;
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.settle(job, reason);
+      return;
+    }
+    this.settle(job, reason);
+    const slot = job.slot;
+    if (slot && slot.job === job) this.replace(slot, `stopped a running ${job.tool} call (${reason.message})`);
+  }
+
+  /** Terminates a worker that is stuck in WASM and puts a fresh one in its place. */
+  private replace(slot: Slot, why: string): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    this.log(`chematic-mcp: replacing chemistry worker: ${why}`);
+    const fresh = this.spawn();
+    this.slots[index] = fresh;
+    slot.job = undefined;
+    for (const cb of slot.stats.values()) cb(0);
+    void slot.worker.terminate();
+    if (!this.closed) this.next(fresh);
+  }
+
+  private onWorkerFailure(slot: Slot, why: string): void {
+    const job = slot.job;
+    if (job) this.settle(job, new InternalToolError(why));
+    if (!this.closed) this.replace(slot, why);
+  }
+}

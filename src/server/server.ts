@@ -1,0 +1,188 @@
+/**
+ * McpServer: method dispatch for both protocol eras, tool execution, and per-era result shaping.
+ * Stateless across requests except for what a Connection hands it (the pinned era and, for legacy, the
+ * negotiated version).
+ */
+import { ToolError } from "../domain/errors.js";
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  LEGACY_TOOL_ERROR,
+  METHOD_NOT_FOUND,
+  RpcError,
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcRequest,
+} from "../protocol/jsonrpc.js";
+import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
+import type { AnyTool, ProgressReporter } from "../tools/types.js";
+import { CancelledError, InternalToolError, type WorkerPool } from "./pool.js";
+import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
+import { serverInfoMeta, toolFailure, toolSuccess, type ServerInfo, type WireVersion } from "./shape.js";
+import type { Logger } from "../logger.js";
+
+/** tools/list and server/discover may be cached for a day: the registry only changes with a new release. */
+export const REGISTRY_TTL_MS = 86_400_000;
+
+export const INSTRUCTIONS =
+  "chematic-mcp computes cheminformatics locally with RDKit. Pass molecules as SMILES (argument `smiles`). " +
+  "Validate unfamiliar SMILES with parse_smiles, canonicalise with canonical_smiles, and profile with calc_properties " +
+  "and lipinski_check. A tool failure comes back as a result with isError and structuredContent.error " +
+  "{code, message, hint, details}: follow the hint (e.g. INVALID_SMILES names the position to fix) before retrying.";
+
+export interface CallContext {
+  signal: AbortSignal;
+  progress?: ProgressReporter | undefined;
+}
+
+export interface McpServerOptions {
+  tools: readonly AnyTool[];
+  pool: WorkerPool;
+  info: ServerInfo;
+  logger: Logger;
+}
+
+export class McpServer {
+  readonly registry: ToolRegistry;
+  readonly info: ServerInfo;
+  private readonly pool: WorkerPool;
+  private readonly logger: Logger;
+
+  constructor(options: McpServerOptions) {
+    this.registry = new ToolRegistry(options.tools);
+    this.pool = options.pool;
+    this.info = options.info;
+    this.logger = options.logger;
+  }
+
+  /** A 2026-07-28 request whose `_meta` has already been checked. */
+  async handleModern(request: JsonRpcRequest, ctx: CallContext): Promise<JsonObject> {
+    const params = request.params ?? {};
+    switch (request.method) {
+      case "server/discover":
+        return {
+          resultType: "complete",
+          supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
+          capabilities: { tools: {} },
+          instructions: INSTRUCTIONS,
+          ttlMs: REGISTRY_TTL_MS,
+          cacheScope: "public",
+          _meta: serverInfoMeta(this.info),
+        };
+      case "tools/list":
+        this.checkCursor(params);
+        return {
+          resultType: "complete",
+          tools: this.registry.wire("full"),
+          ttlMs: REGISTRY_TTL_MS,
+          cacheScope: "public",
+          _meta: serverInfoMeta(this.info),
+        };
+      case "tools/call":
+        return this.callTool(params, MODERN_VERSION, ctx);
+      default:
+        throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+  }
+
+  /** A legacy request; `version` is what initialize negotiated on this connection. */
+  async handleLegacy(request: JsonRpcRequest, version: LegacyVersion, ctx: CallContext): Promise<{ result: JsonObject; negotiated?: LegacyVersion }> {
+    const params = request.params ?? {};
+    switch (request.method) {
+      case "initialize": {
+        const negotiated = negotiateLegacyVersion(params.protocolVersion);
+        const result: JsonObject = {
+          protocolVersion: negotiated,
+          capabilities: { tools: {} },
+          serverInfo: { name: this.info.name, version: this.info.version },
+        };
+        // 2024-11-05 answers exactly as the reference did; later versions also get the instructions.
+        if (negotiated !== "2024-11-05") result.instructions = INSTRUCTIONS;
+        return { result, negotiated };
+      }
+      case "ping":
+        return { result: {} };
+      case "tools/list": {
+        const flavour: WireFlavour = version === "2024-11-05" ? "2024-11-05" : version === "2025-03-26" ? "2025-03-26" : "full";
+        return { result: { tools: this.registry.wire(flavour) } };
+      }
+      case "tools/call":
+        return { result: await this.callTool(params, version, ctx) };
+      default:
+        throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+  }
+
+  private checkCursor(params: JsonObject): void {
+    // The whole registry fits one page, so this server never hands out a cursor.
+    if (params.cursor !== undefined) throw new RpcError(INVALID_PARAMS, "Invalid params: unknown cursor (tools/list has a single page)");
+  }
+
+  private async callTool(params: JsonObject, version: WireVersion, ctx: CallContext): Promise<JsonObject> {
+    // 2024-11-05 reports every tools/call problem as -32000, as the reference did.
+    const paramsError = version === "2024-11-05" ? LEGACY_TOOL_ERROR : INVALID_PARAMS;
+    const name = params.name;
+    if (typeof name !== "string" || name.length === 0) throw new RpcError(paramsError, "Invalid params: tools/call needs a string `name`");
+    const args = params.arguments ?? {};
+    if (!isJsonObject(args)) throw new RpcError(paramsError, "Invalid params: `arguments` must be an object");
+    const entry = this.registry.get(name);
+    if (!entry) throw new RpcError(paramsError, `Unknown tool: ${name}`);
+
+    const { tool } = entry;
+    if (!entry.validateInput(args)) {
+      const issues = describeIssues(entry.validateInput.errors);
+      const first = issues[0] ?? { path: "/", message: "is invalid" };
+      const error = new ToolError("INVALID_ARGUMENTS", `Invalid arguments for ${name}: ${first.path} ${first.message}`, {
+        path: first.path,
+        issues,
+      });
+      return toolFailure(version, error, this.info);
+    }
+
+    let value: unknown;
+    try {
+      value = await this.execute(tool, args, ctx);
+    } catch (e) {
+      if (e instanceof ToolError) {
+        if (e.code === "TIMEOUT" || e.code === "BUSY") this.logger.warn(`${name}: ${e.message}`, { code: e.code });
+        return toolFailure(version, e, this.info);
+      }
+      if (e instanceof CancelledError) throw e;
+      const detail = e instanceof InternalToolError ? e.detail : ((e as Error)?.stack ?? String(e));
+      this.logger.error(`tool ${name} failed unexpectedly`, { detail });
+      throw new RpcError(INTERNAL_ERROR, "Internal error");
+    }
+    if (!isJsonObject(value) || !entry.validateOutput(value)) {
+      this.logger.error(`tool ${name} produced output that breaks its outputSchema`, { issues: describeIssues(entry.validateOutput.errors) });
+      throw new RpcError(INTERNAL_ERROR, "Internal error");
+    }
+    return toolSuccess(version, value, this.info);
+  }
+
+  private async execute(tool: AnyTool, args: JsonObject, ctx: CallContext): Promise<unknown> {
+    const progress: ProgressReporter = ctx.progress ?? (() => {});
+    if (tool.kind === "chem") {
+      return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress });
+    }
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(), tool.budgetMs);
+    const signal = AbortSignal.any([ctx.signal, budget.signal]);
+    try {
+      return await Promise.race([
+        tool.run(args, { signal, progress, deadline: Date.now() + tool.budgetMs }),
+        new Promise<never>((_, reject) => {
+          const onAbort = () =>
+            reject(
+              ctx.signal.aborted
+                ? new CancelledError()
+                : new ToolError("TIMEOUT", `${tool.name} did not finish within its ${tool.budgetMs} ms budget`, { budget_ms: tool.budgetMs, tool: tool.name }),
+            );
+          if (signal.aborted) onAbort();
+          else signal.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

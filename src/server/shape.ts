@@ -1,0 +1,57 @@
+/**
+ * Per-era wrapping of one tool outcome. A tool computes its result once; only this module knows how each
+ * protocol version carries it (README, "How each era wraps a result").
+ *
+ * | era        | success                                          | tool failure                                     |
+ * | 2026-07-28 | resultType, text JSON, structuredContent, _meta  | isError, structuredContent.error                 |
+ * | 2025-06-18+| text JSON, structuredContent                     | isError, structuredContent.error                 |
+ * | 2025-03-26 | text JSON                                        | isError, text JSON of the error                  |
+ * | 2024-11-05 | text JSON                                        | JSON-RPC error -32000 (the reference's bytes)    |
+ */
+import type { ToolError } from "../domain/errors.js";
+import { LEGACY_TOOL_ERROR, RpcError, type JsonObject } from "../protocol/jsonrpc.js";
+import { META_SERVER_INFO, type LegacyVersion } from "../protocol/meta.js";
+
+export type WireVersion = LegacyVersion | "2026-07-28";
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+export function serverInfoMeta(info: ServerInfo): JsonObject {
+  return { [META_SERVER_INFO]: { name: info.name, version: info.version } };
+}
+
+function textBlock(value: unknown): { type: "text"; text: string } {
+  return { type: "text", text: JSON.stringify(value) };
+}
+
+export function toolSuccess(version: WireVersion, value: JsonObject, info: ServerInfo): JsonObject {
+  switch (version) {
+    case "2024-11-05":
+    case "2025-03-26":
+      return { content: [textBlock(value)] };
+    case "2025-06-18":
+    case "2025-11-25":
+      return { content: [textBlock(value)], structuredContent: value };
+    case "2026-07-28":
+      return { resultType: "complete", content: [textBlock(value)], structuredContent: value, _meta: serverInfoMeta(info) };
+  }
+}
+
+/** A tool failure: a result the model can read, except on 2024-11-05 where the reference used -32000. */
+export function toolFailure(version: WireVersion, error: ToolError, info: ServerInfo): JsonObject {
+  const payload = { error: error.toPayload() };
+  switch (version) {
+    case "2024-11-05":
+      throw new RpcError(LEGACY_TOOL_ERROR, error.message);
+    case "2025-03-26":
+      return { content: [textBlock(payload)], isError: true };
+    case "2025-06-18":
+    case "2025-11-25":
+      return { content: [textBlock(payload)], structuredContent: payload, isError: true };
+    case "2026-07-28":
+      return { resultType: "complete", content: [textBlock(payload)], structuredContent: payload, isError: true, _meta: serverInfoMeta(info) };
+  }
+}

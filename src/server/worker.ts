@@ -1,0 +1,44 @@
+/**
+ * Entry point of a chemistry worker thread. Owns one RDKit instance and runs one tool call at a time,
+ * so the main thread only speaks protocol. Messages: run a job, report heap stats.
+ */
+import { parentPort } from "node:worker_threads";
+import { loadRDKit, wasmHeapBytes } from "../domain/chem/rdkit.js";
+import { ToolError } from "../domain/errors.js";
+import { chemToolsByName } from "../tools/index.js";
+import type { ToMain, ToWorker } from "./pool-messages.js";
+
+if (!parentPort) throw new Error("worker.ts must run as a worker thread");
+const port = parentPort;
+const tools = chemToolsByName();
+const rdkit = await loadRDKit();
+
+function post(message: ToMain): void {
+  port.postMessage(message);
+}
+
+port.on("message", (message: ToWorker) => {
+  if (message.type === "stats") {
+    post({ type: "stats", requestId: message.requestId, heapBytes: wasmHeapBytes() });
+    return;
+  }
+  const { jobId, tool: name, args } = message;
+  const tool = tools.get(name);
+  try {
+    if (!tool) throw new Error(`no chemistry tool named ${name} in this worker`);
+    const value = tool.run(args, {
+      rdkit,
+      progress: (progress, total, text) => post({ type: "progress", jobId, progress, total, message: text }),
+    });
+    post({ type: "done", jobId, ok: true, value });
+  } catch (e) {
+    if (e instanceof ToolError) {
+      post({ type: "done", jobId, ok: false, error: e.toPayload() });
+    } else {
+      const err = e as Error;
+      post({ type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` });
+    }
+  }
+});
+
+post({ type: "ready", heapBytes: wasmHeapBytes() });

@@ -1,0 +1,47 @@
+import { withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+interface Args {
+  smiles: string;
+  isomeric?: boolean;
+  kekulize?: boolean;
+}
+
+export const canonicalSmilesTool: ChemTool<Args> = {
+  kind: "chem",
+  name: "canonical_smiles",
+  title: "Canonical SMILES",
+  description:
+    "Canonicalise a SMILES with RDKit, so two spellings of one molecule compare equal as strings (deduplication, lookups, cache keys). " +
+    "Keeps stereochemistry unless isomeric is false; kekulize writes explicit single/double bonds instead of aromatic lowercase atoms. " +
+    "Returns canonical (the reference's key) and the input echoed back.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      smiles: smilesProperty(),
+      isomeric: { type: "boolean", default: true, description: "Keep stereochemistry and isotopes (default true)." },
+      kekulize: { type: "boolean", default: false, description: "Write a Kekulé form instead of aromatic atoms (default false)." },
+    },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      canonical: { type: "string", description: "RDKit canonical SMILES." },
+      input: { type: "string", description: "The SMILES as given." },
+      changed: { type: "boolean", description: "True when the canonical form differs from the input string." },
+    },
+    required: ["canonical"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 10_000,
+  run({ smiles, isomeric = true, kekulize = false }, { rdkit }) {
+    return withMol(rdkit, smiles, (mol) => {
+      const canonical = isomeric && !kekulize ? mol.get_smiles() : mol.get_smiles(JSON.stringify({ doIsomericSmiles: isomeric, doKekule: kekulize }));
+      return { canonical, input: smiles, changed: canonical !== smiles };
+    });
+  },
+};

@@ -1,0 +1,27 @@
+/**
+ * The tool registry: every tool module, in the order tools/list shows them. Static for the life of the
+ * process (tools/list is cacheable for 24 h, public scope); test-only tools join when CHEMATIC_TEST_TOOLS is on.
+ */
+import { parseBoolean } from "../config.js";
+import type { AnyTool, ChemTool } from "./types.js";
+import { parseSmilesTool } from "./parse_smiles.js";
+import { canonicalSmilesTool } from "./canonical_smiles.js";
+import { testCrashTool, testSleepTool } from "./testing.js";
+
+const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool];
+
+const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
+
+export function testToolsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return parseBoolean("CHEMATIC_TEST_TOOLS", env.CHEMATIC_TEST_TOOLS, false);
+}
+
+export function allTools(env: NodeJS.ProcessEnv = process.env): AnyTool[] {
+  return testToolsEnabled(env) ? [...PRODUCTION_TOOLS, ...TEST_TOOLS] : [...PRODUCTION_TOOLS];
+}
+
+export function chemToolsByName(env: NodeJS.ProcessEnv = process.env): Map<string, ChemTool> {
+  const map = new Map<string, ChemTool>();
+  for (const tool of allTools(env)) if (tool.kind === "chem") map.set(tool.name, tool as ChemTool);
+  return map;
+}

@@ -1,0 +1,52 @@
+import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+interface Args {
+  smiles: string;
+}
+
+export const parseSmilesTool: ChemTool<Args> = {
+  kind: "chem",
+  name: "parse_smiles",
+  title: "Parse SMILES",
+  description:
+    "Check that a SMILES string is a valid molecule and get its basic size. Use it first when a SMILES comes from a user or a model " +
+    "and may be wrong: an invalid SMILES answers INVALID_SMILES with RDKit's parse message (where the mistake is). " +
+    "Returns valid, heavy-atom and bond counts, average molecular weight (g/mol, 3 dp) and the SMILES as RDKit writes it.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: { smiles: smilesProperty() },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      valid: { type: "boolean", const: true, description: "Always true on success (failures are errors)." },
+      atoms: { type: "integer", minimum: 0, description: "Heavy atoms (hydrogens are implicit)." },
+      bonds: { type: "integer", minimum: 0, description: "Bonds between heavy atoms." },
+      mol_weight: { type: "number", description: "Average molecular weight, g/mol, 3 decimals." },
+      smiles: { type: "string", description: "The molecule written back by RDKit (canonical)." },
+      fragments: { type: "integer", minimum: 1, description: "Number of disconnected components (salts, mixtures)." },
+    },
+    required: ["valid", "atoms", "bonds", "mol_weight", "smiles"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 10_000,
+  run({ smiles }, { rdkit }) {
+    return withMol(rdkit, smiles, (mol) => {
+      const d = descriptorsOf(mol);
+      const canonical = mol.get_smiles();
+      return {
+        valid: true,
+        atoms: mol.get_num_atoms(),
+        bonds: mol.get_num_bonds(),
+        mol_weight: round(d.amw, 3),
+        smiles: canonical,
+        fragments: canonical.length === 0 ? 1 : canonical.split(".").length,
+      };
+    });
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * What a tool is: metadata an agent reads, schemas both sides are checked against, the error codes it
+ * may answer, a time budget, and a handler that returns a plain object computed once.
+ * The server decides how each protocol era wraps that object.
+ */
+import type { ErrorCode } from "../domain/errors.js";
+import type { RDKit } from "../domain/chem/rdkit.js";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+  destructiveHint?: boolean;
+}
+
+export interface ProgressReporter {
+  (progress: number, total?: number, message?: string): void;
+}
+
+/** Context of a chemistry tool: it runs inside a worker thread that owns an RDKit instance. */
+export interface ChemContext {
+  rdkit: RDKit;
+  progress: ProgressReporter;
+}
+
+/** Context of a service tool (network, canvas): it runs on the main thread, with cancellation. */
+export interface ServiceContext {
+  signal: AbortSignal;
+  progress: ProgressReporter;
+  /** Milliseconds left of this call's budget. */
+  deadline: number;
+}
+
+interface ToolBase {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  /** Domain error codes this tool may answer (INVALID_ARGUMENTS, TIMEOUT and BUSY apply to every tool). */
+  errors: readonly ErrorCode[];
+  /** Time budget of one call, at most MAX_TOOL_BUDGET_MS. */
+  budgetMs: number;
+  /** Registered only when CHEMATIC_TEST_TOOLS is on (fixtures for tests and the conformance suite). */
+  testOnly?: boolean;
+}
+
+export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknown>> extends ToolBase {
+  kind: "chem";
+  run(args: A, ctx: ChemContext): R;
+}
+
+export interface ServiceTool<A = Record<string, unknown>, R = Record<string, unknown>> extends ToolBase {
+  kind: "service";
+  run(args: A, ctx: ServiceContext): Promise<R>;
+}
+
+// The registry holds tools of many argument types; `any` here is the erasure point.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ChemTool<any, any> | ServiceTool<any, any>;
+
+/** Tool description as the wire carries it (tools/list). */
+export interface WireTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations & { title?: string };
+}
+
+export const SMILES_MAX_LENGTH = 100_000;
+
+/** The `smiles` property every SMILES tool shares. */
+export function smilesProperty(description = "The molecule as a SMILES string, e.g. CC(=O)Oc1ccccc1C(=O)O (aspirin)."): JsonSchema {
+  return { type: "string", minLength: 1, maxLength: SMILES_MAX_LENGTH, description };
+}
+
+export const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
