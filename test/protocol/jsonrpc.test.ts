@@ -1,0 +1,67 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { INVALID_REQUEST, PARSE_ERROR, decodeFrame, findSizeViolation, jsonDepthExceeds } from "../../src/protocol/jsonrpc.js";
+import { MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../../src/protocol/limits.js";
+
+const enc = (s: string) => Buffer.from(s, "utf8");
+
+function errorOf(text: string | Buffer) {
+  const d = decodeFrame(typeof text === "string" ? enc(text) : text);
+  assert.equal(d.kind, "error", `expected an error for ${String(text).slice(0, 60)}`);
+  return d.kind === "error" ? d.response : assert.fail();
+}
+
+test("a valid request and a notification decode", () => {
+  const r = decodeFrame(enc('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}'));
+  assert.equal(r.kind, "request");
+  const n = decodeFrame(enc('{"jsonrpc":"2.0","method":"notifications/initialized"}'));
+  assert.equal(n.kind, "notification");
+  const resp = decodeFrame(enc('{"jsonrpc":"2.0","id":1,"result":{}}'));
+  assert.equal(resp.kind, "response");
+});
+
+test("malformed JSON is -32700 with id null", () => {
+  const e = errorOf('{"jsonrpc":"2.0","id":1,');
+  assert.equal(e.error.code, PARSE_ERROR);
+  assert.equal(e.id, null);
+});
+
+test("invalid UTF-8 is -32700", () => {
+  const bad = Buffer.concat([enc('{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"'), Buffer.from([0xff, 0xfe]), enc('"}}')]);
+  assert.equal(errorOf(bad).error.code, PARSE_ERROR);
+});
+
+test("a frame over 1 MiB is -32600 with id null", () => {
+  const big = `{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"${"a".repeat(MAX_REQUEST_BYTES)}"}}`;
+  const e = errorOf(big);
+  assert.equal(e.error.code, INVALID_REQUEST);
+  assert.equal(e.id, null);
+});
+
+test("nesting deeper than 64 is -32600; 64 is fine", () => {
+  const nest = (n: number) => `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${"[".repeat(n)}${"]".repeat(n)}}}`;
+  assert.equal(decodeFrame(enc(nest(62))).kind, "request"); // 62 + the two enclosing objects = 64
+  assert.equal(errorOf(nest(63)).error.code, INVALID_REQUEST);
+  assert.equal(jsonDepthExceeds('{"a":"[[[[[[[[[[[["}', 2), false, "brackets inside strings do not count");
+});
+
+test("an array over 10,000 items or a string over 256 KiB is -32600, keeping the id", () => {
+  const arr = `{"jsonrpc":"2.0","id":"a","method":"x","params":{"a":[${Array(10_001).fill(0).join(",")}]}}`;
+  const e = errorOf(arr);
+  assert.equal(e.error.code, INVALID_REQUEST);
+  assert.equal(e.id, "a");
+  const ok = `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[${Array(10_000).fill(0).join(",")}]}}`;
+  assert.equal(decodeFrame(enc(ok)).kind, "request");
+  const str = `{"jsonrpc":"2.0","id":2,"method":"x","params":{"s":"${"é".repeat(MAX_STRING_BYTES / 2 + 1)}"}}`;
+  assert.equal(errorOf(str).error.code, INVALID_REQUEST);
+  assert.equal(findSizeViolation({ k: "x".repeat(MAX_STRING_BYTES) }), null, "exactly the limit is allowed");
+});
+
+test("envelope errors: batch, non-object, bad jsonrpc, missing method, null id, params not an object", () => {
+  assert.equal(errorOf('[{"jsonrpc":"2.0","id":1,"method":"x"}]').error.code, INVALID_REQUEST);
+  assert.equal(errorOf("42").error.code, INVALID_REQUEST);
+  assert.equal(errorOf('{"jsonrpc":"1.0","id":1,"method":"x"}').id, 1);
+  assert.equal(errorOf('{"jsonrpc":"2.0","id":1}').error.message, "Invalid request: missing method");
+  assert.equal(errorOf('{"jsonrpc":"2.0","id":null,"method":"x"}').error.code, INVALID_REQUEST);
+  assert.equal(errorOf('{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}').error.code, INVALID_REQUEST);
+});
