@@ -4,9 +4,14 @@
  *
  * | era        | success                                          | tool failure                                     |
  * | 2026-07-28 | resultType, text JSON, structuredContent, _meta  | isError, structuredContent.error                 |
- * | 2025-06-18+| text JSON, structuredContent                     | isError, structuredContent.error                 |
+ * | 2025-06-18+| text JSON, structuredContent                     | isError, text JSON of the error (see below)      |
  * | 2025-03-26 | text JSON                                        | isError, text JSON of the error                  |
  * | 2024-11-05 | text JSON                                        | JSON-RPC error -32000 (the reference's bytes)    |
+ *
+ * Legacy failures carry no structuredContent: the official v1 client (@modelcontextprotocol/sdk 1.x)
+ * validates structuredContent against the tool's outputSchema even when isError is set, and would turn
+ * our typed error into a client-side exception. The same {error} object travels in the text block.
+ * The 2026-07-28 clients accept it, so the modern era carries structuredContent.error as specified.
  */
 import type { ToolError } from "../domain/errors.js";
 import { LEGACY_TOOL_ERROR, RpcError, type JsonObject } from "../protocol/jsonrpc.js";
@@ -47,10 +52,9 @@ export function toolFailure(version: WireVersion, error: ToolError, info: Server
     case "2024-11-05":
       throw new RpcError(LEGACY_TOOL_ERROR, error.message);
     case "2025-03-26":
-      return { content: [textBlock(payload)], isError: true };
     case "2025-06-18":
     case "2025-11-25":
-      return { content: [textBlock(payload)], structuredContent: payload, isError: true };
+      return { content: [textBlock(payload)], isError: true };
     case "2026-07-28":
       return { resultType: "complete", content: [textBlock(payload)], structuredContent: payload, isError: true, _meta: serverInfoMeta(info) };
   }

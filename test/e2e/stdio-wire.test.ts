@@ -82,15 +82,17 @@ describe("legacy negotiation", () => {
         assert.equal(bad.result!.isError, true);
         assert.equal(badArgs.result!.isError, true);
         assert.equal(unknown.error!.code, -32602);
+        // Legacy failures carry the error in the text block only (the v1 SDK client validates
+        // structuredContent against outputSchema even on isError; see src/server/shape.ts).
+        assert.equal(bad.result!.structuredContent, undefined);
+        const errorOf = (m: typeof bad) => (JSON.parse((m.result!.content as Array<{ text: string }>)[0]!.text) as { error: { code: string; details: { path?: string } } }).error;
+        assert.equal(errorOf(bad).code, "INVALID_SMILES");
+        assert.equal(errorOf(badArgs).code, "INVALID_ARGUMENTS");
+        assert.equal(errorOf(badArgs).details.path, "/smiles");
         if (answered === "2025-03-26") {
           assert.equal(ok.result!.structuredContent, undefined);
-          assert.equal(bad.result!.structuredContent, undefined);
-          const text = (bad.result!.content as Array<{ text: string }>)[0]!.text;
-          assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, "INVALID_SMILES");
         } else {
           assert.equal((ok.result!.structuredContent as { atoms: number }).atoms, 3);
-          assert.equal((bad.result!.structuredContent as { error: { code: string } }).error.code, "INVALID_SMILES");
-          assert.equal((badArgs.result!.structuredContent as { error: { code: string; details: { path: string } } }).error.details.path, "/smiles");
         }
         const list = await s.request(6, "tools/list");
         const tool = (list.result!.tools as Array<Record<string, unknown>>)[0]!;

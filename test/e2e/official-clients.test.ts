@@ -1,0 +1,63 @@
+/**
+ * The official MCP clients against the real server over stdio: the v1 SDK (legacy initialize, 2025-11-25)
+ * and the v2 client pinned to 2026-07-28. Both list tools and call them; both validate our results with
+ * their own schemas (zod, and ajv for structuredContent against outputSchema).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/client/stdio";
+import { CLI_PATH } from "../helpers/server-process.js";
+
+const env = { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "warn" } as Record<string, string>;
+
+test("@modelcontextprotocol/sdk 1.x (legacy initialize) lists and calls tools", async () => {
+  const client = new LegacyClient({ name: "legacy-test", version: "1.0.0" });
+  await client.connect(new LegacyStdio({ command: process.execPath, args: [CLI_PATH], env, stderr: "pipe" }));
+  try {
+    assert.equal(client.getServerVersion()?.name, "chematic-mcp");
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    assert.ok(names.includes("parse_smiles") && names.includes("canonical_smiles"));
+    const result = await client.callTool({ name: "canonical_smiles", arguments: { smiles: "OCC" } });
+    assert.deepEqual((result.structuredContent as { canonical: string }).canonical, "CCO");
+    const failed = await client.callTool({ name: "parse_smiles", arguments: { smiles: "C1CC" } });
+    assert.equal(failed.isError, true);
+    const text = (failed.content as Array<{ type: string; text: string }>)[0]!.text;
+    assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, "INVALID_SMILES");
+  } finally {
+    await client.close();
+  }
+});
+
+test("@modelcontextprotocol/client 2.x (2026-07-28) discovers, lists and calls tools", async () => {
+  const client = new ModernClient({ name: "modern-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernStdio({ command: process.execPath, args: [CLI_PATH], env, stderr: "pipe" }));
+  try {
+    assert.equal(client.getProtocolEra(), "modern");
+    const { tools } = await client.listTools();
+    const parse = tools.find((t) => t.name === "parse_smiles");
+    assert.ok(parse?.outputSchema && parse.annotations?.readOnlyHint === true && parse.title);
+    const result = await client.callTool({ name: "parse_smiles", arguments: { smiles: "c1ccccc1O" } });
+    assert.equal((result.structuredContent as { atoms: number }).atoms, 7);
+    const failed = await client.callTool({ name: "parse_smiles", arguments: { smiles: "c1cc" } });
+    assert.equal(failed.isError, true);
+    assert.equal((failed.structuredContent as { error: { code: string } }).error.code, "INVALID_SMILES");
+  } finally {
+    await client.close();
+  }
+});
+
+test("@modelcontextprotocol/client 2.x in auto mode negotiates the modern era over stdio", async () => {
+  const client = new ModernClient({ name: "auto-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  await client.connect(new ModernStdio({ command: process.execPath, args: [CLI_PATH], env, stderr: "pipe" }));
+  try {
+    assert.equal(client.getProtocolEra(), "modern");
+    const result = await client.callTool({ name: "canonical_smiles", arguments: { smiles: "C(C)O" } });
+    assert.equal((result.structuredContent as { canonical: string }).canonical, "CCO");
+  } finally {
+    await client.close();
+  }
+});
