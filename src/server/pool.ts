@@ -171,7 +171,6 @@ export class WorkerPool {
     worker.on("exit", (code) => {
       if (!this.closed && this.slots.includes(slot)) this.onWorkerFailure(slot, `worker exited with code ${code}`);
     });
-    worker.unref();
     return slot;
   }
 

@@ -6,9 +6,11 @@ import { parseBoolean } from "../config.js";
 import type { AnyTool, ChemTool } from "./types.js";
 import { parseSmilesTool } from "./parse_smiles.js";
 import { canonicalSmilesTool } from "./canonical_smiles.js";
+import { calcPropertiesTool } from "./calc_properties.js";
+import { lipinskiCheckTool } from "./lipinski_check.js";
 import { testCrashTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool];
+const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool];
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
 

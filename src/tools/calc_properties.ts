@@ -1,0 +1,62 @@
+import { computeProperties } from "../domain/chem/properties.js";
+import { withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+const num = (description: string) => ({ type: "number", description });
+const int = (description: string) => ({ type: "integer", minimum: 0, description });
+
+export const calcPropertiesTool: ChemTool<{ smiles: string }> = {
+  kind: "chem",
+  name: "calc_properties",
+  title: "Molecular properties and QED",
+  description:
+    "Compute the standard physicochemical profile of one molecule with RDKit: molecular weight, exact mass, Crippen logP, TPSA, " +
+    "H-bond donors and acceptors, rotatable bonds (strict), heavy atoms, molecular formula, and QED drug-likeness (Bickerton 2012, " +
+    "RDKit's QED.qed) with its eight inputs. Values equal RDKit's. Use it to profile or compare compounds; for a pass/fail " +
+    "rule-of-five verdict use lipinski_check.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: { smiles: smilesProperty() },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      mw: num("Average molecular weight, g/mol (3 dp)."),
+      exact_mass: num("Monoisotopic mass (4 dp)."),
+      logp: num("Wildman-Crippen logP (3 dp)."),
+      tpsa: num("Topological polar surface area, Å² (2 dp)."),
+      hbd: int("H-bond donors (RDKit NumHBD)."),
+      hba: int("H-bond acceptors (RDKit NumHBA)."),
+      rotatable_bonds: int("Rotatable bonds, strict definition."),
+      heavy_atom_count: int("Heavy (non-hydrogen) atoms."),
+      formula: { type: "string", description: "Molecular formula in Hill order, with net charge." },
+      qed: { type: "number", minimum: 0, maximum: 1, description: "QED (mean weights), 0 to 1, 3 dp." },
+      qed_properties: {
+        type: "object",
+        description: "The eight QED inputs.",
+        properties: {
+          MW: num("Molecular weight."),
+          ALOGP: num("Crippen logP."),
+          HBA: int("Acceptors by QED's own patterns."),
+          HBD: int("Donors."),
+          PSA: num("Polar surface area."),
+          ROTB: int("Rotatable bonds (strict)."),
+          AROM: int("Aromatic rings."),
+          ALERTS: int("Structural alerts matched."),
+        },
+        required: ["MW", "ALOGP", "HBA", "HBD", "PSA", "ROTB", "AROM", "ALERTS"],
+        additionalProperties: false,
+      },
+    },
+    required: ["mw", "exact_mass", "logp", "tpsa", "hbd", "hba", "rotatable_bonds", "heavy_atom_count", "formula", "qed"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 15_000,
+  run({ smiles }, { rdkit }) {
+    return withMol(rdkit, smiles, (mol) => ({ ...computeProperties(rdkit, mol) }));
+  },
+};

@@ -1,0 +1,83 @@
+import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+/**
+ * Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 1997, 23, 3-25): MW <= 500, logP <= 5,
+ * H-bond donors <= 5 (sum of NH and OH), acceptors <= 10 (sum of N and O). Donors and acceptors use the
+ * paper's counts (RDKit's NHOHCount / NOCount), not the SMARTS-based counts of calc_properties.
+ */
+const RULES = [
+  { key: "mw_le_500", property: "mw", limit: 500 },
+  { key: "logp_le_5", property: "logp", limit: 5 },
+  { key: "hbd_le_5", property: "hbd", limit: 5 },
+  { key: "hba_le_10", property: "hba", limit: 10 },
+] as const;
+
+const ruleFlags = Object.fromEntries(RULES.map((r) => [r.key, { type: "boolean", description: `${r.property} <= ${r.limit}` }]));
+
+export const lipinskiCheckTool: ChemTool<{ smiles: string }> = {
+  kind: "chem",
+  name: "lipinski_check",
+  title: "Lipinski rule of five",
+  description:
+    "Check Lipinski's rule of five (oral drug-likeness, 1997): MW <= 500, logP <= 5, H-bond donors (NH+OH) <= 5, acceptors (N+O) <= 10. " +
+    "Returns passes (all four rules met, the reference's verdict), the number of violations, passes_ro5 (at most one violation, " +
+    "Lipinski's own criterion), a per-rule breakdown with value and limit, and the values used.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: { smiles: smilesProperty() },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      passes: { type: "boolean", description: "All four rules are met." },
+      passes_ro5: { type: "boolean", description: "At most one rule is violated (Lipinski's criterion)." },
+      violations: { type: "integer", minimum: 0, maximum: 4, description: "Rules violated." },
+      mw: { type: "number", description: "Average molecular weight (2 dp)." },
+      logp: { type: "number", description: "Crippen logP (3 dp)." },
+      hbd: { type: "integer", minimum: 0, description: "NH + OH count." },
+      hba: { type: "integer", minimum: 0, description: "N + O count." },
+      rules: { type: "object", description: "Each rule met or not.", properties: ruleFlags, required: RULES.map((r) => r.key), additionalProperties: false },
+      rule_details: {
+        type: "array",
+        description: "Each rule with its value and limit.",
+        items: {
+          type: "object",
+          properties: {
+            rule: { type: "string" },
+            value: { type: "number" },
+            limit: { type: "number" },
+            passed: { type: "boolean" },
+          },
+          required: ["rule", "value", "limit", "passed"],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ["passes", "mw", "logp", "hbd", "hba", "rules"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 10_000,
+  run({ smiles }, { rdkit }) {
+    return withMol(rdkit, smiles, (mol) => {
+      const d = descriptorsOf(mol);
+      const values = { mw: round(d.amw, 2), logp: round(d.CrippenClogP, 3), hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
+      // Rules compare the unrounded values; the rounded ones are what the answer shows.
+      const exact = { mw: d.amw, logp: d.CrippenClogP, hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
+      const details = RULES.map((r) => ({ rule: r.key, value: values[r.property], limit: r.limit, passed: exact[r.property] <= r.limit }));
+      const violations = details.filter((r) => !r.passed).length;
+      return {
+        passes: violations === 0,
+        passes_ro5: violations <= 1,
+        violations,
+        ...values,
+        rules: Object.fromEntries(details.map((r) => [r.rule, r.passed])),
+        rule_details: details,
+      };
+    });
+  },
+};

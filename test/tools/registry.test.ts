@@ -1,0 +1,81 @@
+/**
+ * Every tool's metadata and schemas, checked with a real JSON Schema 2020-12 validator (ajv's 2020
+ * meta-schema), plus the project's own rules: bounded strings and arrays, descriptions everywhere,
+ * closed objects, annotations, declared error codes from the one vocabulary.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { allTools } from "../../src/tools/index.js";
+import { createAjv } from "../../src/server/registry.js";
+import { ERROR_CODES, ERROR_HINTS, isErrorCode } from "../../src/domain/errors.js";
+import { MAX_TOOL_BUDGET_MS } from "../../src/protocol/limits.js";
+import type { JsonSchema } from "../../src/tools/types.js";
+
+const tools = allTools({ CHEMATIC_TEST_TOOLS: "1" });
+
+function walk(schema: JsonSchema, path: string, visit: (s: JsonSchema, path: string) => void): void {
+  visit(schema, path);
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "properties" && value && typeof value === "object") {
+      for (const [name, sub] of Object.entries(value as Record<string, JsonSchema>)) walk(sub, `${path}/properties/${name}`, visit);
+    } else if ((key === "items" || key === "additionalProperties" || key === "not") && value && typeof value === "object") {
+      walk(value as JsonSchema, `${path}/${key}`, visit);
+    } else if ((key === "anyOf" || key === "oneOf" || key === "allOf" || key === "prefixItems") && Array.isArray(value)) {
+      value.forEach((sub, i) => walk(sub as JsonSchema, `${path}/${key}/${i}`, visit));
+    } else if ((key === "$defs" || key === "definitions") && value && typeof value === "object") {
+      for (const [name, sub] of Object.entries(value as Record<string, JsonSchema>)) walk(sub, `${path}/${key}/${name}`, visit);
+    }
+  }
+}
+
+test("tool names are unique snake_case; every tool has a title, a description and annotations", () => {
+  const names = tools.map((t) => t.name);
+  assert.equal(new Set(names).size, names.length);
+  for (const t of tools) {
+    assert.match(t.name, /^[a-z][a-z0-9_]{0,63}$/);
+    assert.ok(t.title.length > 0 && t.title.length <= 64, t.name);
+    assert.ok(t.description.length >= 60, `${t.name}: a description written for an agent`);
+    for (const hint of ["readOnlyHint", "idempotentHint", "openWorldHint"] as const) assert.equal(typeof t.annotations[hint], "boolean", `${t.name}.${hint}`);
+    assert.ok(t.budgetMs > 0 && t.budgetMs <= MAX_TOOL_BUDGET_MS, `${t.name}: budget within 55 s`);
+    for (const code of t.errors) assert.ok(isErrorCode(code), `${t.name}: ${code} is in the vocabulary`);
+  }
+});
+
+test("every input and output schema is valid JSON Schema 2020-12 and compiles in strict mode", () => {
+  const ajv = createAjv();
+  for (const t of tools) {
+    for (const [which, schema] of [
+      ["inputSchema", t.inputSchema],
+      ["outputSchema", t.outputSchema],
+    ] as const) {
+      assert.equal(ajv.validateSchema(schema), true, `${t.name}.${which}: ${ajv.errorsText(ajv.errors)}`);
+      assert.doesNotThrow(() => ajv.compile(schema), `${t.name}.${which} compiles`);
+      assert.equal(schema.type, "object", `${t.name}.${which} is an object schema`);
+      assert.ok(!JSON.stringify(schema).includes('"$ref"'), `${t.name}.${which}: no $ref at all`);
+    }
+  }
+});
+
+test("input schemas are closed, bounded and described", () => {
+  for (const t of tools) {
+    assert.equal(t.inputSchema.additionalProperties, false, `${t.name}: additionalProperties false`);
+    walk(t.inputSchema, t.name, (s, path) => {
+      if (path !== t.name && !/\/(anyOf|oneOf|allOf|items)(\/\d+)?$/.test(path)) assert.equal(typeof s.description, "string", `${path} has a description`);
+      if (s.type === "string" && s.enum === undefined && s.const === undefined) assert.equal(typeof s.maxLength, "number", `${path} bounds its length`);
+      if (s.type === "array") assert.equal(typeof s.maxItems, "number", `${path} bounds its items`);
+      if (s.type === "object" && path !== t.name) assert.equal(s.additionalProperties, false, `${path} is closed`);
+    });
+  }
+});
+
+test("SMILES arguments are named smiles or smiles_list", () => {
+  for (const t of tools) {
+    for (const name of Object.keys((t.inputSchema.properties ?? {}) as object)) {
+      if (/smiles/i.test(name)) assert.ok(["smiles", "smiles_list"].includes(name) || /^smiles\d$/.test(name), `${t.name}.${name}`);
+    }
+  }
+});
+
+test("every error code has a recovery hint", () => {
+  for (const code of ERROR_CODES) assert.ok(ERROR_HINTS[code].length > 20, code);
+});
