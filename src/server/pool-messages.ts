@@ -9,5 +9,5 @@ export type ToMain =
   | { type: "ready"; heapBytes: number }
   | { type: "progress"; jobId: number; progress: number; total?: number | undefined; message?: string | undefined }
   | { type: "done"; jobId: number; ok: true; value: unknown }
-  | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string }
+  | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string; replaceWorker?: boolean }
   | { type: "stats"; requestId: number; heapBytes: number };

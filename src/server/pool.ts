@@ -196,7 +196,8 @@ export class WorkerPool {
         if (m.ok) this.settle(job, undefined, m.value);
         else if (m.error) this.settle(job, ToolError.fromPayload(m.error));
         else this.settle(job, new InternalToolError(m.internal ?? "unknown worker failure"));
-        this.next(slot);
+        if (!m.ok && m.replaceWorker) this.replace(slot, `a WASM trap in ${job.tool}`);
+        else this.next(slot);
         return;
       }
     }

@@ -34,6 +34,17 @@ port.on("message", (message: ToWorker) => {
   } catch (e) {
     if (e instanceof ToolError) {
       post({ type: "done", jobId, ok: false, error: e.toPayload() });
+    } else if ((e as Error)?.constructor?.name === "RuntimeError") {
+      // A WASM trap (e.g. the SMILES parser's recursion exhausting the WASM stack on a long unbranched
+      // chain of ~900 atoms). The input caused it, so the caller gets a typed error; the engine's C++
+      // state may be inconsistent after a trap, so this worker is replaced.
+      const error = new ToolError(
+        "MOLECULE_TOO_LARGE",
+        "RDKit could not process this molecule: its WASM engine ran out of stack (this happens with very long unbranched chains or ring systems)",
+        { reason: "engine_stack_exhausted", engine_message: String((e as Error).message) },
+        "Send a smaller molecule or split it into fragments.",
+      );
+      post({ type: "done", jobId, ok: false, error: error.toPayload(), replaceWorker: true });
     } else {
       const err = e as Error;
       post({ type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` });

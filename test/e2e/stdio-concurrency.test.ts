@@ -138,3 +138,19 @@ test("a duplicate id in flight is refused without disturbing the first", async (
     await s.close();
   }
 });
+
+test("giant molecules get MOLECULE_TOO_LARGE and the server keeps serving", async () => {
+  const s = new ServerProcess({ CHEMATIC_WORKERS: "1" });
+  try {
+    const chain = await s.modernCall(1, "parse_smiles", { smiles: "C".repeat(3000) });
+    const chainErr = (chain.result!.structuredContent as Err).error;
+    assert.equal(chainErr.code, "MOLECULE_TOO_LARGE");
+    const huge = await s.modernCall(2, "parse_smiles", { smiles: "C(C)".repeat(12_000).slice(0, 99_999) });
+    const hugeErr = (huge.result!.structuredContent as Err).error;
+    assert.equal(hugeErr.code, "MOLECULE_TOO_LARGE");
+    const ok = await s.modernCall(3, "calc_properties", { smiles: "CCO" });
+    assert.equal((ok.result!.structuredContent as { heavy_atom_count: number }).heavy_atom_count, 3);
+  } finally {
+    assert.equal(await s.close(), 0);
+  }
+});
