@@ -163,8 +163,10 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    // Workers inherit the environment (test-tool switch, log level) and never touch stdout.
-    const worker = new Worker(WORKER_URL, { stdout: false, stderr: false });
+    // Workers inherit the environment (test-tool switch, log level). Whatever a worker prints (an engine
+    // message, a stray console.log) is sent to stderr: stdout carries protocol only.
+    const worker = new Worker(WORKER_URL, { stdout: true, stderr: false });
+    worker.stdout.pipe(process.stderr, { end: false });
     const slot: Slot = { worker, ready: false, stats: new Map(), heapBytes: 0 };
     worker.on("message", (m: ToMain) => this.onMessage(slot, m));
     worker.on("error", (e) => this.onWorkerFailure(slot, `worker error: ${e.stack ?? e.message}`));

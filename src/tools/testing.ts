@@ -41,15 +41,17 @@ export const testSleepTool: ChemTool<{ ms: number }> = {
   },
 };
 
-export const testCrashTool: ChemTool<{ mode: "throw" | "bad_output" }> = {
+export const testCrashTool: ChemTool<{ mode: "throw" | "bad_output" | "stdout" }> = {
   kind: "chem",
   name: "test_crash",
   title: "Test: failing handler",
-  description: "Test fixture: throws an unexpected exception (mode throw) or returns output that breaks its outputSchema (mode bad_output).",
+  description:
+    "Test fixture: throws an unexpected exception (mode throw), returns output that breaks its outputSchema (mode bad_output), " +
+    "or prints to its own stdout before answering (mode stdout), which must never reach the protocol channel.",
   annotations: NO_SIDE_EFFECTS,
   inputSchema: {
     type: "object",
-    properties: { mode: { type: "string", enum: ["throw", "bad_output"], description: "How to fail." } },
+    properties: { mode: { type: "string", enum: ["throw", "bad_output", "stdout"], description: "How to fail." } },
     required: ["mode"],
     additionalProperties: false,
   },
@@ -64,6 +66,10 @@ export const testCrashTool: ChemTool<{ mode: "throw" | "bad_output" }> = {
   testOnly: true,
   run({ mode }) {
     if (mode === "throw") throw new Error("deliberate failure with a secret path /etc/secret");
+    if (mode === "stdout") {
+      process.stdout.write("stray output from a worker\n");
+      return { ok: true };
+    }
     return { ok: "not a boolean" } as unknown as { ok: boolean };
   },
 };

@@ -91,11 +91,15 @@ test("a handler exception and a schema-breaking output are -32603 with a generic
     assert.doesNotMatch(JSON.stringify(thrown), /secret/);
     const bad = await s.modernCall(2, "test_crash", { mode: "bad_output" });
     assert.equal(bad.error!.code, -32603);
+    const noisy = await s.modernCall(4, "test_crash", { mode: "stdout" });
+    assert.equal((noisy.result!.structuredContent as { ok: boolean }).ok, true);
     assert.ok((await s.modernCall(3, "parse_smiles", { smiles: "N" })).result);
   } finally {
     await s.close();
   }
   assert.match(s.stderr, /secret/, "details go to stderr");
+  assert.match(s.stderr, /stray output from a worker/, "a worker's stdout goes to stderr");
+  for (const line of s.lines) assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, "2.0", `stdout carries protocol only: ${line}`);
 });
 
 test("progress notifications increase and carry the request's token", async () => {
