@@ -8,9 +8,11 @@ import { parseSmilesTool } from "./parse_smiles.js";
 import { canonicalSmilesTool } from "./canonical_smiles.js";
 import { calcPropertiesTool } from "./calc_properties.js";
 import { lipinskiCheckTool } from "./lipinski_check.js";
+import { admetProfileTool } from "./admet_profile.js";
+import { boiledEggTool } from "./boiled_egg.js";
 import { testCrashTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool];
+const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool];
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
 

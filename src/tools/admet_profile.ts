@@ -1,0 +1,135 @@
+import { computeAdmet } from "../domain/chem/admet.js";
+import { withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+const num = (description: string) => ({ type: "number", description });
+const nullable = (description: string) => ({ type: "null", description });
+const int = (description: string) => ({ type: "integer", minimum: 0, description });
+const risk = (description: string) => ({ type: "number", minimum: 0, maximum: 1, description });
+const names = (description: string) => ({ type: "array", items: { type: "string" }, description });
+
+const METHOD_KEYS = [
+  "bbb_score",
+  "bbb_passes",
+  "gi_absorbed",
+  "caco2_logp",
+  "herg_risk",
+  "cyp3a4_risk",
+  "esol_logs",
+  "logd_74",
+  "pka_acid",
+  "pka_base",
+  "ames_risk",
+  "ppb_percent",
+  "clearance_class",
+  "ionization_class",
+  "logp",
+  "tpsa",
+] as const;
+
+const methodSchema = {
+  type: "object",
+  description: "How one value was obtained.",
+  properties: {
+    method: { type: "string", description: "The model or rule, or 'not estimated'." },
+    citation: { type: "string", description: "Publication, or 'none' when not estimated." },
+    note: { type: "string", description: "Substitutions, caveats, or why the value is null." },
+  },
+  required: ["method", "citation"],
+  additionalProperties: false,
+};
+
+export const admetProfileTool: ChemTool<{ smiles: string }> = {
+  kind: "chem",
+  name: "admet_profile",
+  title: "ADMET screening profile (rule-based)",
+  description:
+    "Rule-based ADMET screening estimates for one molecule, each naming its published method: BBB (Clark logBB; BOILED-Egg " +
+    "yolk for bbb_passes), passive GI absorption (BOILED-Egg white), ESOL aqueous solubility (Delaney 2004) with SwissADME's " +
+    "class, hERG and CYP3A4 risk scores from Gleeson's 2008 rules of thumb (MW, logP, basic centre), AMES alert from Kazius " +
+    "2005 toxicophores, ionization class from acidic/basic groups, and the ECCS clearance-mechanism class. Values that need " +
+    "pKa or an unverifiable equation (caco2_logp, logd_74, pka_acid, pka_base, ppb_percent) are null with the reason under " +
+    "methods. Use it to triage or flag compounds early; these are estimates, never measurements.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: { smiles: smilesProperty() },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      bbb_score: num("Clark logBB estimate, 3 dp (> 0.3 readily crosses, < -1 poorly)."),
+      bbb_passes: { type: "boolean", description: "Inside the BOILED-Egg yolk (passive BBB permeation likely)." },
+      caco2_logp: nullable("Null: no verifiable published Caco-2 equation (see methods.caco2_logp)."),
+      herg_risk: risk("Fraction of Gleeson hERG criteria met (basic centre, clogP > 4, MW > 400), 0 to 1."),
+      cyp3a4_risk: risk("Fraction of Gleeson CYP3A4 criteria met (clogP > 4, MW > 400), 0 to 1."),
+      pka_acid: nullable("Null: no rule-based pKa method implemented."),
+      pka_base: nullable("Null: no rule-based pKa method implemented."),
+      esol_logs: num("ESOL log S (mol/L), 3 dp."),
+      esol_class: { type: "string", description: "SwissADME solubility class of esol_logs." },
+      logd_74: nullable("Null: logD7.4 needs pKa (see methods.logd_74)."),
+      mw: num("Average molecular weight, 2 dp."),
+      logp: num("Wildman-Crippen logP, 3 dp."),
+      tpsa: num("TPSA from N and O, Å², 2 dp."),
+      hbd: int("H-bond donors (RDKit NumHBD)."),
+      hba: int("H-bond acceptors (RDKit NumHBA)."),
+      rotatable_bonds: int("Rotatable bonds, strict definition."),
+      ames_risk: { type: "integer", minimum: 0, maximum: 1, description: "1 when a Kazius toxicophore matches (alerts.ames), else 0." },
+      ppb_percent: nullable("Null: no published rule-based PPB equation implemented."),
+      clearance_class: { type: "string", description: "ECCS class and likely predominant clearance mechanism, e.g. 'ECCS 2: metabolism'." },
+      gi_absorbed: { type: "boolean", description: "Inside the BOILED-Egg white (passive GI absorption likely)." },
+      ionization_class: { type: "string", enum: ["acid", "base", "zwitterion", "neutral"], description: "From acidic/basic functional groups." },
+      alerts: {
+        type: "object",
+        description: "What matched: toxicophores, criteria met, ionizable groups.",
+        properties: {
+          ames: names("Kazius toxicophores matched."),
+          herg: names("hERG criteria met."),
+          cyp3a4: names("CYP3A4 criteria met."),
+          acidic_groups: names("Acidic groups found."),
+          basic_groups: names("Basic groups found."),
+        },
+        required: ["ames", "herg", "cyp3a4", "acidic_groups", "basic_groups"],
+        additionalProperties: false,
+      },
+      methods: {
+        type: "object",
+        description: "For each value: method and citation (and why, when null).",
+        properties: Object.fromEntries(METHOD_KEYS.map((k) => [k, methodSchema])),
+        required: [...METHOD_KEYS],
+        additionalProperties: false,
+      },
+      disclaimer: { type: "string", description: "These are rule-based estimates, not measurements." },
+    },
+    required: [
+      "bbb_score",
+      "bbb_passes",
+      "caco2_logp",
+      "herg_risk",
+      "cyp3a4_risk",
+      "pka_acid",
+      "pka_base",
+      "esol_logs",
+      "logd_74",
+      "mw",
+      "logp",
+      "tpsa",
+      "hbd",
+      "hba",
+      "rotatable_bonds",
+      "ames_risk",
+      "ppb_percent",
+      "clearance_class",
+      "methods",
+      "disclaimer",
+    ],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 15_000,
+  run({ smiles }, { rdkit }) {
+    return withMol(rdkit, smiles, (mol) => ({ ...computeAdmet(rdkit, mol) }));
+  },
+};

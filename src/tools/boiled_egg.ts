@@ -1,0 +1,78 @@
+import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
+import { descriptorsOf, withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+const ellipseSchema = (what: string) => ({
+  type: "object",
+  description: what,
+  properties: {
+    center_tpsa: { type: "number", description: "Centre, TPSA (Å²)." },
+    center_wlogp: { type: "number", description: "Centre, WLOGP." },
+    axis_tpsa: { type: "number", description: "Full axis length along TPSA before rotation." },
+    axis_wlogp: { type: "number", description: "Full axis length along WLOGP before rotation." },
+    angle_deg: { type: "number", description: "Rotation in degrees, counter-clockwise positive, in data units." },
+  },
+  required: ["center_tpsa", "center_wlogp", "axis_tpsa", "axis_wlogp", "angle_deg"],
+  additionalProperties: false,
+});
+
+export const boiledEggTool: ChemTool<{ smiles: string }> = {
+  kind: "chem",
+  name: "boiled_egg",
+  title: "BOILED-Egg GI absorption and brain penetration",
+  description:
+    "Predict passive gastrointestinal absorption and blood-brain-barrier penetration with the BOILED-Egg model " +
+    "(Daina & Zoete 2016): the molecule's point in the (TPSA, WLOGP) plane is tested against the published white (GI) " +
+    "and yolk (BBB) ellipses, as SwissADME does. Returns gi_absorbed, bbb_penetrant, the zone (yolk, white or grey), " +
+    "logP (Wildman-Crippen, = WLOGP), TPSA (N,O) and TPSA with S and P (the model's x axis), the normalised distance to " +
+    "each ellipse (< 1 inside) and the ellipse parameters with their source. Use it for a quick oral-absorption or CNS " +
+    "triage; for a broader rule-based profile use admet_profile. A screening estimate, not a measurement; no P-gp model.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: { smiles: smilesProperty() },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      gi_absorbed: { type: "boolean", description: "Inside the white ellipse: high probability of passive GI absorption." },
+      bbb_penetrant: { type: "boolean", description: "Inside the yolk ellipse: high probability of passive brain penetration." },
+      zone: { type: "string", enum: ["yolk", "white", "grey"], description: "yolk (BBB), white (GI only) or grey (neither)." },
+      logp: { type: "number", description: "Wildman-Crippen logP (WLOGP), 3 dp; the model's y axis." },
+      tpsa: { type: "number", description: "TPSA from N and O (as calc_properties), Å², 2 dp." },
+      tpsa_sp: { type: "number", description: "TPSA including polar S and P (SwissADME's TPSA), Å², 2 dp; the model's x axis." },
+      method: { type: "string", description: "Model name." },
+      white_distance: { type: "number", minimum: 0, description: "Normalised squared distance to the white ellipse (<= 1 inside), 3 dp." },
+      yolk_distance: { type: "number", minimum: 0, description: "Normalised squared distance to the yolk ellipse (<= 1 inside), 3 dp." },
+      thresholds: {
+        type: "object",
+        description: "The ellipses used, their plane, convention and source.",
+        properties: {
+          plane: { type: "string", description: "Axes of the plane." },
+          gi_white: ellipseSchema("White (GI absorption) ellipse."),
+          bbb_yolk: ellipseSchema("Yolk (BBB) ellipse."),
+          convention: { type: "string", description: "How to read the parameters." },
+          source: { type: "string", description: "Where the parameters come from." },
+        },
+        required: ["plane", "gi_white", "bbb_yolk", "convention", "source"],
+        additionalProperties: false,
+      },
+      pgp: { type: "string", description: "P-glycoprotein: not modelled, and why." },
+      citation: { type: "string", description: "The paper." },
+      note: { type: "string", description: "What the estimate is and is not." },
+    },
+    required: ["gi_absorbed", "bbb_penetrant", "zone", "logp", "tpsa", "tpsa_sp", "method", "thresholds"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 10_000,
+  run({ smiles }, { rdkit }) {
+    return withMol(rdkit, smiles, (mol) => {
+      const d = descriptorsOf(mol);
+      const polar = polarGraphInfo(mol);
+      return boiledEggPayload({ logp: d.CrippenClogP, tpsa: d.tpsa, tpsaSP: d.tpsa + polar.sulfurPhosphorusPsa });
+    });
+  },
+};
