@@ -40,9 +40,9 @@ port.on("message", (message: ToWorker) => {
       // state may be inconsistent after a trap, so this worker is replaced.
       const error = new ToolError(
         "MOLECULE_TOO_LARGE",
-        "RDKit could not process this molecule: its WASM engine ran out of stack (this happens with very long unbranched chains or ring systems)",
+        "RDKit could not process this input: its WASM engine ran out of stack (this happens with very long unbranched chains, huge ring systems or deeply nested patterns)",
         { reason: "engine_stack_exhausted", engine_message: String((e as Error).message) },
-        "Send a smaller molecule or split it into fragments.",
+        "Send a smaller molecule or pattern, or split it into fragments.",
       );
       post({ type: "done", jobId, ok: false, error: error.toPayload(), replaceWorker: true });
     } else {

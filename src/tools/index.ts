@@ -10,9 +10,13 @@ import { calcPropertiesTool } from "./calc_properties.js";
 import { lipinskiCheckTool } from "./lipinski_check.js";
 import { admetProfileTool } from "./admet_profile.js";
 import { boiledEggTool } from "./boiled_egg.js";
+import { painsCheckTool } from "./pains_check.js";
+import { brenkCheckTool } from "./brenk_check.js";
+import { smartsMatchTool } from "./smarts_match.js";
+import { findMcsTool } from "./find_mcs.js";
 import { testCrashTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool];
+const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, painsCheckTool, brenkCheckTool, smartsMatchTool, findMcsTool];
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
 

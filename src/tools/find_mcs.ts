@@ -1,0 +1,146 @@
+import { findMcs, parseAll, type AtomCompare, type BondCompare } from "../domain/chem/mcs.js";
+import { parseSmiles } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+/**
+ * Per-molecule cap (heavy atoms). RDKit's FMCS timeout bounds only its search: the set-up before it
+ * (per-molecule match tables, ring data) and the wind-down after it are not covered. Measured on this
+ * WASM build with timeout 1 s: 50 peptides of 200 atoms end after 1.1-2.7 s, 20 of 320 atoms after 3.5 s,
+ * 50 of 470 atoms after 40 s and two of 1,090 atoms after 19 s. At 200 atoms the overrun stays near 2 s,
+ * well inside the 10 s between the longest timeout (30 s) and the tool's budget (40 s). 200 is also the
+ * reference's cap, and it covers drugs, natural products and peptides of about 25 residues.
+ */
+export const MCS_MAX_ATOMS = 200;
+export const MCS_MAX_MOLECULES = 50;
+export const MCS_MAX_TIMEOUT_S = 30;
+const DEFAULT_TIMEOUT_S = 5;
+
+interface FindMcsArgs {
+  smiles_list: string[];
+  ring_matches_ring_only?: boolean;
+  complete_rings_only?: boolean;
+  atom_compare?: AtomCompare;
+  bond_compare?: BondCompare;
+  timeout_s?: number;
+}
+
+export const findMcsTool: ChemTool<FindMcsArgs> = {
+  kind: "chem",
+  name: "find_mcs",
+  title: "Maximum common substructure",
+  description:
+    "Find the maximum common substructure (MCS) shared by 2 to 50 molecules with RDKit's FMCS. Returns the MCS as SMARTS, as a " +
+    "SMILES (the common part cut out of the first molecule, cut bonds replaced by hydrogens), its atom and bond counts, and " +
+    "timed_out: when true the search hit timeout_s and the answer is the largest common substructure found so far, not " +
+    "necessarily the maximum. Use it to find the shared scaffold of a series, align analogues, or explain why two compounds are " +
+    `similar. Options: ring atoms match only ring atoms, rings whole or not at all (both on by default), atom and bond comparison. ` +
+    `Molecules are limited to ${MCS_MAX_ATOMS} heavy atoms; large sets of large flexible molecules need a longer timeout.`,
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      smiles_list: {
+        type: "array",
+        minItems: 2,
+        maxItems: MCS_MAX_MOLECULES,
+        items: smilesProperty("One molecule as SMILES."),
+        description: `The molecules (2 to ${MCS_MAX_MOLECULES}, each at most ${MCS_MAX_ATOMS} heavy atoms). The SMILES answer is taken from the first.`,
+      },
+      ring_matches_ring_only: {
+        type: "boolean",
+        default: true,
+        description: "Ring atoms and bonds match only ring atoms and bonds (RDKit ringMatchesRingOnly). Default true.",
+      },
+      complete_rings_only: {
+        type: "boolean",
+        default: true,
+        description: "A ring is part of the MCS whole or not at all (RDKit completeRingsOnly). Default true.",
+      },
+      atom_compare: {
+        type: "string",
+        enum: ["elements", "any", "isotopes"],
+        default: "elements",
+        description: "How atoms match: same element (default), any atom, or same isotope label.",
+      },
+      bond_compare: {
+        type: "string",
+        enum: ["order", "any", "order_exact"],
+        default: "order",
+        description: "How bonds match: same order with aromatic equal to aromatic (default), any bond, or exact order (aromatic matches only aromatic).",
+      },
+      timeout_s: {
+        type: "integer",
+        minimum: 1,
+        maximum: MCS_MAX_TIMEOUT_S,
+        default: DEFAULT_TIMEOUT_S,
+        description: `Search time limit in whole seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MCS_MAX_TIMEOUT_S}); past it the best result so far is returned with timed_out true.`,
+      },
+    },
+    required: ["smiles_list"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      mcs: { type: ["string", "null"], description: "Canonical SMILES of the common substructure as it occurs in the first molecule (cut bonds become hydrogens; no stereo); null when nothing is in common." },
+      mcs_smarts: { type: "string", description: "RDKit's SMARTS of the MCS (empty when nothing is in common); it matches every input molecule." },
+      atom_count: { type: "integer", minimum: 0, description: "Atoms in the MCS." },
+      bond_count: { type: "integer", minimum: 0, description: "Bonds in the MCS." },
+      timed_out: { type: "boolean", description: "The search stopped at timeout_s; the MCS may not be the maximum." },
+      molecule_count: { type: "integer", minimum: 2, description: "Number of molecules compared." },
+      note: { type: "string", description: "Why mcs is null although atoms are in common, or what a timeout means." },
+      options: {
+        type: "object",
+        description: "The options used.",
+        properties: {
+          ring_matches_ring_only: { type: "boolean" },
+          complete_rings_only: { type: "boolean" },
+          atom_compare: { type: "string" },
+          bond_compare: { type: "string" },
+          timeout_s: { type: "integer" },
+        },
+        required: ["ring_matches_ring_only", "complete_rings_only", "atom_compare", "bond_compare", "timeout_s"],
+        additionalProperties: false,
+      },
+    },
+    required: ["mcs", "mcs_smarts", "atom_count", "bond_count", "timed_out", "molecule_count", "options"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  // Longer than the longest RDKit timeout plus its measured overrun, so RDKit's own timeout answers first.
+  budgetMs: 40_000,
+  run(args, { rdkit }) {
+    const options = {
+      ringMatchesRingOnly: args.ring_matches_ring_only ?? true,
+      completeRingsOnly: args.complete_rings_only ?? true,
+      atomCompare: args.atom_compare ?? "elements",
+      bondCompare: args.bond_compare ?? "order",
+      timeoutS: args.timeout_s ?? DEFAULT_TIMEOUT_S,
+    };
+    const mols = parseAll((smiles, argName) => parseSmiles(rdkit, smiles, { maxAtoms: MCS_MAX_ATOMS, argName }), args.smiles_list);
+    try {
+      const r = findMcs(rdkit, mols, options);
+      const notes: string[] = [];
+      if (r.timedOut) notes.push(`The search stopped at its ${options.timeoutS} s timeout: this is the largest common substructure found so far, not necessarily the maximum.`);
+      if (r.smiles === null && r.atomCount > 0) notes.push(`No SMILES: ${r.smilesNote ?? "the substructure could not be written as SMILES"}.`);
+      return {
+        mcs: r.smiles,
+        mcs_smarts: r.smarts,
+        atom_count: r.atomCount,
+        bond_count: r.bondCount,
+        timed_out: r.timedOut,
+        molecule_count: mols.length,
+        ...(notes.length > 0 ? { note: notes.join(" ") } : {}),
+        options: {
+          ring_matches_ring_only: options.ringMatchesRingOnly,
+          complete_rings_only: options.completeRingsOnly,
+          atom_compare: options.atomCompare,
+          bond_compare: options.bondCompare,
+          timeout_s: options.timeoutS,
+        },
+      };
+    } finally {
+      for (const m of mols) m.delete();
+    }
+  },
+};
