@@ -1,24 +1,38 @@
 #!/usr/bin/env node
 /**
  * chematic-mcp command line. With no arguments it serves MCP over stdio.
- *   chematic-mcp [--transport stdio]      serve stdio (default)
- *   chematic-mcp tools                    print the tool table
- *   chematic-mcp call <tool> '<json>'     run one tool, print its structured result (exit 1 on a tool error)
+ *   chematic-mcp [--transport stdio]                  serve stdio (default)
+ *   chematic-mcp --transport streamable-http [...]    serve HTTP at /mcp (see USAGE for the options)
+ *   chematic-mcp tools                                print the tool table
+ *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
  *   chematic-mcp --help | --version
- * Usage errors go to stderr with exit status 2. Nothing but protocol is ever written to stdout while serving.
+ * Usage errors go to stderr with exit status 2; an HTTP bind failure exits 1. Nothing but protocol is
+ * ever written to stdout while serving.
  */
+import { isIP } from "node:net";
 import { createApp } from "./app.js";
 import { ConfigError } from "./config.js";
 import { MODERN_VERSION } from "./protocol/meta.js";
 import { Connection } from "./server/connection.js";
 import { serveStdio } from "./transport/stdio.js";
+import { DEFAULT_BIND, DEFAULT_MAX_CONCURRENCY, DEFAULT_PORT, serveHttp } from "./transport/http.js";
+import { isLoopbackAddress, normalizeOrigin } from "./transport/http-headers.js";
 import { PACKAGE } from "./version.js";
 
 const USAGE = `Usage:
   chematic-mcp [--transport stdio]        Serve MCP over stdio (default)
+  chematic-mcp --transport streamable-http [options]
+                                          Serve MCP over HTTP at POST /mcp (no authentication)
   chematic-mcp tools                      Print the tool table
   chematic-mcp call <tool> '<json-args>'  Run one tool and print its structured result
   chematic-mcp --help | --version
+
+Streamable HTTP options:
+  --bind <ip>                 Address to listen on (default ${DEFAULT_BIND})
+  --port <n>                  Port (default ${DEFAULT_PORT}; 0 picks a free one, printed to stderr)
+  --allow-non-loopback        Required to bind a non-loopback address; put TLS and authentication in front
+  --allowed-origin <origin>   Extra browser Origin allowed, exactly scheme://host[:port] (repeatable)
+  --max-concurrency <n>       Requests served at once; more get 503 with Retry-After: 1 (default ${DEFAULT_MAX_CONCURRENCY})
 
 Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT (see README).
 `;
@@ -29,20 +43,90 @@ function usageError(message: string): never {
   throw new UsageError(message);
 }
 
-async function serve(args: string[]): Promise<number> {
-  let transport = "stdio";
+interface ServeOptions {
+  transport: "stdio" | "streamable-http";
+  bind: string;
+  port: number;
+  allowNonLoopback: boolean;
+  allowedOrigins: string[];
+  maxConcurrency: number;
+}
+
+const VALUE_OPTIONS = new Set(["--transport", "--bind", "--port", "--allowed-origin", "--max-concurrency"]);
+const HTTP_ONLY = new Set(["--bind", "--port", "--allow-non-loopback", "--allowed-origin", "--max-concurrency"]);
+
+function wholeNumber(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) usageError(`${flag} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) usageError(`${flag} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+/** Parses the serve options strictly: unknown options, HTTP-only options with stdio and bad values are usage errors. */
+function parseServeArgs(args: string[]): ServeOptions {
+  const options: ServeOptions = {
+    transport: "stdio",
+    bind: DEFAULT_BIND,
+    port: DEFAULT_PORT,
+    allowNonLoopback: false,
+    allowedOrigins: [],
+    maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+  };
+  const httpOnlyGiven: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
-    if (flag === "--transport") {
+    const eq = a.startsWith("--") ? a.indexOf("=") : -1;
+    const flag = eq > 0 ? a.slice(0, eq) : a;
+    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
+    if (flag === "--allow-non-loopback") {
+      if (inline !== undefined) usageError("--allow-non-loopback takes no value");
+      options.allowNonLoopback = true;
+    } else if (VALUE_OPTIONS.has(flag)) {
       const value = inline ?? args[++i];
-      if (value === undefined) usageError("--transport needs a value (stdio)");
-      transport = value;
+      if (value === undefined) usageError(`${flag} needs a value`);
+      switch (flag) {
+        case "--transport":
+          if (value !== "stdio" && value !== "streamable-http") usageError(`unknown transport "${value}" (expected stdio or streamable-http)`);
+          options.transport = value;
+          break;
+        case "--bind":
+          if (value === "localhost") options.bind = "127.0.0.1";
+          else if (isIP(value) !== 0) options.bind = value;
+          else usageError(`--bind needs an IP address (e.g. 127.0.0.1 or ::1), got "${value}"`);
+          break;
+        case "--port":
+          options.port = wholeNumber(flag, value, 0, 65535);
+          break;
+        case "--allowed-origin": {
+          const origin = normalizeOrigin(value);
+          if (origin === undefined) usageError(`--allowed-origin needs exactly scheme://host[:port] (http or https, no path), got "${value}"`);
+          options.allowedOrigins.push(origin);
+          break;
+        }
+        case "--max-concurrency":
+          options.maxConcurrency = wholeNumber(flag, value, 1, 4096);
+          break;
+      }
     } else {
       usageError(`unknown option ${a}`);
     }
+    if (HTTP_ONLY.has(flag)) httpOnlyGiven.push(flag);
   }
-  if (transport !== "stdio") usageError(`unknown transport "${transport}" (expected stdio)`);
+  if (options.transport === "stdio" && httpOnlyGiven.length > 0) {
+    usageError(`${[...new Set(httpOnlyGiven)].join(", ")} only apply to --transport streamable-http`);
+  }
+  if (options.transport === "streamable-http" && !isLoopbackAddress(options.bind) && !options.allowNonLoopback) {
+    usageError(
+      `refusing to bind the non-loopback address ${options.bind}: the server has no authentication. ` +
+        "Pass --allow-non-loopback, and put TLS and authentication (a reverse proxy) in front of it",
+    );
+  }
+  return options;
+}
+
+async function serve(args: string[]): Promise<number> {
+  const options = parseServeArgs(args);
+  if (options.transport === "streamable-http") return serveStreamableHttp(options);
   const app = createApp();
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     // The client went away (EPIPE): nobody is left to answer.
@@ -52,6 +136,44 @@ async function serve(args: string[]): Promise<number> {
   app.logger.info(`${PACKAGE.name} ${PACKAGE.version} serving MCP over stdio`, { workers: app.pool.size, transport: "stdio" });
   const connection = new Connection(app.server, { logger: app.logger });
   await serveStdio(connection);
+  await app.close();
+  return 0;
+}
+
+async function serveStreamableHttp(options: ServeOptions): Promise<number> {
+  const app = createApp();
+  let transport;
+  try {
+    transport = await serveHttp({
+      server: app.server,
+      logger: app.logger,
+      host: options.bind,
+      port: options.port,
+      allowedOrigins: options.allowedOrigins,
+      maxConcurrency: options.maxConcurrency,
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    process.stderr.write(`chematic-mcp: cannot listen on ${options.bind} port ${options.port}: ${err.code ?? ""} ${err.message}\n`);
+    await app.close();
+    return 1;
+  }
+  // Always written, whatever the log level: it names the URL (with --port 0, the port picked).
+  process.stderr.write(
+    `chematic-mcp: Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (no authentication)\n`,
+  );
+  app.logger.info(`${PACKAGE.name} ${PACKAGE.version} serving MCP over Streamable HTTP`, {
+    workers: app.pool.size,
+    transport: "streamable-http",
+    max_concurrency: options.maxConcurrency,
+    allowed_origins: options.allowedOrigins,
+  });
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  app.logger.info("shutting down: finishing the requests in flight");
+  await transport.close();
   await app.close();
   return 0;
 }

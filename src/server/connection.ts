@@ -14,6 +14,7 @@ import {
   decodeFrame,
   failure,
   success,
+  type Decoded,
   type JsonObject,
   type JsonRpcId,
   type JsonRpcRequest,
@@ -28,9 +29,20 @@ import type { Logger } from "../logger.js";
 export type OutboundMessage = JsonRpcResponse | { jsonrpc: "2.0"; method: string; params: JsonObject };
 
 export interface ConnectionOptions {
-  /** HTTP serves 2026-07-28 only: every request is checked as a modern one. */
+  /** Every request is checked as a 2026-07-28 one (HTTP, once the transport has classified the request as modern). */
   modernOnly?: boolean;
+  /**
+   * The legacy version this connection speaks before (or without) an initialize. stdio starts at the
+   * reference's 2024-11-05; a stateless HTTP request takes it from its MCP-Protocol-Version header.
+   */
+  legacyVersion?: LegacyVersion;
   logger: Logger;
+}
+
+/** One serialized response and, when it is an error, its JSON-RPC code (HTTP maps it to a status). */
+export interface Answer {
+  line: string;
+  errorCode?: number;
 }
 
 interface InFlight {
@@ -45,14 +57,16 @@ function idKey(id: JsonRpcId): string {
 export class Connection {
   private pinnedEra: Era | undefined;
   /** Until initialize says otherwise, a legacy connection speaks the reference's 2024-11-05. */
-  private legacyVersion: LegacyVersion = "2024-11-05";
+  private legacyVersion: LegacyVersion;
   private readonly inFlight = new Map<string, InFlight>();
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly server: McpServer,
     private readonly options: ConnectionOptions,
-  ) {}
+  ) {
+    this.legacyVersion = options.legacyVersion ?? "2024-11-05";
+  }
 
   get era(): Era | undefined {
     return this.pinnedEra;
@@ -67,10 +81,15 @@ export class Connection {
    * must be sent (a notification, a client response, a cancelled request). `notify` carries progress.
    */
   async handleFrame(bytes: Uint8Array, notify: (message: OutboundMessage) => void = () => {}): Promise<string | null> {
-    const decoded = decodeFrame(bytes);
+    const answer = await this.handleDecoded(decodeFrame(bytes), notify);
+    return answer?.line ?? null;
+  }
+
+  /** Handles a frame the transport has already decoded (HTTP inspects it first); the answer carries its error code. */
+  async handleDecoded(decoded: Decoded, notify: (message: OutboundMessage) => void = () => {}): Promise<Answer | null> {
     switch (decoded.kind) {
       case "error":
-        return serialize(decoded.response);
+        return answerOf(decoded.response);
       case "response":
         this.options.logger.debug("dropped a JSON-RPC response from the client (this server sends no requests)");
         return null;
@@ -94,24 +113,30 @@ export class Connection {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
+  /**
+   * Cancels a request in flight (notifications/cancelled on stdio; a closed response stream on HTTP):
+   * its work is aborted and it gets no answer. Returns false when no such request is in flight.
+   */
+  cancel(id: JsonRpcId): boolean {
+    const entry = this.inFlight.get(idKey(id));
+    if (!entry || entry.cancelled) return false;
+    entry.cancelled = true;
+    entry.controller.abort();
+    return true;
+  }
+
   private onNotification(method: string, params: JsonObject | undefined): void {
     if (method === "notifications/cancelled") {
       const id = params?.requestId;
-      if (typeof id === "string" || typeof id === "number") {
-        const entry = this.inFlight.get(idKey(id));
-        if (entry && !entry.cancelled) {
-          entry.cancelled = true;
-          entry.controller.abort();
-        }
-      }
+      if (typeof id === "string" || typeof id === "number") this.cancel(id);
     }
     // notifications/initialized and anything else: nothing to do; unknown notifications are ignored.
   }
 
-  private async onRequest(request: JsonRpcRequest, notify: (message: OutboundMessage) => void): Promise<string | null> {
+  private async onRequest(request: JsonRpcRequest, notify: (message: OutboundMessage) => void): Promise<Answer | null> {
     const key = idKey(request.id);
     if (this.inFlight.has(key)) {
-      return serialize(failure(request.id, { code: INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(request.id)} is already in flight` }));
+      return answerOf(failure(request.id, { code: INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(request.id)} is already in flight` }));
     }
     const entry: InFlight = { controller: new AbortController(), cancelled: false };
     this.inFlight.set(key, entry);
@@ -119,12 +144,12 @@ export class Connection {
       const active = () => this.inFlight.get(key) === entry && !entry.cancelled;
       const result = await this.dispatch(request, entry.controller.signal, active, notify);
       if (entry.cancelled) return null;
-      return serialize(success(request.id, result));
+      return answerOf(success(request.id, result));
     } catch (e) {
       if (entry.cancelled || e instanceof CancelledError) return null;
-      if (e instanceof RpcError) return serialize(failure(request.id, e.toObject()));
+      if (e instanceof RpcError) return answerOf(failure(request.id, e.toObject()));
       this.options.logger.error("unexpected failure while handling a request", { method: request.method, detail: (e as Error)?.stack ?? String(e) });
-      return serialize(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }));
+      return answerOf(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }));
     } finally {
       this.inFlight.delete(key);
     }
@@ -158,9 +183,10 @@ export class Connection {
             notify({ jsonrpc: "2.0", method: "notifications/progress", params });
           };
     if (era === "modern") {
-      parseClientMeta(request.params); // throws before the pin: a refused probe leaves the connection open to either era
+      // Throws before the pin: a refused probe leaves the connection open to either era.
+      const meta = parseClientMeta(request.params);
       this.pinnedEra ??= "modern";
-      return this.server.handleModern(request, { signal, progress });
+      return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities });
     }
     this.pinnedEra ??= "legacy";
     const { result, negotiated } = await this.server.handleLegacy(request, this.legacyVersion, { signal, progress });
@@ -171,9 +197,14 @@ export class Connection {
 
 /** One response as one line; a response over the limit becomes -32603 instead. */
 export function serialize(response: JsonRpcResponse): string {
+  return answerOf(response).line;
+}
+
+function answerOf(response: JsonRpcResponse): Answer {
   const line = JSON.stringify(response);
   if (Buffer.byteLength(line, "utf8") > MAX_RESPONSE_BYTES) {
-    return JSON.stringify(failure(response.id, { code: INTERNAL_ERROR, message: `Internal error: response exceeds the maximum size of ${MAX_RESPONSE_BYTES} bytes` }));
+    const tooLarge = failure(response.id, { code: INTERNAL_ERROR, message: `Internal error: response exceeds the maximum size of ${MAX_RESPONSE_BYTES} bytes` });
+    return { line: JSON.stringify(tooLarge), errorCode: INTERNAL_ERROR };
   }
-  return line;
+  return "error" in response ? { line, errorCode: response.error.code } : { line };
 }

@@ -52,6 +52,10 @@ export class ToolRegistry {
     for (const tool of tools) {
       if (this.byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
       if (tool.budgetMs <= 0 || tool.budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: budget out of range`);
+      // A content hook replaces the JSON text block: test fixtures (image, audio, resource blocks) and the
+      // service tools whose text block is markdown carrying the same data (the ChEMBL tools). A chemistry
+      // tool's text block is always its JSON.
+      if (tool.content && !tool.testOnly && tool.kind !== "service") throw new Error(`tool ${tool.name}: only a testOnly or service tool may define content`);
       const entry: RegisteredTool = {
         tool,
         validateInput: ajv.compile(tool.inputSchema),

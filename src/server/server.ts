@@ -9,6 +9,7 @@ import {
   INVALID_PARAMS,
   LEGACY_TOOL_ERROR,
   METHOD_NOT_FOUND,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
   RpcError,
   isJsonObject,
   type JsonObject,
@@ -18,7 +19,7 @@ import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type
 import type { AnyTool, ProgressReporter } from "../tools/types.js";
 import { CancelledError, InternalToolError, type WorkerPool } from "./pool.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
-import { serverInfoMeta, toolFailure, toolSuccess, type ServerInfo, type WireVersion } from "./shape.js";
+import { serverInfoMeta, splitExtraContent, toolFailure, toolSuccess, type ServerInfo, type WireVersion } from "./shape.js";
 import type { Logger } from "../logger.js";
 
 /** tools/list and server/discover may be cached for a day: the registry only changes with a new release. */
@@ -33,6 +34,8 @@ export const INSTRUCTIONS =
 export interface CallContext {
   signal: AbortSignal;
   progress?: ProgressReporter | undefined;
+  /** The request's _meta clientCapabilities (2026-07-28 only; the legacy era declares them in initialize). */
+  clientCapabilities?: JsonObject | undefined;
 }
 
 export interface McpServerOptions {
@@ -129,6 +132,15 @@ export class McpServer {
     if (!entry) throw new RpcError(paramsError, `Unknown tool: ${name}`);
 
     const { tool } = entry;
+    if (version === MODERN_VERSION && tool.requiredClientCapabilities) {
+      const declared = ctx.clientCapabilities ?? {};
+      const missing = tool.requiredClientCapabilities.filter((c) => !isJsonObject(declared[c]));
+      if (missing.length > 0) {
+        throw new RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${missing.join(", ")} (${name} needs it)`, {
+          requiredCapabilities: Object.fromEntries(missing.map((c) => [c, {}])),
+        });
+      }
+    }
     if (!entry.validateInput(args)) {
       const issues = describeIssues(entry.validateInput.errors);
       const first = issues[0] ?? { path: "/", message: "is invalid" };
@@ -152,11 +164,13 @@ export class McpServer {
       this.logger.error(`tool ${name} failed unexpectedly`, { detail });
       throw new RpcError(INTERNAL_ERROR, "Internal error");
     }
-    if (!isJsonObject(value) || !entry.validateOutput(value)) {
-      this.logger.error(`tool ${name} produced output that breaks its outputSchema`, { issues: describeIssues(entry.validateOutput.errors) });
+    const split = splitExtraContent(value);
+    if (split === null || !isJsonObject(split.value) || !entry.validateOutput(split.value)) {
+      const issues = split === null ? [{ path: "/_extra_content", message: "is not a list of content blocks" }] : describeIssues(entry.validateOutput.errors);
+      this.logger.error(`tool ${name} produced output that breaks its outputSchema`, { issues });
       throw new RpcError(INTERNAL_ERROR, "Internal error");
     }
-    return toolSuccess(version, value, this.info);
+    return toolSuccess(version, split.value, this.info, tool.content?.(split.value), split.extra);
   }
 
   private async execute(tool: AnyTool, args: JsonObject, ctx: CallContext): Promise<unknown> {

@@ -14,7 +14,8 @@
  * The 2026-07-28 clients accept it, so the modern era carries structuredContent.error as specified.
  */
 import type { ToolError } from "../domain/errors.js";
-import { LEGACY_TOOL_ERROR, RpcError, type JsonObject } from "../protocol/jsonrpc.js";
+import { EXTRA_CONTENT_KEY, type ContentBlock } from "../tools/types.js";
+import { LEGACY_TOOL_ERROR, RpcError, isJsonObject, type JsonObject } from "../protocol/jsonrpc.js";
 import { META_SERVER_INFO, type LegacyVersion } from "../protocol/meta.js";
 
 export type WireVersion = LegacyVersion | "2026-07-28";
@@ -32,17 +33,48 @@ function textBlock(value: unknown): { type: "text"; text: string } {
   return { type: "text", text: JSON.stringify(value) };
 }
 
-export function toolSuccess(version: WireVersion, value: JsonObject, info: ServerInfo): JsonObject {
+/**
+ * A tool's result. `blocks` replaces the text block only for test fixtures (ToolBase.content); `extra`
+ * (taken out of the result by splitExtraContent) follows the text block, e.g. depict's image.
+ */
+export function toolSuccess(version: WireVersion, value: JsonObject, info: ServerInfo, blocks?: ContentBlock[], extra: ContentBlock[] = []): JsonObject {
+  const content = [...(blocks ?? [textBlock(value)]), ...extra];
   switch (version) {
     case "2024-11-05":
     case "2025-03-26":
-      return { content: [textBlock(value)] };
+      return { content };
     case "2025-06-18":
     case "2025-11-25":
-      return { content: [textBlock(value)], structuredContent: value };
+      return { content, structuredContent: value };
     case "2026-07-28":
-      return { resultType: "complete", content: [textBlock(value)], structuredContent: value, _meta: serverInfoMeta(info) };
+      return { resultType: "complete", content, structuredContent: value, _meta: serverInfoMeta(info) };
   }
+}
+
+function isContentBlock(block: unknown): block is ContentBlock {
+  if (!isJsonObject(block)) return false;
+  switch (block.type) {
+    case "text":
+      return typeof block.text === "string";
+    case "image":
+    case "audio":
+      return typeof block.data === "string" && typeof block.mimeType === "string";
+    case "resource":
+      return isJsonObject(block.resource) && typeof block.resource.uri === "string";
+    default:
+      return false;
+  }
+}
+
+/**
+ * Separates a tool's raw result into the object that becomes structuredContent and the extra content
+ * blocks it carried under EXTRA_CONTENT_KEY. A malformed extra value is a bug of the tool: null.
+ */
+export function splitExtraContent(raw: unknown): { value: unknown; extra: ContentBlock[] } | null {
+  if (!isJsonObject(raw) || !(EXTRA_CONTENT_KEY in raw)) return { value: raw, extra: [] };
+  const { [EXTRA_CONTENT_KEY]: extra, ...value } = raw;
+  if (!Array.isArray(extra) || !extra.every(isContentBlock)) return null;
+  return { value, extra };
 }
 
 /** A tool failure: a result the model can read, except on 2024-11-05 where the reference used -32000. */

@@ -46,6 +46,38 @@ interface ToolBase {
   budgetMs: number;
   /** Registered only when CHEMATIC_TEST_TOOLS is on (fixtures for tests and the conformance suite). */
   testOnly?: boolean;
+  /**
+   * The content blocks of a successful result, in place of the one text block holding the JSON result
+   * (structuredContent is unchanged). For test fixtures that must answer image, audio or resource blocks
+   * (the conformance suite) and for service tools; the registry refuses it on a shipped chemistry tool.
+   */
+  content?: (result: Record<string, unknown>) => ContentBlock[];
+  /**
+   * Client capabilities a call needs (e.g. "sampling"). A 2026-07-28 call whose
+   * _meta clientCapabilities lacks one is refused with -32021 and data.requiredCapabilities.
+   */
+  requiredClientCapabilities?: readonly string[];
+}
+
+/** A content block of a tools/call result (MCP ContentBlock): text, image, audio or an embedded resource. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image" | "audio"; data: string; mimeType: string }
+  | { type: "resource"; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } };
+
+/**
+ * Reserved key of a tool result: extra content blocks (e.g. depict's PNG as an image block) that the
+ * server sends after the JSON text block. The server takes the key out before it checks the result
+ * against the outputSchema, so structuredContent and the text block stay small. A plain key (not a
+ * symbol) because a chemistry result crosses a worker boundary by structured clone.
+ */
+export const EXTRA_CONTENT_KEY = "_extra_content";
+
+export type WithExtraContent<R> = R & { [EXTRA_CONTENT_KEY]: ContentBlock[] };
+
+/** A result plus extra content blocks (see EXTRA_CONTENT_KEY). */
+export function withExtraContent<R extends Record<string, unknown>>(result: R, blocks: ContentBlock[]): WithExtraContent<R> {
+  return { ...result, [EXTRA_CONTENT_KEY]: blocks };
 }
 
 export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknown>> extends ToolBase {

@@ -1,0 +1,452 @@
+/**
+ * Streamable HTTP transport (opt-in: `--transport streamable-http`), built on node:http.
+ *
+ * POST /mcp only. Every POST carries one JSON-RPC message, answered by a fresh Connection over the same
+ * McpServer, registry and worker pool as stdio, so the answers are byte for byte the ones stdio gives.
+ * Stateless in both dialects: no Mcp-Session-Id is issued or required, and there is no GET stream.
+ *
+ * - 2026-07-28: a body whose `_meta` carries io.modelcontextprotocol/ keys (or server/discover). The
+ *   mirrored headers MCP-Protocol-Version, Mcp-Method and Mcp-Name must match the body (400, -32020).
+ * - Legacy (2024-11-05 to 2025-11-25): `initialize` and bodies without that `_meta`; the version comes
+ *   from the MCP-Protocol-Version header, 2025-03-26 when it is absent (as the 2025 transport says).
+ *
+ * A request with a progressToken whose Accept admits text/event-stream is answered with a per-request
+ * SSE stream once the tool reports progress: its notifications/progress, then the response. Closing the
+ * stream (or the connection of a plain JSON request) cancels the call.
+ *
+ * Hardening, as the reference does it: loopback Host and Origin checks (DNS rebinding), bounded request
+ * line, headers and body, a timeout on receiving the request and on idle keep-alive connections (never
+ * on the tool, which has its own budget), a cap on requests in flight (503 + Retry-After), and
+ * Cache-Control: no-store and X-Content-Type-Options: nosniff on every response; no CORS header ever.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import {
+  HEADER_MISMATCH,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  PARSE_ERROR,
+  RpcError,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  decodeFrame,
+  failure,
+  type JsonRpcId,
+  type JsonRpcRequest,
+} from "../protocol/jsonrpc.js";
+import { MAX_REQUEST_BYTES } from "../protocol/limits.js";
+import {
+  LEGACY_VERSIONS,
+  META_PROTOCOL_VERSION,
+  SUPPORTED_MODERN_VERSIONS,
+  dialectOf,
+  metaOf,
+  progressTokenOf,
+  type Era,
+  type LegacyVersion,
+} from "../protocol/meta.js";
+import { Connection, type OutboundMessage } from "../server/connection.js";
+import type { McpServer } from "../server/server.js";
+import type { Logger } from "../logger.js";
+import { acceptAdmits, decodeMirroredValue, isAllowedOrigin, isHeaderSafe, isJsonContentType, isLoopbackAddress, isLoopbackHost } from "./http-headers.js";
+
+export const MCP_PATH = "/mcp";
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_BIND = "127.0.0.1";
+export const DEFAULT_MAX_CONCURRENCY = 16;
+/** Receiving a request (headers and body) and an idle keep-alive connection are each bounded by this. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
+export const MAX_HEADER_BYTES = 32 * 1024;
+export const MAX_HEADER_FIELDS = 100;
+/** Without a header, a legacy request is 2025-03-26, the first version with this transport. */
+export const DEFAULT_LEGACY_HTTP_VERSION: LegacyVersion = "2025-03-26";
+/** Every version this endpoint serves, for -32022 on an unknown MCP-Protocol-Version header. */
+const HTTP_VERSIONS: readonly string[] = [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS];
+
+export interface HttpOptions {
+  server: McpServer;
+  logger: Logger;
+  /** Address to listen on (an IP literal). Whether it is loopback decides the Host check. */
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Extra browser origins allowed, each already normalised (see normalizeOrigin). */
+  allowedOrigins?: readonly string[];
+  /** Requests in flight at once; more get 503 with Retry-After: 1. */
+  maxConcurrency?: number;
+  /** Time allowed to receive a whole request, and to keep an idle connection open. Tests shorten it. */
+  requestTimeoutMs?: number;
+}
+
+export interface HttpTransport {
+  /** http://host:port/mcp */
+  readonly url: string;
+  readonly address: AddressInfo;
+  /** Requests admitted and not yet answered. */
+  readonly inFlight: number;
+  /** Stops accepting, lets requests in flight finish (up to graceMs), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  411: "Length Required",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/** Headers on every response, errors included. */
+const ALWAYS: Record<string, string> = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
+
+/** The HTTP status of a JSON-RPC answer. */
+export function statusFor(era: Era, errorCode: number | undefined): number {
+  if (errorCode === undefined) return 200;
+  if (errorCode === PARSE_ERROR || errorCode === INVALID_REQUEST) return 400;
+  // The 2025 transport carries a handler's JSON-RPC error in a 200 response (the official v1 SDK does so,
+  // and its client then raises the typed McpError); 2026-07-28 maps the codes to statuses.
+  if (era === "legacy") return 200;
+  if (errorCode === METHOD_NOT_FOUND) return 404;
+  if (errorCode === INVALID_PARAMS || errorCode === HEADER_MISMATCH || errorCode === MISSING_REQUIRED_CLIENT_CAPABILITY || errorCode === UNSUPPORTED_PROTOCOL_VERSION) {
+    return 400;
+  }
+  return 500;
+}
+
+/** A transport-level rejection: a JSON-RPC error without an id, as the spec allows for these statuses. */
+function errorBody(status: number, message: string, id: JsonRpcId | null = null): string {
+  return JSON.stringify(failure(id, { code: status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST, message }));
+}
+
+function sseEvent(json: string): string {
+  return `event: message\ndata: ${json}\n\n`;
+}
+
+interface Rejection {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+  /** The body will not be read (too large, or chunked): close the connection after answering. */
+  close?: boolean;
+}
+
+/** One header that may appear at most once; an error when repeated or not plain ASCII. */
+function singleHeader(req: IncomingMessage, name: string): { value?: string; error?: string } {
+  const values = req.headersDistinct[name];
+  if (values === undefined || values.length === 0) return {};
+  if (values.length > 1) return { error: `the ${name} header appears ${values.length} times` };
+  const value = values[0]!;
+  if (!isHeaderSafe(value)) return { error: `the ${name} header has characters outside visible ASCII` };
+  return { value };
+}
+
+function headerBytes(req: IncomingMessage): number {
+  let n = 0;
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) n += req.rawHeaders[i]!.length + req.rawHeaders[i + 1]!.length + 4;
+  return n;
+}
+
+/** The params field Mcp-Name mirrors, per method. */
+function nameSource(request: JsonRpcRequest): { field: string; value: unknown } | undefined {
+  if (request.method === "tools/call" || request.method === "prompts/get") return { field: "params.name", value: request.params?.name };
+  if (request.method === "resources/read") return { field: "params.uri", value: request.params?.uri };
+  return undefined;
+}
+
+/**
+ * The 2026-07-28 mirrored headers, checked after `_meta` has a protocolVersion and before the version is
+ * judged, as the conformance suite expects: MCP-Protocol-Version, Mcp-Method and, for tools/call,
+ * resources/read and prompts/get, Mcp-Name. Missing, repeated, non-ASCII or different: -32020.
+ */
+export function checkMirroredHeaders(req: IncomingMessage, request: JsonRpcRequest, bodyVersion: string): RpcError | undefined {
+  const mismatch = (message: string) => new RpcError(HEADER_MISMATCH, `Header mismatch: ${message}`);
+  const version = singleHeader(req, "mcp-protocol-version");
+  if (version.error) return mismatch(version.error);
+  if (version.value === undefined) return mismatch("the MCP-Protocol-Version header is required");
+  if (version.value !== bodyVersion) {
+    return mismatch(`MCP-Protocol-Version header value '${version.value}' does not match body value '${bodyVersion}' (_meta["${META_PROTOCOL_VERSION}"])`);
+  }
+  const method = singleHeader(req, "mcp-method");
+  if (method.error) return mismatch(method.error);
+  if (method.value === undefined) return mismatch("the Mcp-Method header is required");
+  if (method.value !== request.method) return mismatch(`Mcp-Method header value '${method.value}' does not match body value '${request.method}'`);
+  const source = nameSource(request);
+  if (source && typeof source.value === "string") {
+    const name = singleHeader(req, "mcp-name");
+    if (name.error) return mismatch(name.error);
+    if (name.value === undefined) return mismatch(`the Mcp-Name header is required for ${request.method}`);
+    const decoded = decodeMirroredValue(name.value);
+    if (decoded === undefined) return mismatch("the Mcp-Name header has a malformed =?base64?...?= value");
+    if (decoded !== source.value) return mismatch(`Mcp-Name header value '${name.value}' does not match body value '${source.value}' (${source.field})`);
+  }
+  return undefined;
+}
+
+/** Resolves once the request body has been read (or dropped); null when the client went away first. */
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      // Content-Length was checked; the parser never delivers more than it announced.
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    req.once("end", () => resolve(Buffer.concat(chunks, Math.min(size, MAX_REQUEST_BYTES + 1))));
+    req.once("close", () => resolve(null));
+    req.once("error", () => resolve(null));
+  });
+}
+
+export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
+  const { server: mcp, logger } = options;
+  const bind = options.host ?? DEFAULT_BIND;
+  const loopbackBind = isLoopbackAddress(bind);
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  let inFlight = 0;
+
+  function send(res: ServerResponse, status: number, body: string | null, headers: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const all: Record<string, string | number> = { ...headers };
+    if (body !== null) {
+      all["Content-Type"] = "application/json";
+      all["Content-Length"] = Buffer.byteLength(body, "utf8");
+    }
+    res.writeHead(status, all);
+    res.end(body ?? undefined);
+  }
+
+  /** Answers a rejection; the body still on its way is read and dropped first, so the client sees the answer. */
+  async function reject(req: IncomingMessage, res: ServerResponse, r: Rejection): Promise<void> {
+    const headers = { ...r.headers };
+    if (r.close) {
+      headers.Connection = "close";
+    } else if (!req.complete) {
+      req.resume();
+      await new Promise<void>((resolve) => {
+        req.once("end", resolve);
+        req.once("close", resolve);
+      });
+    }
+    logger.debug(`HTTP ${r.status}: ${r.message}`, { method: req.method, path: req.url?.slice(0, 200) });
+    send(res, r.status, req.method === "HEAD" ? null : errorBody(r.status, r.message), headers);
+  }
+
+  /** Checks made on the request head alone, in order; the first failure answers. */
+  function precheck(req: IncomingMessage): Rejection | undefined {
+    const requestLine = (req.method?.length ?? 0) + (req.url?.length ?? 0) + 10;
+    if (requestLine > MAX_REQUEST_LINE_BYTES) return { status: 431, message: `The request line exceeds ${MAX_REQUEST_LINE_BYTES} bytes`, close: true };
+    if (req.rawHeaders.length / 2 > MAX_HEADER_FIELDS) return { status: 431, message: `The request has more than ${MAX_HEADER_FIELDS} header fields`, close: true };
+    if (headerBytes(req) > MAX_HEADER_BYTES) return { status: 431, message: `The request headers exceed ${MAX_HEADER_BYTES} bytes`, close: true };
+
+    const hosts = req.headersDistinct.host;
+    if (!hosts || hosts.length !== 1) return { status: 400, message: "Exactly one Host header is required" };
+    if (loopbackBind && !isLoopbackHost(hosts[0]!)) {
+      return { status: 403, message: "Forbidden: the Host header must name a loopback host (this server is bound to loopback)" };
+    }
+    const origins = req.headersDistinct.origin;
+    if (origins && (origins.length !== 1 || !isAllowedOrigin(origins[0]!, allowedOrigins))) {
+      return { status: 403, message: "Forbidden: this Origin is not allowed (only loopback origins and those given with --allowed-origin)" };
+    }
+
+    const url = req.url ?? "";
+    const path = url.includes("?") ? url.slice(0, url.indexOf("?")) : url;
+    if (path !== MCP_PATH) return { status: 404, message: `Not found: the MCP endpoint is POST ${MCP_PATH}` };
+    if (req.method !== "POST") return { status: 405, message: `Method not allowed: the MCP endpoint accepts POST only`, headers: { Allow: "POST" } };
+
+    if (!acceptAdmits(req.headers.accept, "application/json")) return { status: 406, message: "Not acceptable: the Accept header must admit application/json" };
+    const contentType = singleHeader(req, "content-type");
+    if (contentType.error || !isJsonContentType(contentType.value)) {
+      return { status: 415, message: "Unsupported media type: send the JSON-RPC message as Content-Type: application/json" };
+    }
+    if (req.headers["transfer-encoding"] !== undefined) {
+      return { status: 411, message: "Length required: chunked bodies are not read; send a Content-Length", close: true };
+    }
+    const length = req.headers["content-length"];
+    if (length === undefined) return { status: 411, message: "Length required: send a Content-Length", close: true };
+    if (Number(length) > MAX_REQUEST_BYTES) return { status: 413, message: `Content too large: the body exceeds ${MAX_REQUEST_BYTES} bytes`, close: true };
+    return undefined;
+  }
+
+  /** The era of a request and, for legacy, its version; or the -32022 of an unknown header version. */
+  function eraOf(req: IncomingMessage, request: JsonRpcRequest): { era: Era; legacyVersion?: LegacyVersion } | RpcError {
+    if (dialectOf(request.method, request.params) === "modern") return { era: "modern" };
+    const header = singleHeader(req, "mcp-protocol-version");
+    if (header.error) return new RpcError(HEADER_MISMATCH, `Header mismatch: ${header.error}`);
+    if (header.value === undefined) return { era: "legacy", legacyVersion: DEFAULT_LEGACY_HTTP_VERSION };
+    if ((LEGACY_VERSIONS as readonly string[]).includes(header.value)) return { era: "legacy", legacyVersion: header.value as LegacyVersion };
+    // A modern header over a body without _meta: a modern request that lacks its _meta (-32602 follows).
+    if ((SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(header.value)) return { era: "modern" };
+    return new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...HTTP_VERSIONS], requested: header.value });
+  }
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest): Promise<void> {
+    const started = Date.now();
+    const classified = eraOf(req, request);
+    if (classified instanceof RpcError) {
+      send(res, 400, JSON.stringify(failure(request.id, classified.toObject())));
+      return;
+    }
+    const { era, legacyVersion } = classified;
+    if (era === "modern") {
+      const bodyVersion = metaOf(request.params)?.[META_PROTOCOL_VERSION];
+      // Without a protocolVersion in _meta the Connection answers -32602 first, as the conformance suite expects.
+      if (typeof bodyVersion === "string" && bodyVersion.length > 0) {
+        const error = checkMirroredHeaders(req, request, bodyVersion);
+        if (error) {
+          send(res, 400, JSON.stringify(failure(request.id, error.toObject())));
+          return;
+        }
+      }
+    }
+
+    const connection = new Connection(mcp, { logger, modernOnly: era === "modern", ...(legacyVersion ? { legacyVersion } : {}) });
+    const streamable = progressTokenOf(request.params) !== undefined && acceptAdmits(req.headers.accept, "text/event-stream");
+    let streaming = false;
+    let answered = false;
+    const notify = (message: OutboundMessage) => {
+      if (!streamable || answered || res.destroyed) return;
+      if (!streaming) {
+        streaming = true;
+        res.writeHead(200, { "Content-Type": "text/event-stream", "X-Accel-Buffering": "no" });
+      }
+      res.write(sseEvent(JSON.stringify(message)));
+    };
+    // A client that closes the stream (or the connection) before the answer cancels the call.
+    res.once("close", () => {
+      if (!answered && connection.cancel(request.id)) logger.debug("HTTP client went away: request cancelled", { method: request.method });
+    });
+    const answer = await connection.handleDecoded({ kind: "request", message: request }, notify);
+    answered = true;
+    if (answer === null) {
+      if (!res.writableEnded) res.destroy();
+      return;
+    }
+    if (streaming) {
+      res.end(sseEvent(answer.line));
+    } else {
+      send(res, statusFor(era, answer.errorCode), answer.line);
+    }
+    logger.debug(`HTTP ${streaming ? "200 (SSE)" : statusFor(era, answer.errorCode)} ${request.method}`, { era, ms: Date.now() - started });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const early = precheck(req);
+    if (early) return reject(req, res, early);
+    if (inFlight >= maxConcurrency) {
+      return reject(req, res, { status: 503, message: `Server busy: ${maxConcurrency} requests are in flight; retry in a second`, headers: { "Retry-After": "1" } });
+    }
+    inFlight++;
+    let released = false;
+    res.once("close", () => {
+      if (!released) {
+        released = true;
+        inFlight--;
+      }
+    });
+
+    const body = await readBody(req);
+    if (body === null) return; // the client went away, or the request timed out (answered 408 below)
+    const decoded = decodeFrame(body);
+    switch (decoded.kind) {
+      case "error":
+        send(res, 400, JSON.stringify(decoded.response));
+        return;
+      case "response":
+        send(res, 400, errorBody(400, "Invalid request: this server sends no requests, so it accepts no JSON-RPC responses"));
+        return;
+      case "notification":
+        await new Connection(mcp, { logger }).handleDecoded(decoded);
+        send(res, 202, null);
+        return;
+      case "request":
+        return handleRequest(req, res, decoded.message);
+    }
+  }
+
+  const httpServer: Server = createServer(
+    {
+      // The parser's own bound on request line plus headers; the finer limits are checked in precheck.
+      maxHeaderSize: MAX_REQUEST_LINE_BYTES + MAX_HEADER_BYTES + 1024,
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: requestTimeoutMs,
+      keepAliveTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(requestTimeoutMs / 4))),
+      // A missing Host is answered here (400) with the usual headers, not by node's bare 400.
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      for (const [k, v] of Object.entries(ALWAYS)) res.setHeader(k, v);
+      handle(req, res).catch((e: unknown) => {
+        logger.error("HTTP request failed unexpectedly", { detail: (e as Error)?.stack ?? String(e) });
+        if (!res.headersSent) send(res, 500, errorBody(500, "Internal error"));
+        else res.destroy();
+      });
+    },
+  );
+  // One more than the limit, so that a request over it can be seen (node drops fields past this count).
+  httpServer.maxHeadersCount = MAX_HEADER_FIELDS + 1;
+
+  httpServer.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
+    const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!socket.writable || current?.headersSent || err.code === "ECONNRESET") {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const message =
+      status === 431
+        ? `Request header fields too large (request line at most ${MAX_REQUEST_LINE_BYTES} bytes, headers at most ${MAX_HEADER_BYTES} bytes)`
+        : status === 408
+          ? `Request timeout: the request was not received within ${requestTimeoutMs} ms`
+          : `Bad request: malformed HTTP (${err.code ?? "parse error"})`;
+    const body = errorBody(status, message);
+    const head = [
+      `HTTP/1.1 ${status} ${REASONS[status]}`,
+      "Content-Type: application/json",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      ...Object.entries(ALWAYS).map(([k, v]) => `${k}: ${v}`),
+      "Connection: close",
+    ];
+    socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen({ host: bind, port: options.port ?? DEFAULT_PORT }, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  httpServer.on("error", (e) => logger.error("HTTP server error", { detail: e.message }));
+
+  const address = httpServer.address() as AddressInfo;
+  const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostPart}:${address.port}${MCP_PATH}`,
+    address,
+    get inFlight() {
+      return inFlight;
+    },
+    async close(graceMs = 10_000) {
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      httpServer.closeAllConnections();
+      await closed;
+    },
+  };
+}

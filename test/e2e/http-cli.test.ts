@@ -1,0 +1,152 @@
+/**
+ * `chematic-mcp --transport streamable-http` as a user runs it: the options and their exit codes, the
+ * start line, a bind failure, SIGTERM, and the README's curl example run as written.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { CLI_PATH, MODERN_META } from "../helpers/server-process.js";
+import { HttpServerProcess, httpSend, modernHeaders, modernPost } from "../helpers/http.js";
+
+const DOC = fileURLToPath(new URL("../../../docs/http-transport.md", import.meta.url));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, CHEMATIC_WORKERS: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("usage errors exit 2 with a message on stderr and nothing on stdout", async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["--bind", "127.0.0.1"], /only apply to --transport streamable-http/],
+    [["--transport", "stdio", "--port", "3000"], /--port only apply/],
+    [["--max-concurrency", "4"], /only apply/],
+    [["--allow-non-loopback"], /only apply/],
+    [["--allowed-origin", "https://a.example"], /only apply/],
+    [["--nope"], /unknown option --nope/],
+    [["--transport", "websocket"], /unknown transport/],
+    [["--transport"], /--transport needs a value/],
+    [["--transport", "streamable-http", "--bind", "0.0.0.0"], /refusing to bind the non-loopback address 0\.0\.0\.0.*--allow-non-loopback/],
+    [["--transport", "streamable-http", "--bind", "::"], /non-loopback/],
+    [["--transport", "streamable-http", "--bind", "example.com"], /--bind needs an IP address/],
+    [["--transport", "streamable-http", "--port", "70000"], /--port must be between 0 and 65535/],
+    [["--transport", "streamable-http", "--port", "abc"], /whole number/],
+    [["--transport", "streamable-http", "--max-concurrency", "0"], /--max-concurrency must be between/],
+    [["--transport", "streamable-http", "--allowed-origin", "https://a.example/"], /exactly scheme:\/\/host\[:port\]/],
+    [["--transport", "streamable-http", "--allowed-origin", "a.example"], /exactly scheme/],
+    [["--transport", "streamable-http", "--allowed-origin", "*"], /exactly scheme/],
+    [["--transport", "streamable-http", "--allowed-origin", "null"], /exactly scheme/],
+    [["--transport", "streamable-http", "--allow-non-loopback=yes"], /takes no value/],
+    [["--transport", "streamable-http", "--port"], /--port needs a value/],
+  ];
+  // Four at a time: each is a short-lived process.
+  const queue = [...cases];
+  await Promise.all(
+    [0, 1, 2, 3].map(async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        const [args, message] = c;
+        const r = await cli(args);
+        assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+        assert.match(r.stderr, message, args.join(" "));
+        assert.equal(r.stdout, "", args.join(" "));
+      }
+    }),
+  );
+});
+
+test("--help lists the HTTP options; --version still works", async () => {
+  const help = await cli(["--help"]);
+  assert.equal(help.code, 0);
+  for (const option of ["--transport streamable-http", "--bind", "--port", "--allow-non-loopback", "--allowed-origin", "--max-concurrency"]) assert.ok(help.stdout.includes(option), option);
+  const version = await cli(["--version"]);
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+});
+
+test("a port in use: exit 1 with the reason", async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const r = await cli(["--transport", "streamable-http", "--port", String(port)]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot listen on 127\.0\.0\.1 port \d+: EADDRINUSE/);
+  } finally {
+    blocker.close();
+  }
+});
+
+test("start line names the URL and says there is no authentication; options take effect; SIGTERM exits 0", async () => {
+  const s = new HttpServerProcess(["--port", "0", "--allowed-origin", "https://app.example.com", "--max-concurrency=3", "--bind=127.0.0.1"]);
+  try {
+    const url = await s.url;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.match(s.stderr, /listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(no authentication\)/);
+    const list = (origin: string) => httpSend(url, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } }), { headers: { ...modernHeaders({ method: "tools/list" }), Origin: origin } });
+    assert.equal((await list("https://app.example.com")).status, 200);
+    assert.equal((await list("https://other.example.com")).status, 403);
+  } finally {
+    assert.equal(await s.stop(), 0);
+  }
+});
+
+test("SIGTERM lets a request in flight finish", async () => {
+  const s = new HttpServerProcess([], { CHEMATIC_TEST_TOOLS: "1" });
+  try {
+    const url = await s.url;
+    assert.equal((await modernPost(url, 1, "tools/call", { name: "parse_smiles", arguments: { smiles: "C" } })).status, 200); // warm worker
+    const pending = modernPost(url, 2, "tools/call", { name: "test_sleep", arguments: { ms: 600 } });
+    await new Promise((r) => setTimeout(r, 200));
+    s.child.kill("SIGTERM");
+    const signalled = Date.now();
+    const r = await pending;
+    assert.ok(Date.now() - signalled > 100, "answered after the signal");
+    assert.equal(r.status, 200);
+    assert.equal((JSON.parse(r.text) as { id: number; result: object }).id, 2);
+  } finally {
+    assert.equal(await s.exited, 0);
+  }
+});
+
+test("the README's curl example works as written", async (t) => {
+  if (spawnSync("curl", ["--version"]).status !== 0) {
+    t.skip("curl is not installed");
+    return;
+  }
+  const doc = readFileSync(DOC, "utf8");
+  const command = /### Calling it with curl\s+```sh\n([\s\S]*?)```/.exec(doc)?.[1];
+  const expected = /answers\s+```json\n([\s\S]*?)\n```/.exec(doc)?.[1];
+  assert.ok(command && expected, "the doc has the curl example and its answer");
+  // As written: on port 3000 when it is free; otherwise the same command with the port the server got.
+  let s = new HttpServerProcess(["--port", "3000"]);
+  let port: number;
+  try {
+    port = await s.port();
+  } catch {
+    s = new HttpServerProcess(["--port", "0"]);
+    port = await s.port();
+    t.diagnostic(`port 3000 is taken here; the example runs against port ${port}`);
+  }
+  try {
+    const script = command.replace("http://127.0.0.1:3000/mcp", `http://127.0.0.1:${port}/mcp`);
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile("sh", ["-c", script], { timeout: 20_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    const version = (JSON.parse(out) as { result: { _meta: Record<string, { version: string }> } }).result._meta["io.modelcontextprotocol/serverInfo"]!.version;
+    assert.equal(out, expected.replace('"version":"0.1.0"', `"version":"${version}"`), "the answer shown in the doc is the server's answer");
+  } finally {
+    await s.stop();
+  }
+});

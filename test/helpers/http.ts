@@ -1,0 +1,140 @@
+/**
+ * HTTP helpers for the Streamable HTTP tests: a plain POST (node:http, one connection per request unless
+ * an agent is given), raw bytes over a socket (for what a well-behaved client never sends), the mirrored
+ * headers of a 2026-07-28 request, and the CLI started with --transport streamable-http.
+ */
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
+import { connect } from "node:net";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { CLI_PATH, MODERN_META } from "./server-process.js";
+
+export interface HttpReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export interface PostOptions {
+  headers?: Record<string, string | number | string[]>;
+  method?: string;
+  path?: string;
+  agent?: Agent | false;
+  timeoutMs?: number;
+}
+
+/** Sends one request and reads the whole answer. `body` is sent as is (a string or bytes). */
+export function httpSend(url: string, body: string | Buffer | null, options: PostOptions = {}): Promise<HttpReply> {
+  const target = new URL(url);
+  if (options.path !== undefined) target.pathname = options.path;
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number | string[]> = { ...options.headers };
+    if (body !== null && !Object.keys(headers).some((k) => k.toLowerCase() === "content-length" || k.toLowerCase() === "transfer-encoding")) {
+      headers["Content-Length"] = Buffer.byteLength(body);
+    }
+    const req = httpRequest(target, { method: options.method ?? "POST", headers, agent: options.agent ?? false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.setTimeout(options.timeoutMs ?? 20_000, () => req.destroy(new Error(`no answer within ${options.timeoutMs ?? 20_000} ms`)));
+    req.on("error", reject);
+    req.end(body ?? undefined);
+  });
+}
+
+/** The headers a conforming 2026-07-28 client sends with `message`. */
+export function modernHeaders(message: { method: string; params?: Record<string, unknown> }): Record<string, string> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": message.method,
+  };
+  const name = message.method === "resources/read" ? message.params?.uri : message.method === "tools/call" || message.method === "prompts/get" ? message.params?.name : undefined;
+  if (typeof name === "string") headers["Mcp-Name"] = name;
+  return headers;
+}
+
+export const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+/** A 2026-07-28 request with its `_meta` and mirrored headers. */
+export function modernPost(url: string, id: number | string, method: string, params: Record<string, unknown> = {}, extraHeaders: Record<string, string> = {}): Promise<HttpReply> {
+  const message = { jsonrpc: "2.0", id, method, params: { _meta: MODERN_META, ...params } };
+  return httpSend(url, JSON.stringify(message), { headers: { ...modernHeaders(message), ...extraHeaders } });
+}
+
+/** Raw bytes on a fresh socket; resolves with everything the server sent until it closed (or `waitMs`). */
+export function rawExchange(port: number, data: string | Buffer | null, waitMs = 5_000): Promise<{ text: string; closed: boolean; ms: number }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    let done = false;
+    const finish = (closed: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, closed, ms: Date.now() - started });
+    };
+    const timer = setTimeout(() => finish(false), waitMs);
+    socket.setEncoding("latin1");
+    socket.on("data", (d: string) => (text += d));
+    socket.on("close", () => finish(true));
+    socket.on("error", () => finish(true));
+    if (data !== null) socket.write(data);
+  });
+}
+
+/** Status line, headers (lower-case names) and body of the first response in a raw exchange. */
+export function parseRawResponse(text: string): { status: number; headers: Record<string, string>; body: string } {
+  const end = text.indexOf("\r\n\r\n");
+  const head = end < 0 ? text : text.slice(0, end);
+  const [statusLine = "", ...lines] = head.split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const i = line.indexOf(":");
+    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+  }
+  const length = Number(headers["content-length"] ?? 0);
+  const body = end < 0 ? "" : text.slice(end + 4, end + 4 + length);
+  return { status: Number(statusLine.split(" ")[1] ?? 0), headers, body };
+}
+
+/** The CLI serving HTTP; resolves once it has printed its URL (port 0 unless given). */
+export class HttpServerProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  stderr = "";
+  readonly exited: Promise<number | null>;
+  readonly url: Promise<string>;
+
+  constructor(args: string[] = [], env: Record<string, string> = {}) {
+    const withPort = args.includes("--port") ? args : [...args, "--port", "0"];
+    this.child = spawn(process.execPath, [CLI_PATH, "--transport", "streamable-http", ...withPort], {
+      env: { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "warn", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stderr.setEncoding("utf8");
+    this.child.stdout.resume();
+    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    this.url = new Promise((resolve, reject) => {
+      this.child.stderr.on("data", (chunk: string) => {
+        this.stderr += chunk;
+        const m = /listening on (http:\/\/\S+)/.exec(this.stderr);
+        if (m) resolve(m[1]!);
+      });
+      void this.exited.then((code) => reject(new Error(`the server exited (${code}) before listening: ${this.stderr}`)));
+    });
+  }
+
+  async port(): Promise<number> {
+    return Number(new URL(await this.url).port);
+  }
+
+  /** SIGTERM, then the exit code. */
+  async stop(): Promise<number | null> {
+    this.child.kill("SIGTERM");
+    return this.exited;
+  }
+}
