@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CLI_PATH, MODERN_META } from "../helpers/server-process.js";
 import { HttpServerProcess, httpSend, modernHeaders, modernPost } from "../helpers/http.js";
 
-const DOC = fileURLToPath(new URL("../../../docs/http-transport.md", import.meta.url));
+const DOC = fileURLToPath(new URL("../../../README.md", import.meta.url));
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
