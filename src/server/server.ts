@@ -16,8 +16,10 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
-import type { AnyTool, ProgressReporter } from "../tools/types.js";
+import type { AnyTool, ProgressReporter, ServiceContext } from "../tools/types.js";
 import { CancelledError, InternalToolError, type WorkerPool } from "./pool.js";
+import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
+import type { ResourceProvider } from "../resources/types.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
 import { serverInfoMeta, splitExtraContent, toolFailure, toolSuccess, type ServerInfo, type WireVersion } from "./shape.js";
 import type { Logger } from "../logger.js";
@@ -40,6 +42,10 @@ export interface CallContext {
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
+  /** Resource providers (one URI scheme each); none means the resources capability is not advertised. */
+  resources?: readonly ResourceProvider[];
+  /** Extra paragraphs for the model, appended to INSTRUCTIONS (e.g. the ChEMBL chains and traps). */
+  instructions?: readonly string[];
   pool: WorkerPool;
   info: ServerInfo;
   logger: Logger;
@@ -47,12 +53,19 @@ export interface McpServerOptions {
 
 export class McpServer {
   readonly registry: ToolRegistry;
+  readonly resources: ResourceRegistry;
   readonly info: ServerInfo;
+  readonly instructions: string;
+  /** The paragraphs given beyond INSTRUCTIONS (so a derived server can be built with the same text). */
+  readonly extraInstructions: readonly string[];
   private readonly pool: WorkerPool;
   private readonly logger: Logger;
 
   constructor(options: McpServerOptions) {
     this.registry = new ToolRegistry(options.tools);
+    this.resources = new ResourceRegistry(options.resources ?? []);
+    this.extraInstructions = options.instructions ?? [];
+    this.instructions = [INSTRUCTIONS, ...this.extraInstructions].join("\n\n");
     this.pool = options.pool;
     this.info = options.info;
     this.logger = options.logger;
@@ -66,8 +79,8 @@ export class McpServer {
         return {
           resultType: "complete",
           supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
-          capabilities: { tools: {} },
-          instructions: INSTRUCTIONS,
+          capabilities: this.capabilities(),
+          instructions: this.instructions,
           ttlMs: REGISTRY_TTL_MS,
           cacheScope: "public",
           _meta: serverInfoMeta(this.info),
@@ -83,8 +96,47 @@ export class McpServer {
         };
       case "tools/call":
         return this.callTool(params, MODERN_VERSION, ctx);
+      case "resources/list":
+      case "resources/templates/list":
+      case "resources/read": {
+        const result = await this.handleResources(request.method, params, ctx);
+        return { resultType: "complete", ...result, cacheScope: "public", _meta: serverInfoMeta(this.info) };
+      }
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+    }
+  }
+
+  private capabilities(): JsonObject {
+    return this.resources.empty ? { tools: {} } : { tools: {}, resources: {} };
+  }
+
+  /**
+   * resources/list, resources/templates/list, resources/read: the payload and its cache lifetime (ttlMs);
+   * legacy answers drop the 2026-07-28 cache fields. Without providers these methods do not exist.
+   */
+  private async handleResources(method: string, params: JsonObject, ctx: CallContext): Promise<JsonObject & { ttlMs: number }> {
+    if (this.resources.empty) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    if (method === "resources/list") {
+      this.checkCursor(params);
+      return { resources: this.resources.list(), ttlMs: RESOURCE_LIST_TTL_MS };
+    }
+    if (method === "resources/templates/list") {
+      this.checkCursor(params);
+      return { resourceTemplates: this.resources.templates(), ttlMs: RESOURCE_LIST_TTL_MS };
+    }
+    const { provider, uri } = this.resources.resolve(params);
+    try {
+      const contents = await this.withBudget(`read ${uri}`, provider.budgetMs, ctx, (serviceCtx) => this.resources.read(provider, uri, serviceCtx));
+      return { contents, ttlMs: provider.readTtlMs };
+    } catch (e) {
+      if (e instanceof ToolError) {
+        // resources/read has no isError result: a failure the caller can act on travels as a JSON-RPC
+        // error carrying the same sanitised {code, hint, details} a tool failure would.
+        this.logger.warn(`resources/read ${uri}: ${e.message}`, { code: e.code });
+        throw new RpcError(INTERNAL_ERROR, `${e.code}: ${e.message}`, { ...e.toPayload(), uri });
+      }
+      throw e;
     }
   }
 
@@ -96,11 +148,11 @@ export class McpServer {
         const negotiated = negotiateLegacyVersion(params.protocolVersion);
         const result: JsonObject = {
           protocolVersion: negotiated,
-          capabilities: { tools: {} },
+          capabilities: this.capabilities(),
           serverInfo: { name: this.info.name, version: this.info.version },
         };
         // 2024-11-05 answers exactly as the reference did; later versions also get the instructions.
-        if (negotiated !== "2024-11-05") result.instructions = INSTRUCTIONS;
+        if (negotiated !== "2024-11-05") result.instructions = this.instructions;
         return { result, negotiated };
       }
       case "ping":
@@ -111,14 +163,20 @@ export class McpServer {
       }
       case "tools/call":
         return { result: await this.callTool(params, version, ctx) };
+      case "resources/list":
+      case "resources/templates/list":
+      case "resources/read": {
+        const { ttlMs: _ttl, ...result } = await this.handleResources(request.method, params, ctx);
+        return { result };
+      }
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
   }
 
   private checkCursor(params: JsonObject): void {
-    // The whole registry fits one page, so this server never hands out a cursor.
-    if (params.cursor !== undefined) throw new RpcError(INVALID_PARAMS, "Invalid params: unknown cursor (tools/list has a single page)");
+    // Every list fits one page, so this server never hands out a cursor.
+    if (params.cursor !== undefined) throw new RpcError(INVALID_PARAMS, "Invalid params: unknown cursor (this list has a single page)");
   }
 
   private async callTool(params: JsonObject, version: WireVersion, ctx: CallContext): Promise<JsonObject> {
@@ -178,18 +236,27 @@ export class McpServer {
     if (tool.kind === "chem") {
       return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress });
     }
+    return this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => tool.run(args, serviceCtx));
+  }
+
+  /**
+   * Runs main-thread work (service tools, resource reads) under a time budget: the work sees an AbortSignal
+   * that fires on cancellation or at the budget, and the caller gets TIMEOUT (or CancelledError) at once
+   * even if the work ignores the signal.
+   */
+  private async withBudget<T>(what: string, budgetMs: number, ctx: CallContext, work: (serviceCtx: ServiceContext) => Promise<T>): Promise<T> {
     const budget = new AbortController();
-    const timer = setTimeout(() => budget.abort(), tool.budgetMs);
+    const timer = setTimeout(() => budget.abort(), budgetMs);
     const signal = AbortSignal.any([ctx.signal, budget.signal]);
     try {
       return await Promise.race([
-        tool.run(args, { signal, progress, deadline: Date.now() + tool.budgetMs }),
+        work({ signal, progress: ctx.progress ?? (() => {}), deadline: Date.now() + budgetMs }),
         new Promise<never>((_, reject) => {
           const onAbort = () =>
             reject(
               ctx.signal.aborted
                 ? new CancelledError()
-                : new ToolError("TIMEOUT", `${tool.name} did not finish within its ${tool.budgetMs} ms budget`, { budget_ms: tool.budgetMs, tool: tool.name }),
+                : new ToolError("TIMEOUT", `${what} did not finish within its ${budgetMs} ms budget`, { budget_ms: budgetMs }),
             );
           if (signal.aborted) onAbort();
           else signal.addEventListener("abort", onAbort, { once: true });

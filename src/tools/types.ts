@@ -29,7 +29,7 @@ export interface ChemContext {
 export interface ServiceContext {
   signal: AbortSignal;
   progress: ProgressReporter;
-  /** Milliseconds left of this call's budget. */
+  /** When this call's budget ends, as epoch milliseconds (compare with Date.now()); pass it down to chained requests. */
   deadline: number;
 }
 
