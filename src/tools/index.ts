@@ -14,9 +14,12 @@ import { painsCheckTool } from "./pains_check.js";
 import { brenkCheckTool } from "./brenk_check.js";
 import { smartsMatchTool } from "./smarts_match.js";
 import { findMcsTool } from "./find_mcs.js";
+import { ecfp4Tool } from "./ecfp4.js";
+import { tanimotoTool } from "./tanimoto.js";
+import { saScoreTool } from "./sa_score.js";
 import { testCrashTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, painsCheckTool, brenkCheckTool, smartsMatchTool, findMcsTool];
+const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, painsCheckTool, brenkCheckTool, smartsMatchTool, findMcsTool, ecfp4Tool, tanimotoTool, saScoreTool];
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
 

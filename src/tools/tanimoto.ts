@@ -1,0 +1,276 @@
+import { fingerprintWords, morganBitVector, popcount, tanimoto } from "../domain/chem/morgan.js";
+import type { MorganOptions } from "../domain/chem/morgan.js";
+import { ToolError } from "../domain/errors.js";
+import { estimateSmilesAtoms, parseSmiles, round, withMol } from "../domain/chem/rdkit.js";
+import type { RDKit } from "../domain/chem/rdkit.js";
+import { morganOptionProperties, morganOptionsOf } from "./ecfp4.js";
+import type { MorganArgs } from "./ecfp4.js";
+import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty, type ChemTool, type ProgressReporter } from "./types.js";
+
+export const MAX_LIST = 10_000;
+export const MAX_TOP_K = 1_000;
+export const DEFAULT_TOP_K = 100;
+/** Invalid list entries described one by one (the rest are only counted). */
+export const MAX_INVALID_LISTED = 100;
+/** List SMILES longer than this are not echoed in results or invalid entries (the index identifies them). */
+export const MAX_ECHO_LENGTH = 300;
+const PROGRESS_EVERY = 500;
+/**
+ * Atom cap of one list entry (by the SMILES upper-bound estimate, before RDKit sees it). RDKit's WASM
+ * build runs out of stack on chains of about 850 atoms, and such a trap would abort the whole list, so
+ * longer entries are refused one by one instead; the pair form takes any molecule the engine can hold.
+ */
+export const MAX_LIST_ENTRY_ATOMS = 700;
+
+interface Args extends MorganArgs {
+  smiles1?: string;
+  smiles2?: string;
+  smiles?: string;
+  smiles_list?: string[];
+  threshold?: number;
+  top_k?: number;
+}
+
+interface BulkHit {
+  index: number;
+  smiles?: string;
+  similarity: number;
+}
+
+interface InvalidEntry {
+  index: number;
+  smiles?: string;
+  code: string;
+  message: string;
+}
+
+const METHOD = "Tanimoto coefficient |A and B| / |A or B| of RDKit Morgan bit vectors (ECFP4 at radius 2, 2048 bits), as RDKit's DataStructs.TanimotoSimilarity";
+
+function present(args: Args, key: keyof Args): boolean {
+  return args[key] !== undefined;
+}
+
+/** Which form the arguments use; refuses a mix of both or neither. */
+function formOf(args: Args): "pair" | "bulk" {
+  const pairKeys = (["smiles1", "smiles2"] as const).filter((k) => present(args, k));
+  const bulkKeys = (["smiles", "smiles_list", "threshold", "top_k"] as const).filter((k) => present(args, k));
+  if (pairKeys.length > 0 && bulkKeys.length > 0) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `Give either the pair form (smiles1, smiles2) or the bulk form (smiles, smiles_list, threshold, top_k), not both: got ${[...pairKeys, ...bulkKeys].join(", ")}`,
+      { path: `/${bulkKeys[0]}`, forms: { pair: ["smiles1", "smiles2"], bulk: ["smiles", "smiles_list"] } },
+    );
+  }
+  if (pairKeys.length > 0) {
+    for (const k of ["smiles1", "smiles2"] as const) {
+      if (!present(args, k)) throw new ToolError("INVALID_ARGUMENTS", `The pair form needs both smiles1 and smiles2: ${k} is missing`, { path: `/${k}` });
+    }
+    return "pair";
+  }
+  if (bulkKeys.length > 0) {
+    for (const k of ["smiles", "smiles_list"] as const) {
+      if (!present(args, k)) throw new ToolError("INVALID_ARGUMENTS", `The bulk form needs both smiles (the query) and smiles_list: ${k} is missing`, { path: `/${k}` });
+    }
+    return "bulk";
+  }
+  throw new ToolError("INVALID_ARGUMENTS", "Give smiles1 and smiles2 (two molecules), or smiles and smiles_list (one query against a list)", {
+    path: "/",
+    forms: { pair: ["smiles1", "smiles2"], bulk: ["smiles", "smiles_list"] },
+  });
+}
+
+function pairSimilarity(rdkit: RDKit, args: Args, options: MorganOptions): Record<string, unknown> {
+  const fp = (smiles: string, argName: string) => withMol(rdkit, smiles, (mol) => fingerprintWords(morganBitVector(mol, options)), { argName });
+  const a = fp(args.smiles1!, "smiles1");
+  const b = fp(args.smiles2!, "smiles2");
+  const similarity = tanimoto(a, b);
+  return {
+    form: "pair",
+    similarity: round(similarity, 3),
+    similarity_percent: round(similarity * 100, 2),
+    popcount1: popcount(a),
+    popcount2: popcount(b),
+    radius: options.radius,
+    n_bits: options.nBits,
+    method: METHOD,
+  };
+}
+
+const echo = (smiles: string): { smiles?: string } => (smiles.length <= MAX_ECHO_LENGTH ? { smiles } : {});
+
+function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progress: ProgressReporter): Record<string, unknown> {
+  const list = args.smiles_list!;
+  if (list.length > MAX_LIST) {
+    throw new ToolError("INVALID_ARGUMENTS", `smiles_list holds ${list.length} entries; at most ${MAX_LIST}`, { path: "/smiles_list" });
+  }
+  const threshold = args.threshold ?? 0;
+  const topK = args.top_k ?? DEFAULT_TOP_K;
+  if (!(threshold >= 0 && threshold <= 1)) throw new ToolError("INVALID_ARGUMENTS", "threshold must be between 0 and 1", { path: "/threshold" });
+  if (!(Number.isInteger(topK) && topK >= 1 && topK <= MAX_TOP_K)) {
+    throw new ToolError("INVALID_ARGUMENTS", `top_k must be an integer from 1 to ${MAX_TOP_K}`, { path: "/top_k" });
+  }
+  const query = withMol(rdkit, args.smiles!, (mol) => fingerprintWords(morganBitVector(mol, options)));
+  const queryCount = popcount(query);
+
+  const similarities = new Float64Array(list.length).fill(-1);
+  const invalid: InvalidEntry[] = [];
+  let invalidCount = 0;
+  let above = 0;
+  for (let i = 0; i < list.length; i++) {
+    if (i % PROGRESS_EVERY === 0 && i > 0) progress(i, list.length, `${i} of ${list.length} molecules compared`);
+    const smiles = list[i]!;
+    let words: Uint32Array;
+    try {
+      const estimate = estimateSmilesAtoms(smiles);
+      if (estimate > MAX_LIST_ENTRY_ATOMS) {
+        throw new ToolError("MOLECULE_TOO_LARGE", `List entry of up to ${estimate} atoms; list entries may have at most ${MAX_LIST_ENTRY_ATOMS} (compare it with the pair form)`, {
+          argument: `smiles_list[${i}]`,
+          atom_count_estimate: estimate,
+          max_atoms: MAX_LIST_ENTRY_ATOMS,
+        });
+      }
+      const mol = parseSmiles(rdkit, smiles, { argName: `smiles_list[${i}]` });
+      try {
+        words = fingerprintWords(morganBitVector(mol, options));
+      } finally {
+        mol.delete();
+      }
+    } catch (err) {
+      if (!(err instanceof ToolError)) throw err;
+      invalidCount++;
+      if (invalid.length < MAX_INVALID_LISTED) invalid.push({ index: i, ...echo(smiles), code: err.code, message: err.message });
+      continue;
+    }
+    const s = tanimoto(query, words, queryCount);
+    similarities[i] = s;
+    if (s >= threshold) above++;
+  }
+  progress(list.length, list.length, `${list.length} molecules compared`);
+
+  // Rank the hits: similarity descending (unrounded), then list order.
+  const hits: number[] = [];
+  for (let i = 0; i < list.length; i++) if (similarities[i]! >= 0 && similarities[i]! >= threshold) hits.push(i);
+  hits.sort((p, q) => similarities[q]! - similarities[p]! || p - q);
+  const results: BulkHit[] = hits.slice(0, topK).map((i) => ({ index: i, ...echo(list[i]!), similarity: round(similarities[i]!, 3) }));
+  return {
+    form: "bulk",
+    results,
+    count_above_threshold: above,
+    returned: results.length,
+    truncated: above > results.length,
+    compared: list.length - invalidCount,
+    invalid_count: invalidCount,
+    invalid,
+    threshold,
+    top_k: topK,
+    radius: options.radius,
+    n_bits: options.nBits,
+    method: METHOD,
+  };
+}
+
+const similarityProp = { type: "number", minimum: 0, maximum: 1, description: "Tanimoto similarity, 0 to 1 (3 dp)." };
+
+export const tanimotoTool: ChemTool<Args> = {
+  kind: "chem",
+  name: "tanimoto",
+  title: "Tanimoto similarity (ECFP4)",
+  description:
+    "Structural similarity by the Tanimoto coefficient of ECFP4 (RDKit Morgan radius 2, 2048-bit) fingerprints, equal to RDKit's " +
+    "TanimotoSimilarity. Two forms: (1) smiles1 + smiles2 compares two molecules and returns similarity (0-1, 3 dp) and " +
+    "similarity_percent; (2) smiles (the query) + smiles_list (up to 10,000 SMILES) ranks the list by similarity to the query: " +
+    "results [{index, smiles, similarity}] best first (ties in list order), filtered by threshold (default 0) and cut to top_k " +
+    "(default 100, at most 1,000), with count_above_threshold and truncated. Invalid SMILES in the list do not fail the call: " +
+    "they are reported per item under invalid. Use the bulk form for similarity search and nearest-neighbour lookups. " +
+    "Rough guide: above 0.7 close analogues, 0.4-0.7 related, below 0.3 unrelated.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      smiles1: smilesProperty("Pair form: the first molecule as SMILES."),
+      smiles2: smilesProperty("Pair form: the second molecule as SMILES."),
+      smiles: smilesProperty("Bulk form: the query molecule as SMILES."),
+      smiles_list: {
+        type: "array",
+        minItems: 1,
+        maxItems: MAX_LIST,
+        items: { type: "string", maxLength: SMILES_MAX_LENGTH, description: "A SMILES to compare with the query." },
+        description: `Bulk form: up to ${MAX_LIST} SMILES to rank by similarity to smiles, each of at most ${MAX_LIST_ENTRY_ATOMS} atoms. An entry that does not parse (or is larger) is reported under invalid.`,
+      },
+      threshold: {
+        type: "number",
+        minimum: 0,
+        maximum: 1,
+        default: 0,
+        description: "Bulk form: keep only molecules with similarity >= threshold (default 0: all).",
+      },
+      top_k: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_TOP_K,
+        default: DEFAULT_TOP_K,
+        description: `Bulk form: return at most this many of the best hits (default ${DEFAULT_TOP_K}, at most ${MAX_TOP_K}).`,
+      },
+      ...morganOptionProperties(false),
+    },
+    dependentRequired: { smiles1: ["smiles2"], smiles2: ["smiles1"], smiles: ["smiles_list"], smiles_list: ["smiles"] },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      form: { type: "string", enum: ["pair", "bulk"], description: "Which form was answered." },
+      similarity: { ...similarityProp, description: "Pair form: Tanimoto similarity, 0 to 1 (3 dp)." },
+      similarity_percent: { type: "number", minimum: 0, maximum: 100, description: "Pair form: similarity x 100 (2 dp)." },
+      popcount1: { type: "integer", minimum: 0, description: "Pair form: bits set in the first fingerprint." },
+      popcount2: { type: "integer", minimum: 0, description: "Pair form: bits set in the second fingerprint." },
+      results: {
+        type: "array",
+        description: "Bulk form: hits, most similar first (ties in list order).",
+        items: {
+          type: "object",
+          properties: {
+            index: { type: "integer", minimum: 0, description: "Position in smiles_list (0-based)." },
+            smiles: { type: "string", description: `The list entry (left out when longer than ${MAX_ECHO_LENGTH} characters).` },
+            similarity: similarityProp,
+          },
+          required: ["index", "similarity"],
+          additionalProperties: false,
+        },
+      },
+      count_above_threshold: { type: "integer", minimum: 0, description: "Bulk form: valid entries with similarity >= threshold." },
+      returned: { type: "integer", minimum: 0, description: "Bulk form: number of results." },
+      truncated: { type: "boolean", description: "Bulk form: more entries passed the threshold than top_k allowed." },
+      compared: { type: "integer", minimum: 0, description: "Bulk form: list entries that parsed and were compared." },
+      invalid_count: { type: "integer", minimum: 0, description: "Bulk form: list entries that could not be used." },
+      invalid: {
+        type: "array",
+        description: `Bulk form: the first ${MAX_INVALID_LISTED} unusable entries with the reason (the rest are only counted).`,
+        items: {
+          type: "object",
+          properties: {
+            index: { type: "integer", minimum: 0, description: "Position in smiles_list." },
+            smiles: { type: "string", description: "The entry (left out when long)." },
+            code: { type: "string", description: "Error code, e.g. INVALID_SMILES or MOLECULE_TOO_LARGE." },
+            message: { type: "string", description: "What is wrong with it." },
+          },
+          required: ["index", "code", "message"],
+          additionalProperties: false,
+        },
+      },
+      threshold: { type: "number", description: "Bulk form: threshold used." },
+      top_k: { type: "integer", description: "Bulk form: top_k used." },
+      radius: { type: "integer", description: "Morgan radius used." },
+      n_bits: { type: "integer", description: "Fingerprint length used." },
+      method: { type: "string", description: "What was computed." },
+    },
+    required: ["form", "radius", "n_bits", "method"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 55_000,
+  run(args, { rdkit, progress }) {
+    const options = morganOptionsOf(args);
+    return formOf(args) === "pair" ? pairSimilarity(rdkit, args, options) : bulkSimilarity(rdkit, args, options, progress);
+  },
+};
