@@ -179,7 +179,7 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
 }
 
 async function printTools(): Promise<number> {
-  const app = createApp(process.env, { workers: 1 });
+  const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
   try {
     const rows = app.server.registry.tools().map((t) => `| \`${t.name}\` | ${t.title} | ${t.description.split(". ")[0]!.replace(/\|/g, "\\|")}. |`);
     process.stdout.write(["| tool | title | what it does |", "|---|---|---|", ...rows].join("\n") + "\n");
@@ -198,7 +198,7 @@ async function callOnce(args: string[]): Promise<number> {
   } catch (e) {
     usageError(`the arguments are not valid JSON: ${(e as Error).message}`);
   }
-  const app = createApp(process.env, { workers: 1 });
+  const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
   try {
     if (!app.server.registry.get(name)) usageError(`unknown tool "${name}"; run 'chematic-mcp tools' for the list`);
     const request = {

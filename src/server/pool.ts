@@ -30,6 +30,8 @@ export interface PoolOptions {
   size?: number;
   /** Calls allowed to wait for a worker; more get BUSY. */
   maxQueue?: number;
+  /** Spawn the workers on the first call rather than at once (a one-shot command may need none). */
+  lazy?: boolean | undefined;
   /** Called with diagnostics for stderr. */
   log?: (message: string) => void;
 }
@@ -81,11 +83,16 @@ export class WorkerPool {
     this.size = Math.max(1, options.size ?? defaultPoolSize());
     this.maxQueue = Math.max(0, options.maxQueue ?? 256);
     this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
-    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+    if (!options.lazy) this.spawnAll();
+  }
+
+  private spawnAll(): void {
+    if (this.slots.length === 0 && !this.closed) for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
   }
 
   /** Resolves when every worker has loaded RDKit. */
   async ready(): Promise<void> {
+    this.spawnAll();
     await Promise.all(
       this.slots.map((slot) =>
         slot.ready
@@ -111,6 +118,7 @@ export class WorkerPool {
   run(tool: string, args: Record<string, unknown>, options: RunOptions): Promise<unknown> {
     if (this.closed) return Promise.reject(new ToolError("BUSY", "The server is shutting down"));
     if (options.signal?.aborted) return Promise.reject(new CancelledError());
+    this.spawnAll();
     const idle = this.slots.find((s) => !s.job);
     if (!idle && this.queue.length >= this.maxQueue) {
       return Promise.reject(

@@ -239,6 +239,13 @@ export class McpServer {
     return this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => tool.run(args, serviceCtx));
   }
 
+  /** A chemistry tool called from a service tool: same pool, same cancellation, within the caller's budget. */
+  private runChemTool(name: string, args: Record<string, unknown>, signal: AbortSignal, callerBudgetMs: number): Promise<unknown> {
+    const entry = this.registry.get(name);
+    if (!entry || entry.tool.kind !== "chem") return Promise.reject(new Error(`no chemistry tool named ${name}`));
+    return this.pool.run(name, args, { budgetMs: Math.min(entry.tool.budgetMs, callerBudgetMs), signal });
+  }
+
   /**
    * Runs main-thread work (service tools, resource reads) under a time budget: the work sees an AbortSignal
    * that fires on cancellation or at the budget, and the caller gets TIMEOUT (or CancelledError) at once
@@ -250,7 +257,7 @@ export class McpServer {
     const signal = AbortSignal.any([ctx.signal, budget.signal]);
     try {
       return await Promise.race([
-        work({ signal, progress: ctx.progress ?? (() => {}), deadline: Date.now() + budgetMs }),
+        work({ signal, progress: ctx.progress ?? (() => {}), deadline: Date.now() + budgetMs, runChemTool: (name, args) => this.runChemTool(name, args, signal, budgetMs) }),
         new Promise<never>((_, reject) => {
           const onAbort = () =>
             reject(

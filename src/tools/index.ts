@@ -17,9 +17,15 @@ import { findMcsTool } from "./find_mcs.js";
 import { ecfp4Tool } from "./ecfp4.js";
 import { tanimotoTool } from "./tanimoto.js";
 import { saScoreTool } from "./sa_score.js";
+import { chemblSearchMoleculesTool } from "./chembl_search_molecules.js";
+import { chemblSearchTargetsTool } from "./chembl_search_targets.js";
+import { chemblGetBioactivitiesTool } from "./chembl_get_bioactivities.js";
+import { chemblGetDrugInfoTool } from "./chembl_get_drug_info.js";
+import { chemblGetAssayTool } from "./chembl_get_assay.js";
+import { chemblGetDocumentsTool } from "./chembl_get_documents.js";
 import { testCrashTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, painsCheckTool, brenkCheckTool, smartsMatchTool, findMcsTool, ecfp4Tool, tanimotoTool, saScoreTool];
+const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, painsCheckTool, brenkCheckTool, smartsMatchTool, findMcsTool, ecfp4Tool, tanimotoTool, saScoreTool, chemblSearchMoleculesTool, chemblSearchTargetsTool, chemblGetBioactivitiesTool, chemblGetDrugInfoTool, chemblGetAssayTool, chemblGetDocumentsTool];
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
 

@@ -31,6 +31,12 @@ export interface ServiceContext {
   progress: ProgressReporter;
   /** When this call's budget ends, as epoch milliseconds (compare with Date.now()); pass it down to chained requests. */
   deadline: number;
+  /**
+   * Runs a registered chemistry tool in the worker pool (RDKit is not loaded on the main thread), under
+   * the same cancellation and at most the time this call has left. Rejects with the tool's ToolError.
+   * The server always provides it; it is optional so unit tests can build a context without a pool.
+   */
+  runChemTool?: (name: string, args: Record<string, unknown>) => Promise<unknown>;
 }
 
 interface ToolBase {

@@ -1,0 +1,118 @@
+/**
+ * Output schema fragments and tool plumbing shared by the six ChEMBL tools: nullable field helpers, the
+ * source (release + attribution) object, the molecule and target row shapes, and the call options a
+ * service tool hands the service.
+ */
+import type { ErrorCode } from "../errors.js";
+import type { ContentBlock, JsonSchema, ServiceContext, ToolAnnotations } from "../../tools/types.js";
+import { ID_LOOKUP_CAP, type CallOptions } from "./service.js";
+
+export const CHEMBL_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false };
+/** The tool budget; the service's own deadline (CHEMBL_DEADLINE_MS, at most 54 s) settles first. */
+export const CHEMBL_BUDGET_MS = 55_000;
+/** Codes every ChEMBL tool may answer (besides INVALID_ARGUMENTS, TIMEOUT and BUSY). */
+export const CHEMBL_ERRORS: readonly ErrorCode[] = ["UPSTREAM_UNAVAILABLE", "RATE_LIMITED", "DEADLINE_EXCEEDED", "OFFLINE"];
+
+/** ServiceContext.deadline is the call's end as epoch ms (the server sets Date.now() + budget). */
+export function callOptions(ctx: Pick<ServiceContext, "signal" | "deadline">): CallOptions {
+  // Accept a duration too (the field's comment once said "milliseconds left"): no epoch is below 1e12.
+  const deadline = ctx.deadline < 1e12 ? Date.now() + ctx.deadline : ctx.deadline;
+  return { signal: ctx.signal, deadline };
+}
+
+export const nstr = (description: string): JsonSchema => ({ type: ["string", "null"], description });
+export const nnum = (description: string): JsonSchema => ({ type: ["number", "null"], description });
+export const nint = (description: string): JsonSchema => ({ type: ["integer", "null"], description });
+export const nbool = (description: string): JsonSchema => ({ type: ["boolean", "null"], description });
+export const str = (description: string): JsonSchema => ({ type: "string", description });
+export const int = (description: string): JsonSchema => ({ type: "integer", minimum: 0, description });
+
+export function obj(description: string, properties: Record<string, JsonSchema>, nullable = false): JsonSchema {
+  return { type: nullable ? ["object", "null"] : "object", description, properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+export function arr(description: string, items: JsonSchema): JsonSchema {
+  return { type: "array", description, items };
+}
+
+export const SOURCE_SCHEMA = obj("Where the data came from: ChEMBL, its release, and the CC BY-SA 3.0 licence and attribution to keep with it.", {
+  database: { type: "string", const: "ChEMBL", description: "Always ChEMBL." },
+  release: nstr("The ChEMBL release the API reported (e.g. ChEMBL_36); null when its status endpoint did not answer."),
+  release_date: nstr("That release's date (YYYY-MM-DD), or null."),
+  license: { type: "string", const: "CC BY-SA 3.0", description: "The data licence." },
+  license_url: str("The licence text."),
+  attribution: str("Attribution and citation to reproduce with the data."),
+});
+
+export const REFS_SCHEMA = arr(
+  "ChEMBL's references for the record (label, trial or paper).",
+  obj("One reference.", { ref_type: nstr("Reference source, e.g. FDA, ClinicalTrials, PubMed."), ref_id: nstr("Identifier within that source."), ref_url: nstr("Link.") }),
+);
+
+export const MOLECULE_ROW_PROPERTIES: Record<string, JsonSchema> = {
+  molecule_chembl_id: nstr("ChEMBL molecule ID."),
+  pref_name: nstr("Preferred name, or null for most research compounds."),
+  parent_chembl_id: nstr("The family parent (the molecule itself when it is a parent; a salt names its parent). Merge data on it. Null when ChEMBL records no hierarchy."),
+  molecule_type: nstr("Small molecule, Protein, Antibody, Oligonucleotide, ..."),
+  max_phase: nnum("Highest development phase reached by this form: 4 approved (kept after a withdrawal), 3, 2, 1, 0.5 early phase 1, 0 preclinical, -1 unknown; null if unrecorded."),
+  first_approval: nint("Year of first approval of this form, or null."),
+  withdrawn_flag: nbool("ChEMBL's withdrawn flag for this form, or null."),
+  black_box_warning: nbool("ChEMBL's black-box warning flag for this form, or null."),
+  therapeutic_flag: nbool("Whether ChEMBL marks it as a therapeutic, or null."),
+  canonical_smiles: nstr("ChEMBL's canonical SMILES (null for biologics)."),
+  standard_inchi_key: nstr("Standard InChIKey."),
+  full_molformula: nstr("Molecular formula of the full form (salt included)."),
+  mw_freebase: nnum("Molecular weight of the parent (free base), g/mol."),
+  alogp: nnum("Calculated logP (ChEMBL)."),
+  psa: nnum("Polar surface area, Å²."),
+  hba: nint("H-bond acceptors."),
+  hbd: nint("H-bond donors."),
+  num_ro5_violations: nint("Rule-of-five violations."),
+  qed_weighted: nnum("QED (weighted) drug-likeness, 0 to 1."),
+  similarity: nnum("Tanimoto similarity to the query in percent (similarity search only; null otherwise)."),
+};
+
+export const MOLECULE_ROW_SCHEMA = obj("One molecule.", MOLECULE_ROW_PROPERTIES);
+
+export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
+  target_chembl_id: nstr("ChEMBL target ID (the ID chembl_get_bioactivities takes)."),
+  pref_name: nstr("Target name."),
+  target_type: nstr("SINGLE PROTEIN, PROTEIN COMPLEX, PROTEIN FAMILY, CELL-LINE, ORGANISM, ..."),
+  organism: nstr("Organism."),
+  tax_id: nint("NCBI taxonomy ID."),
+  species_group_flag: nbool("Whether the target groups several species."),
+  component_count: int("Components the target has (the list below stops at 25)."),
+  components: arr(
+    "Its components (proteins, RNA), at most 25.",
+    obj("One component.", {
+      accession: nstr("UniProt accession (null for RNA and some components)."),
+      component_type: nstr("PROTEIN, RNA, ..."),
+      relationship: nstr("Its role, e.g. SINGLE PROTEIN, PROTEIN SUBUNIT, GROUP MEMBER."),
+      description: nstr("Component name."),
+      gene_symbols: arr("Gene symbols (trimmed).", { type: "string", description: "A gene symbol." }),
+    }),
+  ),
+};
+
+export const TARGET_ROW_SCHEMA = obj("One target.", TARGET_ROW_PROPERTIES);
+
+export const SECTION_STATUS_SCHEMA = (what: string) =>
+  obj(`Whether ${what} were read completely.`, {
+    status: { type: "string", enum: ["complete", "truncated", "failed"], description: "complete, truncated (more exist than were read), or failed (absent, not empty)." },
+    total_count: nint("How many ChEMBL holds, when it said."),
+    error_code: nstr("The error code when status is failed."),
+  });
+
+/** The markdown content hook a ChEMBL tool sets (ToolBase.content). */
+export function markdownContent<R>(render: (result: R) => string): (result: Record<string, unknown>) => ContentBlock[] {
+  return (result) => [{ type: "text", text: render(result as R) }];
+}
+
+/** The notice of a batch lookup: present only when something was not found or deferred. */
+export function batchNotice(kind: string, found: number, notFound: number, deferred: number): string | null {
+  const parts: string[] = [];
+  if (notFound > 0) parts.push(`${notFound} ID${notFound === 1 ? "" : "s"} matched no ${kind} in ChEMBL (not_found_ids): check them`);
+  if (deferred > 0) parts.push(`${deferred} ID${deferred === 1 ? " was" : "s were"} past the first ${ID_LOOKUP_CAP} distinct and not looked up (deferred_ids): call again with them`);
+  if (parts.length === 0) return null;
+  return `Found ${found}. ${parts.join("; ")}.`;
+}

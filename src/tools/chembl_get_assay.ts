@@ -1,0 +1,179 @@
+import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "../domain/chembl/inputs.js";
+import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, callOptions, markdownContent, nint, nnum, nstr, obj } from "../domain/chembl/schema.js";
+import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
+import type { Assay, Source } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  assay_chembl_ids?: string | string[];
+  assay_chembl_id?: string | string[];
+}
+
+export interface AssayResult {
+  assays: Assay[];
+  not_found_ids: string[];
+  deferred_ids: string[];
+  notice: string | null;
+  source: Source;
+  [k: string]: unknown;
+}
+
+const ID_LIST = (ids: string[]) => (ids.length > 0 ? ids.join(", ") : "none");
+
+export function renderAssays(r: AssayResult): string {
+  const lines = ["**ChEMBL assays**"];
+  if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  lines.push(`- not_found_ids: ${mdInline(ID_LIST(r.not_found_ids))}`, `- deferred_ids: ${mdInline(ID_LIST(r.deferred_ids))}`, "");
+  for (const a of r.assays) {
+    lines.push(
+      `**${mdInline(a.assay_chembl_id ?? "assay")}**`,
+      mdFields([
+        ["assay_chembl_id", a.assay_chembl_id],
+        ["assay_type", a.assay_type],
+        ["assay_type_description", a.assay_type_description],
+        ["assay_category", a.assay_category],
+        ["assay_test_type", a.assay_test_type],
+        ["confidence_score", a.confidence_score],
+        ["confidence_description", a.confidence_description],
+        ["relationship_type", a.relationship_type],
+        ["relationship_description", a.relationship_description],
+      ]),
+      mdFields([
+        ["target_chembl_id", a.target_chembl_id],
+        ["assay_organism", a.assay_organism],
+        ["assay_tax_id", a.assay_tax_id],
+        ["assay_strain", a.assay_strain],
+        ["assay_tissue", a.assay_tissue],
+        ["assay_cell_type", a.assay_cell_type],
+        ["assay_subcellular_fraction", a.assay_subcellular_fraction],
+        ["cell_chembl_id", a.cell_chembl_id],
+        ["tissue_chembl_id", a.tissue_chembl_id],
+      ]),
+      mdFields([
+        ["bao_format", a.bao_format],
+        ["bao_label", a.bao_label],
+        ["document_chembl_id", a.document_chembl_id],
+        ["src_id", a.src_id],
+        ["variant.mutation", a.variant?.mutation ?? null],
+        ["variant.accession", a.variant?.accession ?? null],
+        ["variant.isoform", a.variant?.isoform ?? null],
+        ["variant.organism", a.variant?.organism ?? null],
+        ["variant.version", a.variant?.version ?? null],
+      ]),
+      `- description: ${a.description === null ? "null" : mdInline(a.description)}`,
+    );
+    for (const p of a.parameters) {
+      lines.push(
+        mdFields(
+          [
+            ["parameter", p.type],
+            ["relation", p.relation],
+            ["value", p.value],
+            ["units", p.units],
+            ["text_value", p.text_value],
+            ["comments", p.comments],
+          ],
+          "  ",
+        ),
+      );
+    }
+    lines.push("");
+  }
+  lines.push(mdSource(r.source));
+  return lines.join("\n");
+}
+
+const ASSAY_SCHEMA = obj("One assay.", {
+  assay_chembl_id: nstr("ChEMBL assay ID."),
+  description: nstr("What was measured, as curated."),
+  assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
+  assay_type_description: nstr("The assay type in words."),
+  assay_category: nstr("Category (e.g. screening, confirmatory), or null."),
+  assay_test_type: nstr("In vitro, In vivo, Ex vivo, or null."),
+  assay_organism: nstr("Organism the assay used."),
+  assay_tax_id: nint("Its taxonomy ID."),
+  assay_strain: nstr("Strain."),
+  assay_tissue: nstr("Tissue."),
+  assay_cell_type: nstr("Cell type."),
+  assay_subcellular_fraction: nstr("Subcellular fraction."),
+  target_chembl_id: nstr("The target assigned."),
+  confidence_score: nint("ChEMBL's target confidence, 0 (no target) to 9 (single protein, direct)."),
+  confidence_description: nstr("That score in words."),
+  relationship_type: nstr("D direct, H homologue, M molecular, N non-molecular, U unassigned."),
+  relationship_description: nstr("That relationship in words."),
+  bao_format: nstr("BioAssay Ontology format ID."),
+  bao_label: nstr("Its label."),
+  document_chembl_id: nstr("The source document (chembl_get_documents)."),
+  cell_chembl_id: nstr("ChEMBL cell line ID."),
+  tissue_chembl_id: nstr("ChEMBL tissue ID."),
+  src_id: nint("ChEMBL source ID."),
+  variant: obj(
+    "The target variant tested, or null (wild type or unrecorded).",
+    { mutation: nstr("Mutation(s), e.g. T790M."), accession: nstr("UniProt accession."), isoform: nint("Isoform."), organism: nstr("Organism."), version: nint("Sequence version.") },
+    true,
+  ),
+  parameters: arr(
+    "Assay parameters (at most 20), e.g. concentration or time.",
+    obj("One parameter.", {
+      type: nstr("Parameter type."),
+      relation: nstr("Relation."),
+      value: nnum("Value."),
+      units: nstr("Units."),
+      text_value: nstr("Text value."),
+      comments: nstr("Comment."),
+    }),
+  ),
+});
+
+export function createChemblGetAssayTool(service: () => ChemblService = getChemblService): ServiceTool<Args, AssayResult> {
+  return {
+    kind: "service",
+    name: "chembl_get_assay",
+    title: "ChEMBL: assays",
+    description:
+      "Assay provenance behind bioactivity rows, for one assay or a shortlist: type, format, target with ChEMBL's 0-9 confidence score, " +
+      "organism, strain, tissue, cell type, the variant tested, parameters and the source document. Give assay_chembl_ids from " +
+      `chembl_get_bioactivities rows (a lone string or a list of up to ${ID_LIST_CEILING}, any case); the first ${ID_LOOKUP_CAP} distinct ` +
+      "IDs are looked up in one request, the rest come back in deferred_ids (call again with them), and IDs ChEMBL does not hold in " +
+      "not_found_ids.",
+    annotations: CHEMBL_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        assay_chembl_ids: chemblIdListProperty(`ChEMBL assay IDs (CHEMBL674637), a list of 1 to ${ID_LIST_CEILING} or one string, any case.`),
+        assay_chembl_id: chemblIdListProperty("Alias of assay_chembl_ids (one ID or a list)."),
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        assays: arr("The assays found, in the order their IDs were given.", ASSAY_SCHEMA),
+        not_found_ids: arr("IDs looked up that ChEMBL holds no assay for.", { type: "string", description: "An assay ID." }),
+        deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, { type: "string", description: "An assay ID." }),
+        notice: nstr("Present when IDs were not found or deferred."),
+        source: SOURCE_SCHEMA,
+      },
+      required: ["assays", "not_found_ids", "deferred_ids", "notice", "source"],
+      additionalProperties: false,
+    },
+    errors: CHEMBL_ERRORS,
+    budgetMs: CHEMBL_BUDGET_MS,
+    content: markdownContent(renderAssays),
+    async run(args, ctx) {
+      service().assertOnline();
+      const ids = chemblIdList(args as Record<string, unknown>, "assay_chembl_ids", "assay_chembl_id");
+      const lookup = await service().getAssays(ids, callOptions(ctx));
+      return {
+        assays: lookup.items,
+        not_found_ids: lookup.not_found_ids,
+        deferred_ids: lookup.deferred_ids,
+        notice: batchNotice("assay", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
+        source: lookup.source,
+      };
+    },
+  };
+}
+
+export const chemblGetAssayTool = createChemblGetAssayTool();

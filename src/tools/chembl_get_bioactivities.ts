@@ -1,0 +1,346 @@
+import { ToolError } from "../domain/errors.js";
+import { chemblIdProperty, cursorProperty, decodeCursor, encodeCursor, optionalChemblId, optionalNumber, optionalText, queryFingerprint, textProperty } from "../domain/chembl/inputs.js";
+import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, callOptions, int, markdownContent, nbool, nint, nnum, nstr, obj } from "../domain/chembl/schema.js";
+import { getChemblService, type ActivityQuery, type ChemblService, type PotencyView } from "../domain/chembl/service.js";
+import type { Activity, Source } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  molecule_chembl_id?: string;
+  target_chembl_id?: string;
+  potency_view?: PotencyView | "";
+  standard_type?: string;
+  pchembl_value_min?: number;
+  assay_type?: string;
+  organism?: string;
+  variant?: string;
+  include_alternate_forms?: boolean;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface AppliedFilters {
+  molecule_chembl_id: string | null;
+  parent_molecule_chembl_id: string | null;
+  include_alternate_forms: boolean;
+  target_chembl_id: string | null;
+  standard_type: string | null;
+  pchembl_value_min: number | null;
+  assay_type: string | null;
+  organism: string | null;
+  variant: string | null;
+}
+
+export interface BioactivitiesResult {
+  activities: Activity[];
+  potency_view: PotencyView;
+  returned: number;
+  offset: number;
+  total_count: number | null;
+  nextCursor: string | null;
+  applied_filters: AppliedFilters;
+  standard_types: string[];
+  notice: string | null;
+  source: Source;
+  [k: string]: unknown;
+}
+
+/** Rows per inline page: about 2-3 KB each across both surfaces, so a full page stays well under the 1 MB response cap. */
+export const MAX_INLINE_ACTIVITIES = 100;
+
+/** variant input -> the filter: wild type, one mutation as ChEMBL writes it, or none. */
+export function parseVariant(v: string | undefined): ActivityQuery["variant"] | undefined {
+  if (v === undefined) return undefined;
+  const s = v.trim();
+  const low = s.toLowerCase().replace(/[\s_-]+/g, "");
+  if (low === "any" || low === "all") return undefined;
+  if (low === "wildtype" || low === "wt") return { kind: "wild_type" };
+  return { kind: "mutation", mutation: s.toUpperCase().replace(/\s*,\s*/g, ",") };
+}
+
+const ACTIVITY_SCHEMA = obj("One measurement.", {
+  activity_id: nint("ChEMBL activity ID (unique; the walk's tie-breaker)."),
+  molecule_chembl_id: nstr("The form measured (may be a salt)."),
+  parent_molecule_chembl_id: nstr("Its family parent: merge on it across salts and forms."),
+  molecule_pref_name: nstr("Molecule name, or null."),
+  canonical_smiles: nstr("Structure of the form measured."),
+  target_chembl_id: nstr("Target ID."),
+  target_pref_name: nstr("Target name."),
+  target_organism: nstr("Target organism (null for non-protein targets)."),
+  target_tax_id: nint("Target taxonomy ID."),
+  assay_chembl_id: nstr("The assay (chembl_get_assay)."),
+  assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
+  assay_description: nstr("Assay description."),
+  assay_variant_mutation: nstr("Mutation of the target variant tested (e.g. T790M), or null for wild type / unrecorded."),
+  assay_variant_accession: nstr("UniProt accession of that variant."),
+  document_chembl_id: nstr("The source publication or dataset (chembl_get_documents)."),
+  document_journal: nstr("Journal."),
+  document_year: nint("Publication year."),
+  standard_type: nstr("Standardised measurement type (IC50, Ki, EC50, Kd, Inhibition, ...)."),
+  standard_relation: nstr("=, <, >, <=, >= (censored values are not exact)."),
+  standard_value: nnum("Standardised value (null when only a comment was recorded)."),
+  standard_upper_value: nnum("Upper bound of a range, or null."),
+  standard_units: nstr("Units of standard_value (nM, %, ...)."),
+  pchembl_value: nnum("-log10 of the molar potency; comparable only within one standard_type; null in the null_potency view."),
+  type: nstr("Measurement type as published."),
+  relation: nstr("Relation as published."),
+  value: nnum("Value as published."),
+  units: nstr("Units as published."),
+  activity_comment: nstr("Curator comment (e.g. Not Active, Not Determined)."),
+  data_validity_comment: nstr("Data validity warning (e.g. Outside typical range, Potential transcription error), or null."),
+  data_validity_description: nstr("What that warning means."),
+  potential_duplicate: nbool("Whether ChEMBL flags it as a likely repeat of another measurement."),
+  ligand_efficiency: obj(
+    "Ligand efficiency indices, or null.",
+    { le: nnum("LE."), lle: nnum("LLE (lipophilic efficiency)."), bei: nnum("BEI."), sei: nnum("SEI.") },
+    true,
+  ),
+  bao_label: nstr("BioAssay Ontology format label."),
+  action_type: nstr("Action type (e.g. INHIBITOR), or null."),
+  src_id: nint("ChEMBL source ID."),
+});
+
+export function renderBioactivities(r: BioactivitiesResult): string {
+  const f = r.applied_filters;
+  const lines = [
+    `**ChEMBL bioactivities** (${mdInline(r.potency_view)})`,
+    mdFields([
+      ["molecule_chembl_id", f.molecule_chembl_id],
+      ["parent_molecule_chembl_id", f.parent_molecule_chembl_id],
+      ["include_alternate_forms", f.include_alternate_forms],
+      ["target_chembl_id", f.target_chembl_id],
+      ["standard_type", f.standard_type],
+      ["pchembl_value_min", f.pchembl_value_min],
+      ["assay_type", f.assay_type],
+      ["organism", f.organism],
+      ["variant", f.variant],
+    ]),
+    mdFields([
+      ["returned", r.returned],
+      ["offset", r.offset],
+      ["total_count", r.total_count],
+      ["nextCursor", r.nextCursor],
+      ["standard_types", r.standard_types.length > 0 ? r.standard_types.join(", ") : null],
+    ]),
+  ];
+  if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  lines.push("", "**Activities**");
+  if (r.activities.length === 0) lines.push("- none");
+  for (const a of r.activities) {
+    lines.push(
+      mdFields([
+        ["activity_id", a.activity_id],
+        ["molecule_chembl_id", a.molecule_chembl_id],
+        ["parent_molecule_chembl_id", a.parent_molecule_chembl_id],
+        ["molecule_pref_name", a.molecule_pref_name],
+        ["target_chembl_id", a.target_chembl_id],
+        ["target_pref_name", a.target_pref_name],
+        ["target_organism", a.target_organism],
+        ["target_tax_id", a.target_tax_id],
+      ]),
+      mdFields(
+        [
+          ["standard_type", a.standard_type],
+          ["standard_relation", a.standard_relation],
+          ["standard_value", a.standard_value],
+          ["standard_upper_value", a.standard_upper_value],
+          ["standard_units", a.standard_units],
+          ["pchembl_value", a.pchembl_value],
+          ["type", a.type],
+          ["relation", a.relation],
+          ["value", a.value],
+          ["units", a.units],
+        ],
+        "  ",
+      ),
+      mdFields(
+        [
+          ["assay_chembl_id", a.assay_chembl_id],
+          ["assay_type", a.assay_type],
+          ["assay_variant_mutation", a.assay_variant_mutation],
+          ["assay_variant_accession", a.assay_variant_accession],
+          ["bao_label", a.bao_label],
+          ["action_type", a.action_type],
+          ["assay_description", a.assay_description],
+        ],
+        "  ",
+      ),
+      mdFields(
+        [
+          ["document_chembl_id", a.document_chembl_id],
+          ["document_journal", a.document_journal],
+          ["document_year", a.document_year],
+          ["src_id", a.src_id],
+          ["activity_comment", a.activity_comment],
+          ["data_validity_comment", a.data_validity_comment],
+          ["data_validity_description", a.data_validity_description],
+          ["potential_duplicate", a.potential_duplicate],
+        ],
+        "  ",
+      ),
+      mdFields(
+        [
+          ["le", a.ligand_efficiency?.le ?? null],
+          ["lle", a.ligand_efficiency?.lle ?? null],
+          ["bei", a.ligand_efficiency?.bei ?? null],
+          ["sei", a.ligand_efficiency?.sei ?? null],
+          ["canonical_smiles", { code: a.canonical_smiles }],
+        ],
+        "  ",
+      ),
+    );
+  }
+  lines.push("", mdSource(r.source));
+  return lines.join("\n");
+}
+
+export function createChemblGetBioactivitiesTool(service: () => ChemblService = getChemblService): ServiceTool<Args, BioactivitiesResult> {
+  return {
+    kind: "service",
+    name: "chembl_get_bioactivities",
+    title: "ChEMBL: bioactivities",
+    description:
+      "Bioactivity measurements linking compounds and targets: for a molecule, a target, or both (the compound-target pair). " +
+      "potency_view potency_ranked (default) holds the measurements with a pchembl_value, best first; null_potency holds exactly the " +
+      "others (inactive, censored >/<, percent inhibition, non-molar): read both before calling a compound inactive or selective. " +
+      "pchembl_value is comparable only within one standard_type: filter standard_type (IC50, Ki, ...) before ranking. " +
+      "include_alternate_forms widens a molecule to its family (salts and forms, by parent); variant keeps wild_type or one mutation " +
+      "(T790M). Rows carry assay_chembl_id (chembl_get_assay) and document_chembl_id (chembl_get_documents). Page with nextCursor.",
+    annotations: CHEMBL_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        molecule_chembl_id: chemblIdProperty("The compound (CHEMBL25), any case. Give it, target_chembl_id, or both."),
+        target_chembl_id: chemblIdProperty("The target (CHEMBL203, from chembl_search_targets), any case."),
+        potency_view: {
+          type: "string",
+          enum: ["potency_ranked", "null_potency", ""],
+          description: "potency_ranked (default): rows with a pchembl_value, highest first. null_potency: exactly the rows without one, by activity_id.",
+        },
+        standard_type: textProperty("Measurement type, any case: IC50, Ki, Kd, EC50, Inhibition, ...", 60),
+        pchembl_value_min: { type: "number", minimum: 0, maximum: 15, description: "potency_ranked only: keep rows with pchembl_value at least this (6 = 1 µM, 7 = 100 nM)." },
+        assay_type: { type: "string", enum: ["B", "F", "A", "T", "P", "U", ""], description: "B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified." },
+        organism: textProperty("Target organism, exact name in any case (Homo sapiens).", 120),
+        variant: textProperty(
+          "wild_type keeps measurements on assays with no recorded variant; a mutation as ChEMBL writes it (T790M, or L858R,T790M for a double mutant) keeps that one; omit for all.",
+          200,
+        ),
+        include_alternate_forms: { type: "boolean", description: "With molecule_chembl_id: include the measurements of every form of its family (the parent, salts, hydrates), not only that form's." },
+        limit: { type: "integer", minimum: 1, maximum: MAX_INLINE_ACTIVITIES, description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 50).` },
+        cursor: cursorProperty(),
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        activities: arr("The measurements of this page, in the view's order.", ACTIVITY_SCHEMA),
+        potency_view: { type: "string", enum: ["potency_ranked", "null_potency"], description: "The view read." },
+        returned: int("Rows in this page."),
+        offset: int("Position of this page's first row in the view."),
+        total_count: { type: ["integer", "null"], minimum: 0, description: "Rows in the whole view, as ChEMBL counts them." },
+        nextCursor: nstr("Pass as cursor for the next page; null on the last page."),
+        applied_filters: obj("The filters as applied (IDs canonical; the family parent when alternate forms are included).", {
+          molecule_chembl_id: nstr("The molecule asked for."),
+          parent_molecule_chembl_id: nstr("The family parent filtered on (include_alternate_forms), or null."),
+          include_alternate_forms: { type: "boolean", description: "Whether the family was included." },
+          target_chembl_id: nstr("Target filter."),
+          standard_type: nstr("Measurement type filter."),
+          pchembl_value_min: nnum("Minimum pchembl_value."),
+          assay_type: nstr("Assay type filter."),
+          organism: nstr("Organism filter."),
+          variant: nstr("wild_type, a mutation, or null (all)."),
+        }),
+        standard_types: arr("The distinct standard_type values in this page (compare pchembl_value only within one).", { type: "string", description: "A standard type." }),
+        notice: nstr("Guidance about this result (mixed types, empty view, duplicates), or null."),
+        source: SOURCE_SCHEMA,
+      },
+      required: ["activities", "potency_view", "returned", "offset", "total_count", "nextCursor", "applied_filters", "standard_types", "notice", "source"],
+      additionalProperties: false,
+    },
+    errors: ["NOT_FOUND", ...CHEMBL_ERRORS],
+    budgetMs: CHEMBL_BUDGET_MS,
+    content: markdownContent(renderBioactivities),
+    async run(args, ctx) {
+      service().assertOnline();
+      const moleculeChemblId = optionalChemblId(args.molecule_chembl_id);
+      const targetChemblId = optionalChemblId(args.target_chembl_id);
+      if (!moleculeChemblId && !targetChemblId) {
+        throw new ToolError("INVALID_ARGUMENTS", "Give molecule_chembl_id, target_chembl_id, or both", { path: "/molecule_chembl_id" }, "Find IDs with chembl_search_molecules or chembl_search_targets first.");
+      }
+      const view: PotencyView = (optionalText(args.potency_view) as PotencyView | undefined) ?? "potency_ranked";
+      const pchemblMin = optionalNumber(args.pchembl_value_min);
+      if (pchemblMin !== undefined && view === "null_potency") {
+        throw new ToolError(
+          "INVALID_ARGUMENTS",
+          "pchembl_value_min cannot apply to the null_potency view (its rows have no pchembl_value)",
+          { path: "/pchembl_value_min" },
+          "Drop pchembl_value_min, or use potency_view potency_ranked.",
+        );
+      }
+      const includeAlternateForms = args.include_alternate_forms === true && moleculeChemblId !== undefined;
+      const standardType = optionalText(args.standard_type);
+      const assayType = optionalText(args.assay_type);
+      const organism = optionalText(args.organism);
+      const variant = parseVariant(optionalText(args.variant));
+      const limit = args.limit ?? 50;
+      const query: ActivityQuery & { includeAlternateForms: boolean } = {
+        moleculeChemblId,
+        targetChemblId,
+        view,
+        standardType,
+        pchemblMin,
+        assayType,
+        organism,
+        variant,
+        includeAlternateForms,
+      };
+      const fingerprint = queryFingerprint(["activities", query]);
+      const offset = decodeCursor(optionalText(args.cursor), fingerprint);
+      const page = await service().activityPage(query, offset, limit, callOptions(ctx));
+      const returned = page.activities.length;
+      const end = offset + returned;
+      const more = page.total_count !== null ? end < page.total_count : returned === limit;
+      const standardTypes = [...new Set(page.activities.map((a) => a.standard_type).filter((t): t is string => t !== null))].sort();
+      const notices: string[] = [];
+      if (returned === 0 && offset === 0) {
+        notices.push(
+          view === "potency_ranked"
+            ? "No measurement with a pchembl_value matched; the null_potency view may hold inactive or non-molar results."
+            : "No measurement without a pchembl_value matched; see the potency_ranked view.",
+        );
+        if (moleculeChemblId && !includeAlternateForms) notices.push("A salt or parent form may hold the data: retry with include_alternate_forms.");
+      }
+      if (view === "potency_ranked" && standardTypes.length > 1) {
+        notices.push(`This page mixes standard types (${standardTypes.join(", ")}): compare pchembl_value only within one; filter standard_type.`);
+      }
+      if (page.activities.some((a) => a.potential_duplicate === true)) notices.push("Some rows are flagged potential_duplicate (likely repeats of another measurement).");
+      const variantLabel = variant === undefined ? null : variant.kind === "wild_type" ? "wild_type" : variant.mutation;
+      return {
+        activities: page.activities,
+        potency_view: view,
+        returned,
+        offset,
+        total_count: page.total_count,
+        nextCursor: more && returned > 0 ? encodeCursor(end, fingerprint) : null,
+        applied_filters: {
+          molecule_chembl_id: moleculeChemblId ?? null,
+          parent_molecule_chembl_id: page.query.parentMoleculeChemblId ?? null,
+          include_alternate_forms: includeAlternateForms,
+          target_chembl_id: targetChemblId ?? null,
+          standard_type: standardType ?? null,
+          pchembl_value_min: pchemblMin ?? null,
+          assay_type: assayType ?? null,
+          organism: organism ?? null,
+          variant: variantLabel,
+        },
+        standard_types: standardTypes,
+        notice: notices.length > 0 ? notices.join(" ") : null,
+        source: page.source,
+      };
+    },
+  };
+}
+
+export const chemblGetBioactivitiesTool = createChemblGetBioactivitiesTool();

@@ -1,0 +1,130 @@
+import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "../domain/chembl/inputs.js";
+import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, callOptions, markdownContent, nint, nstr, obj } from "../domain/chembl/schema.js";
+import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
+import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
+import type { ChemblDocument, Source } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  document_chembl_ids?: string | string[];
+  document_chembl_id?: string | string[];
+}
+
+export interface DocumentsResult {
+  documents: ChemblDocument[];
+  not_found_ids: string[];
+  deferred_ids: string[];
+  notice: string | null;
+  source: Source;
+  [k: string]: unknown;
+}
+
+const ID_LIST = (ids: string[]) => (ids.length > 0 ? ids.join(", ") : "none");
+
+export function renderDocuments(r: DocumentsResult): string {
+  const lines = ["**ChEMBL documents**"];
+  if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  lines.push(`- not_found_ids: ${mdInline(ID_LIST(r.not_found_ids))}`, `- deferred_ids: ${mdInline(ID_LIST(r.deferred_ids))}`, "");
+  for (const d of r.documents) {
+    lines.push(
+      `**${mdInline(d.document_chembl_id ?? "document")}**`,
+      `- title: ${d.title === null ? "null" : mdInline(d.title)}`,
+      `- authors: ${d.authors === null ? "null" : mdInline(d.authors)}`,
+      mdFields([
+        ["document_chembl_id", d.document_chembl_id],
+        ["doc_type", d.doc_type],
+        ["journal", d.journal],
+        ["journal_full_title", d.journal_full_title],
+        ["year", d.year],
+        ["volume", d.volume],
+        ["issue", d.issue],
+        ["first_page", d.first_page],
+        ["last_page", d.last_page],
+      ]),
+      mdFields([
+        ["pubmed_id", d.pubmed_id],
+        ["doi", d.doi],
+        ["patent_id", d.patent_id],
+        ["src_id", d.src_id],
+        ["abstract_truncated", d.abstract_truncated],
+      ]),
+      `- abstract: ${d.abstract === null ? "null" : mdInline(d.abstract)}`,
+      "",
+    );
+  }
+  lines.push(mdSource(r.source));
+  return lines.join("\n");
+}
+
+const DOCUMENT_SCHEMA = obj("One document.", {
+  document_chembl_id: nstr("ChEMBL document ID."),
+  doc_type: nstr("PUBLICATION, PATENT, DATASET, BOOK, ..."),
+  title: nstr("Title."),
+  authors: nstr("Authors as ChEMBL lists them."),
+  journal: nstr("Journal (abbreviated)."),
+  journal_full_title: nstr("Journal, full title."),
+  year: nint("Publication year."),
+  volume: nstr("Volume."),
+  issue: nstr("Issue."),
+  first_page: nstr("First page."),
+  last_page: nstr("Last page."),
+  pubmed_id: nint("PubMed ID (follow it in a literature tool)."),
+  doi: nstr("DOI."),
+  patent_id: nstr("Patent number (patents)."),
+  abstract: nstr(`Abstract, cut at about ${MAX_ABSTRACT_CHARS} characters (see abstract_truncated).`),
+  abstract_truncated: { type: "boolean", description: "Whether the abstract was cut." },
+  src_id: nint("ChEMBL source ID."),
+});
+
+export function createChemblGetDocumentsTool(service: () => ChemblService = getChemblService): ServiceTool<Args, DocumentsResult> {
+  return {
+    kind: "service",
+    name: "chembl_get_documents",
+    title: "ChEMBL: documents",
+    description:
+      "The publication, patent or dataset behind a bioactivity row's or an assay's document_chembl_id, for one document or a shortlist: " +
+      "title, authors, journal, year, volume and pages, PubMed ID, DOI, patent number and the abstract (cut at about " +
+      `${MAX_ABSTRACT_CHARS} characters). Give document_chembl_ids (a lone string or a list of up to ${ID_LIST_CEILING}, any case); the ` +
+      `first ${ID_LOOKUP_CAP} distinct IDs are looked up in one request, the rest come back in deferred_ids, and IDs ChEMBL does not ` +
+      "hold in not_found_ids. Follow the PMID or DOI in a literature tool.",
+    annotations: CHEMBL_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        document_chembl_ids: chemblIdListProperty(`ChEMBL document IDs (CHEMBL1137930), a list of 1 to ${ID_LIST_CEILING} or one string, any case.`),
+        document_chembl_id: chemblIdListProperty("Alias of document_chembl_ids (one ID or a list)."),
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        documents: arr("The documents found, in the order their IDs were given.", DOCUMENT_SCHEMA),
+        not_found_ids: arr("IDs looked up that ChEMBL holds no document for.", { type: "string", description: "A document ID." }),
+        deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, { type: "string", description: "A document ID." }),
+        notice: nstr("Present when IDs were not found or deferred."),
+        source: SOURCE_SCHEMA,
+      },
+      required: ["documents", "not_found_ids", "deferred_ids", "notice", "source"],
+      additionalProperties: false,
+    },
+    errors: CHEMBL_ERRORS,
+    budgetMs: CHEMBL_BUDGET_MS,
+    content: markdownContent(renderDocuments),
+    async run(args, ctx) {
+      service().assertOnline();
+      const ids = chemblIdList(args as Record<string, unknown>, "document_chembl_ids", "document_chembl_id");
+      const lookup = await service().getDocuments(ids, callOptions(ctx));
+      return {
+        documents: lookup.items,
+        not_found_ids: lookup.not_found_ids,
+        deferred_ids: lookup.deferred_ids,
+        notice: batchNotice("document", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
+        source: lookup.source,
+      };
+    },
+  };
+}
+
+export const chemblGetDocumentsTool = createChemblGetDocumentsTool();

@@ -1,0 +1,335 @@
+import { ToolError } from "../domain/errors.js";
+import { chemblIdProperty, optionalChemblId } from "../domain/chembl/inputs.js";
+import { mdFields, mdInline, mdRefs, mdSource } from "../domain/chembl/markdown.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  REFS_SCHEMA,
+  SECTION_STATUS_SCHEMA,
+  SOURCE_SCHEMA,
+  arr,
+  callOptions,
+  markdownContent,
+  nbool,
+  nint,
+  nnum,
+  nstr,
+  obj,
+} from "../domain/chembl/schema.js";
+import { getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
+import type { Indication, Mechanism, Source, Warning } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  molecule_chembl_id: string;
+}
+
+interface SectionStatus {
+  status: Section<unknown>["status"];
+  total_count: number | null;
+  error_code: string | null;
+}
+
+export interface DrugInfoResult {
+  molecule_chembl_id: string;
+  pref_name: string | null;
+  molecule_type: string | null;
+  parent_chembl_id: string;
+  max_phase: number | null;
+  first_approval: number | null;
+  withdrawn: boolean | null;
+  black_box_warning: boolean | null;
+  family: FamilyForm[];
+  family_status: SectionStatus;
+  mechanisms: Mechanism[];
+  mechanisms_status: SectionStatus;
+  indications: Indication[];
+  indications_status: SectionStatus;
+  warnings: Warning[];
+  warnings_status: SectionStatus;
+  notice: string | null;
+  source: Source;
+  [k: string]: unknown;
+}
+
+function statusOf(s: Section<unknown>): SectionStatus {
+  return { status: s.status, total_count: s.total_count, error_code: s.error_code };
+}
+
+function renderStatus(name: string, s: SectionStatus): string {
+  return mdFields([
+    [`${name}.status`, s.status],
+    [`${name}.total_count`, s.total_count],
+    [`${name}.error_code`, s.error_code],
+  ]);
+}
+
+export function renderDrugInfo(r: DrugInfoResult): string {
+  const lines = [
+    "**ChEMBL drug information**",
+    mdFields([
+      ["molecule_chembl_id", r.molecule_chembl_id],
+      ["pref_name", r.pref_name],
+      ["molecule_type", r.molecule_type],
+      ["parent_chembl_id", r.parent_chembl_id],
+    ]),
+    mdFields([
+      ["max_phase", r.max_phase],
+      ["first_approval", r.first_approval],
+      ["withdrawn", r.withdrawn],
+      ["black_box_warning", r.black_box_warning],
+    ]),
+  ];
+  if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  lines.push("", "**Family** (the parent and its forms)", renderStatus("family", r.family_status));
+  for (const f of r.family) {
+    lines.push(
+      mdFields(
+        [
+          ["molecule_chembl_id", f.molecule_chembl_id],
+          ["pref_name", f.pref_name],
+          ["is_parent", f.is_parent],
+          ["max_phase", f.max_phase],
+          ["first_approval", f.first_approval],
+          ["withdrawn_flag", f.withdrawn_flag],
+          ["black_box_warning", f.black_box_warning],
+        ],
+        "  ",
+      ),
+    );
+  }
+  lines.push("", "**Mechanisms**", renderStatus("mechanisms", r.mechanisms_status));
+  for (const m of r.mechanisms) {
+    lines.push(
+      mdFields(
+        [
+          ["mechanism_of_action", m.mechanism_of_action],
+          ["action_type", m.action_type],
+          ["target_chembl_id", m.target_chembl_id],
+          ["target_pref_name", m.target_pref_name],
+          ["target_type", m.target_type],
+          ["molecule_chembl_id", m.molecule_chembl_id],
+          ["parent_molecule_chembl_id", m.parent_molecule_chembl_id],
+          ["mec_id", m.mec_id],
+          ["max_phase", m.max_phase],
+          ["direct_interaction", m.direct_interaction],
+          ["disease_efficacy", m.disease_efficacy],
+          ["molecular_mechanism", m.molecular_mechanism],
+          ["mechanism_comment", m.mechanism_comment],
+          ["selectivity_comment", m.selectivity_comment],
+          ["binding_site_comment", m.binding_site_comment],
+        ],
+        "  ",
+      ),
+      ...mdRefs(m.refs, "    "),
+    );
+  }
+  lines.push("", "**Indications**", renderStatus("indications", r.indications_status));
+  for (const i of r.indications) {
+    lines.push(
+      mdFields(
+        [
+          ["mesh_heading", i.mesh_heading],
+          ["mesh_id", i.mesh_id],
+          ["efo_term", i.efo_term],
+          ["efo_id", i.efo_id],
+          ["max_phase_for_ind", i.max_phase_for_ind],
+          ["molecule_chembl_id", i.molecule_chembl_id],
+          ["parent_molecule_chembl_id", i.parent_molecule_chembl_id],
+          ["drugind_id", i.drugind_id],
+        ],
+        "  ",
+      ),
+      ...mdRefs(i.refs, "    "),
+    );
+  }
+  lines.push("", "**Warnings**", renderStatus("warnings", r.warnings_status));
+  for (const w of r.warnings) {
+    lines.push(
+      mdFields(
+        [
+          ["warning_type", w.warning_type],
+          ["warning_class", w.warning_class],
+          ["warning_description", w.warning_description],
+          ["warning_country", w.warning_country],
+          ["warning_year", w.warning_year],
+          ["efo_term", w.efo_term],
+          ["efo_id", w.efo_id],
+          ["molecule_chembl_id", w.molecule_chembl_id],
+          ["parent_molecule_chembl_id", w.parent_molecule_chembl_id],
+          ["warning_id", w.warning_id],
+        ],
+        "  ",
+      ),
+      ...mdRefs(w.refs, "    "),
+    );
+  }
+  lines.push("", mdSource(r.source));
+  return lines.join("\n");
+}
+
+const FAMILY_FORM_SCHEMA = obj("One form of the family.", {
+  molecule_chembl_id: nstr("The form's ChEMBL ID."),
+  pref_name: nstr("Its name."),
+  is_parent: nbool("Whether it is the parent."),
+  max_phase: nnum("Its own max_phase."),
+  first_approval: nint("Its own first approval year."),
+  withdrawn_flag: nbool("Its withdrawn flag."),
+  black_box_warning: nbool("Its black-box warning flag."),
+});
+
+const MECHANISM_SCHEMA = obj("One mechanism of action.", {
+  mec_id: nint("ChEMBL mechanism ID."),
+  molecule_chembl_id: nstr("The form the record hangs off (a salt or the parent)."),
+  parent_molecule_chembl_id: nstr("Its parent."),
+  target_chembl_id: nstr("The target acted on."),
+  target_pref_name: nstr("Target name (null when the name lookup failed)."),
+  target_type: nstr("Target type."),
+  mechanism_of_action: nstr("Mechanism, e.g. Cyclooxygenase inhibitor."),
+  action_type: nstr("INHIBITOR, AGONIST, ANTAGONIST, ..."),
+  direct_interaction: nbool("Whether the drug binds the target directly."),
+  disease_efficacy: nbool("Whether the target is thought to drive the efficacy."),
+  molecular_mechanism: nbool("Whether the mechanism is molecular."),
+  max_phase: nnum("Max phase recorded with the mechanism."),
+  mechanism_comment: nstr("Curator comment."),
+  selectivity_comment: nstr("Selectivity comment."),
+  binding_site_comment: nstr("Binding site comment."),
+  refs: REFS_SCHEMA,
+});
+
+const INDICATION_SCHEMA = obj("One indication.", {
+  drugind_id: nint("ChEMBL indication ID."),
+  molecule_chembl_id: nstr("The form it hangs off."),
+  parent_molecule_chembl_id: nstr("Its parent."),
+  mesh_id: nstr("MeSH ID."),
+  mesh_heading: nstr("MeSH heading."),
+  efo_id: nstr("EFO ID."),
+  efo_term: nstr("EFO term."),
+  max_phase_for_ind: nnum("Highest phase reached for this indication."),
+  refs: REFS_SCHEMA,
+});
+
+const WARNING_SCHEMA = obj("One warning (withdrawal, black box).", {
+  warning_id: nint("ChEMBL warning ID."),
+  molecule_chembl_id: nstr("The form it hangs off."),
+  parent_molecule_chembl_id: nstr("Its parent."),
+  warning_type: nstr("Withdrawn, Black Box Warning, ..."),
+  warning_class: nstr("Class, e.g. Hepatotoxicity, Cardiotoxicity."),
+  warning_description: nstr("Description."),
+  warning_country: nstr("Country or countries."),
+  warning_year: nint("Year."),
+  efo_term: nstr("EFO term of the adverse effect."),
+  efo_id: nstr("EFO ID."),
+  refs: REFS_SCHEMA,
+});
+
+export function createChemblGetDrugInfoTool(service: () => ChemblService = getChemblService): ServiceTool<Args, DrugInfoResult> {
+  return {
+    kind: "service",
+    name: "chembl_get_drug_info",
+    title: "ChEMBL: drug information",
+    description:
+      "Drug pharmacology for one molecule: mechanisms of action with their targets, clinical indications (MeSH/EFO with the phase " +
+      "reached for each), and withdrawal and black-box warnings, read across the molecule's family (its parent and that parent's salts " +
+      "and alternate forms, where ChEMBL files them), beside the queried form's own max_phase and first_approval (never borrowed from " +
+      "the family). withdrawn and black_box_warning are true when any form or warning says so: a withdrawn drug keeps max_phase 4. " +
+      "Each section says complete, truncated or failed (a failed section is absent, not empty).",
+    annotations: CHEMBL_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        molecule_chembl_id: chemblIdProperty("The drug, salt or parent (CHEMBL25), any case; from chembl_search_molecules."),
+      },
+      required: ["molecule_chembl_id"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        molecule_chembl_id: { type: "string", description: "The molecule asked about." },
+        pref_name: nstr("Its name."),
+        molecule_type: nstr("Small molecule, Protein, Antibody, ..."),
+        parent_chembl_id: { type: "string", description: "The family parent the sections were read across." },
+        max_phase: nnum("The queried form's own max phase (4 approved, kept after a withdrawal)."),
+        first_approval: nint("The queried form's own first approval year."),
+        withdrawn: nbool("True when any form is flagged withdrawn or ChEMBL holds a Withdrawn warning; false only when everything was read and none says so; else null."),
+        black_box_warning: nbool("The same rule for black-box warnings."),
+        family: arr("The parent and its forms, each with its own phase and flags.", FAMILY_FORM_SCHEMA),
+        family_status: SECTION_STATUS_SCHEMA("the family"),
+        mechanisms: arr("Mechanisms of action across the family.", MECHANISM_SCHEMA),
+        mechanisms_status: SECTION_STATUS_SCHEMA("the mechanisms"),
+        indications: arr("Indications across the family.", INDICATION_SCHEMA),
+        indications_status: SECTION_STATUS_SCHEMA("the indications"),
+        warnings: arr("Warnings across the family.", WARNING_SCHEMA),
+        warnings_status: SECTION_STATUS_SCHEMA("the warnings"),
+        notice: nstr("Guidance (failed sections, withdrawal caveat), or null."),
+        source: SOURCE_SCHEMA,
+      },
+      required: [
+        "molecule_chembl_id",
+        "pref_name",
+        "molecule_type",
+        "parent_chembl_id",
+        "max_phase",
+        "first_approval",
+        "withdrawn",
+        "black_box_warning",
+        "family",
+        "family_status",
+        "mechanisms",
+        "mechanisms_status",
+        "indications",
+        "indications_status",
+        "warnings",
+        "warnings_status",
+        "notice",
+        "source",
+      ],
+      additionalProperties: false,
+    },
+    errors: ["NOT_FOUND", ...CHEMBL_ERRORS],
+    budgetMs: CHEMBL_BUDGET_MS,
+    content: markdownContent(renderDrugInfo),
+    async run(args, ctx) {
+      service().assertOnline();
+      const id = optionalChemblId(args.molecule_chembl_id);
+      if (!id) throw new ToolError("INVALID_ARGUMENTS", "molecule_chembl_id is required", { path: "/molecule_chembl_id" });
+      const info = await service().drugInfo(id, callOptions(ctx));
+      const notices: string[] = [];
+      const failed = (
+        [
+          ["family", info.family],
+          ["mechanisms", info.mechanisms],
+          ["indications", info.indications],
+          ["warnings", info.warnings],
+        ] as const
+      ).filter(([, s]) => s.status === "failed");
+      if (failed.length > 0) notices.push(`Could not read ${failed.map(([n, s]) => `${n} (${s.error_code})`).join(", ")}: those sections are missing, not empty; retry later.`);
+      if (info.withdrawn === true && info.molecule.max_phase === 4) notices.push("Withdrawn: max_phase 4 records a past approval, not current marketing.");
+      if (info.parent_chembl_id !== id) notices.push(`${id} is a form of ${info.parent_chembl_id}; mechanisms, indications and warnings were read across that family.`);
+      return {
+        molecule_chembl_id: info.molecule.molecule_chembl_id ?? id,
+        pref_name: info.molecule.pref_name,
+        molecule_type: info.molecule.molecule_type,
+        parent_chembl_id: info.parent_chembl_id,
+        max_phase: info.molecule.max_phase,
+        first_approval: info.molecule.first_approval,
+        withdrawn: info.withdrawn,
+        black_box_warning: info.black_box_warning,
+        family: info.family.items,
+        family_status: statusOf(info.family),
+        mechanisms: info.mechanisms.items,
+        mechanisms_status: statusOf(info.mechanisms),
+        indications: info.indications.items,
+        indications_status: statusOf(info.indications),
+        warnings: info.warnings.items,
+        warnings_status: statusOf(info.warnings),
+        notice: notices.length > 0 ? notices.join(" ") : null,
+        source: info.source,
+      };
+    },
+  };
+}
+
+export const chemblGetDrugInfoTool = createChemblGetDrugInfoTool();

@@ -1,0 +1,265 @@
+import { ToolError } from "../domain/errors.js";
+import { cursorProperty, decodeCursor, encodeCursor, optionalNumber, optionalText, queryFingerprint } from "../domain/chembl/inputs.js";
+import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  MOLECULE_ROW_SCHEMA,
+  SOURCE_SCHEMA,
+  arr,
+  callOptions,
+  int,
+  markdownContent,
+  nnum,
+  nstr,
+} from "../domain/chembl/schema.js";
+import { getChemblService, NAME_SEARCH_CEILING, SUBSTRUCTURE_CEILING, type ChemblService, type MoleculeSearchType } from "../domain/chembl/service.js";
+import { checkStructure, type StructureCheck } from "../domain/chembl/structure-check.js";
+import type { MoleculeRow, Source } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  query?: string;
+  smiles?: string;
+  search_type?: MoleculeSearchType | "";
+  similarity_threshold?: number;
+  max_phase_min?: number;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface SearchMoleculesResult {
+  search_type: MoleculeSearchType;
+  query: string | null;
+  smiles: string | null;
+  similarity_threshold: number | null;
+  max_phase_min: number | null;
+  structure_check: StructureCheck | null;
+  molecules: MoleculeRow[];
+  returned: number;
+  offset: number;
+  total_count: number | null;
+  totalCountCapped: boolean;
+  nextCursor: string | null;
+  notice: string | null;
+  source: Source;
+  [k: string]: unknown;
+}
+
+const INCHI_KEY = /^[A-Z]{14}-[A-Z]{10}-[A-Z]$/;
+const CHEMBL_ID = /^CHEMBL\d{1,12}$/;
+/** ChEMBL refuses a substructure query shorter than this. */
+const MIN_SUBSTRUCTURE_LENGTH = 5;
+
+export function renderSearchMolecules(r: SearchMoleculesResult): string {
+  const lines = [
+    `**ChEMBL molecule search** (${mdInline(r.search_type)})`,
+    mdFields([
+      ["query", r.query],
+      ["smiles", { code: r.smiles }],
+      ["similarity_threshold", r.similarity_threshold],
+      ["max_phase_min", r.max_phase_min],
+      ["structure_check", r.structure_check],
+    ]),
+    mdFields([
+      ["returned", r.returned],
+      ["offset", r.offset],
+      ["total_count", r.total_count],
+      ["totalCountCapped", r.totalCountCapped],
+      ["nextCursor", r.nextCursor],
+    ]),
+  ];
+  if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  lines.push("", "**Molecules**");
+  if (r.molecules.length === 0) lines.push("- none");
+  for (const m of r.molecules) {
+    lines.push(
+      mdFields([
+        ["molecule_chembl_id", m.molecule_chembl_id],
+        ["pref_name", m.pref_name],
+        ["parent_chembl_id", m.parent_chembl_id],
+        ["molecule_type", m.molecule_type],
+        ["max_phase", m.max_phase],
+        ["first_approval", m.first_approval],
+        ["withdrawn_flag", m.withdrawn_flag],
+        ["black_box_warning", m.black_box_warning],
+        ["therapeutic_flag", m.therapeutic_flag],
+        ["similarity", m.similarity],
+      ]),
+      mdFields(
+        [
+          ["canonical_smiles", { code: m.canonical_smiles }],
+          ["standard_inchi_key", m.standard_inchi_key],
+          ["full_molformula", m.full_molformula],
+          ["mw_freebase", m.mw_freebase],
+          ["alogp", m.alogp],
+          ["psa", m.psa],
+          ["hba", m.hba],
+          ["hbd", m.hbd],
+          ["num_ro5_violations", m.num_ro5_violations],
+          ["qed_weighted", m.qed_weighted],
+        ],
+        "  ",
+      ),
+    );
+  }
+  lines.push("", mdSource(r.source));
+  return lines.join("\n");
+}
+
+export function createChemblSearchMoleculesTool(service: () => ChemblService = getChemblService): ServiceTool<Args, SearchMoleculesResult> {
+  return {
+    kind: "service",
+    name: "chembl_search_molecules",
+    title: "ChEMBL: search molecules",
+    description:
+      "Find compounds in ChEMBL, the entry point to its data. search_type name (the default) takes a name or synonym, a ChEMBL ID or an " +
+      "InChIKey in `query`; exact, similarity and substructure take a SMILES in `smiles` (checked locally first, so a broken SMILES fails " +
+      "fast as INVALID_STRUCTURE). max_phase_min (e.g. 4 for approved drugs) applies to every search type. Each row names its family " +
+      "parent_chembl_id (a salt points to its parent: merge data on it), max_phase, structure and key properties. total_count is " +
+      "flagged totalCountCapped at ChEMBL's ceilings (10,000 name hits, 30,000 substructure hits). Page with nextCursor. " +
+      "Next: chembl_get_bioactivities or chembl_get_drug_info with a molecule_chembl_id.",
+    annotations: CHEMBL_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: {
+          type: "string",
+          maxLength: 500,
+          description: "For search_type name: a name or synonym (aspirin, Gleevec), a ChEMBL ID (CHEMBL25, any case) or a standard InChIKey.",
+        },
+        smiles: {
+          type: "string",
+          maxLength: 4000,
+          description: "For exact, similarity and substructure searches: the query structure as SMILES. Given alone, the search is exact.",
+        },
+        search_type: {
+          type: "string",
+          enum: ["name", "exact", "similarity", "substructure", ""],
+          description:
+            "name (default with query), exact (the same compound, whatever SMILES form; default with smiles), similarity (Tanimoto, see similarity_threshold) or substructure.",
+        },
+        similarity_threshold: { type: "integer", minimum: 40, maximum: 100, description: "Similarity search: minimum similarity in percent, 40 to 100 (default 70)." },
+        max_phase_min: {
+          type: "number",
+          minimum: 0,
+          maximum: 4,
+          description: "Keep molecules whose max_phase is at least this: 4 approved, 3, 2, 1, 0.5 (early phase 1). Applies to every search type.",
+        },
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Molecules per page, 1 to 100 (default 25)." },
+        cursor: cursorProperty(),
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        search_type: { type: "string", enum: ["name", "exact", "similarity", "substructure"], description: "The search that ran." },
+        query: nstr("The query as used (name searches), or null."),
+        smiles: nstr("The structure query (structure searches), or null."),
+        similarity_threshold: { type: ["integer", "null"], description: "The similarity threshold (similarity search), or null." },
+        max_phase_min: nnum("The max_phase filter, or null."),
+        structure_check: { type: ["string", "null"], enum: ["rdkit", "smiles_grammar", null], description: "How the SMILES was checked locally before the search: rdkit, or the SMILES grammar when the chemistry pool was not reachable; null for name searches." },
+        molecules: arr("The molecules of this page, in ChEMBL's order (relevance or similarity).", MOLECULE_ROW_SCHEMA),
+        returned: int("Molecules in this page."),
+        offset: int("Position of this page's first molecule in the whole result."),
+        total_count: { type: ["integer", "null"], minimum: 0, description: "Molecules matching, as ChEMBL counts them (a lower bound when totalCountCapped)." },
+        totalCountCapped: { type: "boolean", description: "True when total_count sits at ChEMBL's search ceiling: the true number may be larger; refine the query." },
+        nextCursor: nstr("Pass as cursor to get the next page; null on the last page."),
+        notice: nstr("Guidance about this result (no match, ceilings), or null."),
+        source: SOURCE_SCHEMA,
+      },
+      required: ["search_type", "query", "smiles", "similarity_threshold", "max_phase_min", "structure_check", "molecules", "returned", "offset", "total_count", "totalCountCapped", "nextCursor", "notice", "source"],
+      additionalProperties: false,
+    },
+    errors: ["INVALID_STRUCTURE", ...CHEMBL_ERRORS],
+    budgetMs: CHEMBL_BUDGET_MS,
+    content: markdownContent(renderSearchMolecules),
+    async run(args, ctx) {
+      service().assertOnline();
+      const query = optionalText(args.query);
+      let smiles = optionalText(args.smiles);
+      const requested = optionalText(args.search_type) as MoleculeSearchType | undefined;
+      const type: MoleculeSearchType = requested ?? (query === undefined && smiles !== undefined ? "exact" : "name");
+      if (type === "name") {
+        if (query === undefined) {
+          throw new ToolError("INVALID_ARGUMENTS", "A name search needs `query` (a name, ChEMBL ID or InChIKey)", { path: "/query" }, "Pass query, or pass smiles with search_type exact, similarity or substructure.");
+        }
+      } else {
+        smiles ??= query; // a structure search with the SMILES put in `query`
+        if (smiles === undefined) {
+          throw new ToolError("INVALID_ARGUMENTS", `A ${type} search needs \`smiles\``, { path: "/smiles" }, "Pass the structure as smiles, or use search_type name with a query.");
+        }
+      }
+      const maxPhaseMin = optionalNumber(args.max_phase_min);
+      const threshold = type === "similarity" ? (optionalNumber(args.similarity_threshold) ?? 70) : undefined;
+      const limit = args.limit ?? 25;
+      const nameQuery = type === "name" ? query! : undefined;
+      const by = nameQuery === undefined ? undefined : CHEMBL_ID.test(nameQuery.toUpperCase()) ? "chembl_id" : INCHI_KEY.test(nameQuery.toUpperCase()) ? "inchi_key" : "text";
+      const normalisedQuery = by === "chembl_id" || by === "inchi_key" ? nameQuery!.toUpperCase() : nameQuery;
+      if (type === "name") smiles = undefined;
+      const fingerprint = queryFingerprint(["molecules", type, normalisedQuery, smiles ?? null, threshold ?? null, maxPhaseMin ?? null]);
+      const offset = decodeCursor(optionalText(args.cursor), fingerprint);
+
+      let structureCheck: StructureCheck | null = null;
+      if (type !== "name") {
+        if (type === "substructure" && smiles!.length < MIN_SUBSTRUCTURE_LENGTH) {
+          throw new ToolError(
+            "INVALID_STRUCTURE",
+            `ChEMBL's substructure search needs a query of at least ${MIN_SUBSTRUCTURE_LENGTH} characters (got ${smiles!.length})`,
+            { reason: "too_short", min_length: MIN_SUBSTRUCTURE_LENGTH },
+            "Use a larger substructure, or a similarity search for a small fragment.",
+          );
+        }
+        structureCheck = await checkStructure(smiles!, ctx.runChemTool);
+      }
+
+      const result = await service().searchMolecules(
+        { type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset },
+        callOptions(ctx),
+      );
+      const ceiling = type === "name" && by === "text" ? NAME_SEARCH_CEILING : type === "substructure" ? SUBSTRUCTURE_CEILING : null;
+      const returned = result.molecules.length;
+      const end = offset + returned;
+      const more = result.total_count !== null ? end < result.total_count : returned === limit;
+      const reachable = ceiling === null || end < ceiling;
+      const notices: string[] = [];
+      if (returned === 0 && offset === 0) {
+        notices.push(
+          type === "name"
+            ? "No molecule matched. Try a synonym, the ChEMBL ID, an InChIKey, or a structure search."
+            : type === "exact"
+              ? "ChEMBL holds no molecule with this exact structure; try a similarity search."
+              : "No molecule matched this structure search; lower the similarity threshold or use a smaller substructure.",
+        );
+        if (maxPhaseMin !== undefined) notices.push(`Only molecules with max_phase >= ${maxPhaseMin} were kept.`);
+      }
+      if (result.totalCountCapped) {
+        notices.push(
+          `ChEMBL stops counting at ${ceiling!.toLocaleString("en-US")} ${type === "name" ? "name-search" : "substructure"} hits, so the true total may be larger` +
+            (type === "substructure" && maxPhaseMin !== undefined ? " (and the max_phase filter saw only the first hits)" : "") +
+            "; refine the query.",
+        );
+      }
+      return {
+        search_type: type,
+        query: normalisedQuery ?? null,
+        smiles: type === "name" ? null : (smiles ?? null),
+        similarity_threshold: threshold ?? null,
+        max_phase_min: maxPhaseMin ?? null,
+        structure_check: structureCheck,
+        molecules: result.molecules,
+        returned,
+        offset,
+        total_count: result.total_count,
+        totalCountCapped: result.totalCountCapped,
+        nextCursor: more && reachable && returned > 0 ? encodeCursor(end, fingerprint) : null,
+        notice: notices.length > 0 ? notices.join(" ") : null,
+        source: result.source,
+      };
+    },
+  };
+}
+
+export const chemblSearchMoleculesTool = createChemblSearchMoleculesTool();

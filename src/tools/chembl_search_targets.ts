@@ -1,0 +1,175 @@
+import { ToolError } from "../domain/errors.js";
+import { chemblIdProperty, cursorProperty, decodeCursor, encodeCursor, optionalChemblId, optionalText, queryFingerprint, textProperty } from "../domain/chembl/inputs.js";
+import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, TARGET_ROW_SCHEMA, arr, callOptions, int, markdownContent, nstr } from "../domain/chembl/schema.js";
+import { getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
+import type { Source, TargetRow } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  query?: string;
+  gene_symbol?: string;
+  accession?: string;
+  target_chembl_id?: string;
+  organism?: string;
+  target_type?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface SearchTargetsResult {
+  targets: TargetRow[];
+  matched_by: TargetMatch;
+  returned: number;
+  offset: number;
+  total_count: number | null;
+  nextCursor: string | null;
+  notice: string | null;
+  source: Source;
+  [k: string]: unknown;
+}
+
+/** UniProt accession format (uniprot.org/help/accession_numbers). */
+const UNIPROT = /^([OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9]([A-Z][A-Z0-9]{2}[0-9]){1,2})$/;
+const CHEMBL_ID = /^CHEMBL\d{1,12}$/;
+
+export function renderSearchTargets(r: SearchTargetsResult): string {
+  const lines = [
+    "**ChEMBL target search**",
+    mdFields([
+      ["matched_by", r.matched_by],
+      ["returned", r.returned],
+      ["offset", r.offset],
+      ["total_count", r.total_count],
+      ["nextCursor", r.nextCursor],
+    ]),
+  ];
+  if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  lines.push("", "**Targets**");
+  if (r.targets.length === 0) lines.push("- none");
+  for (const t of r.targets) {
+    lines.push(
+      mdFields([
+        ["target_chembl_id", t.target_chembl_id],
+        ["pref_name", t.pref_name],
+        ["target_type", t.target_type],
+        ["organism", t.organism],
+        ["tax_id", t.tax_id],
+        ["species_group_flag", t.species_group_flag],
+        ["component_count", t.component_count],
+      ]),
+    );
+    for (const c of t.components) {
+      lines.push(
+        mdFields(
+          [
+            ["accession", c.accession],
+            ["component_type", c.component_type],
+            ["relationship", c.relationship],
+            ["description", c.description],
+            ["gene_symbols", c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null],
+          ],
+          "  ",
+        ),
+      );
+    }
+  }
+  lines.push("", mdSource(r.source));
+  return lines.join("\n");
+}
+
+export function createChemblSearchTargetsTool(service: () => ChemblService = getChemblService): ServiceTool<Args, SearchTargetsResult> {
+  return {
+    kind: "service",
+    name: "chembl_search_targets",
+    title: "ChEMBL: search targets",
+    description:
+      "Resolve a protein, gene symbol or UniProt accession to the ChEMBL target ID that chembl_get_bioactivities needs. `query` takes a " +
+      "target name fragment (kinase, dopamine receptor), a UniProt accession (P00533) or a target ID (CHEMBL203); a one-word query that " +
+      "matches no name is retried as a gene symbol (EGFR). gene_symbol, accession, organism (e.g. Homo sapiens) and target_type " +
+      "(SINGLE PROTEIN for one protein; complexes and families hold the same protein too) narrow it. Each row lists its components " +
+      "with accessions and gene symbols. Page with nextCursor.",
+    annotations: CHEMBL_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: textProperty("A target name fragment (case-insensitive), a UniProt accession or a ChEMBL target ID.", 200),
+        gene_symbol: textProperty("A gene symbol, matched exactly but in any case (EGFR, KCNH2).", 40),
+        accession: textProperty("A UniProt accession (P00533).", 20),
+        target_chembl_id: chemblIdProperty("A ChEMBL target ID (CHEMBL203), any case."),
+        organism: textProperty("Organism, exact name in any case (Homo sapiens, Rattus norvegicus).", 120),
+        target_type: textProperty("ChEMBL target type, e.g. SINGLE PROTEIN, PROTEIN COMPLEX, PROTEIN FAMILY, CELL-LINE, ORGANISM.", 60),
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Targets per page, 1 to 100 (default 25)." },
+        cursor: cursorProperty(),
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        targets: arr("The targets of this page, ordered by target ChEMBL ID.", TARGET_ROW_SCHEMA),
+        matched_by: {
+          type: "string",
+          enum: ["pref_name", "gene_symbol", "accession", "target_chembl_id", "filters"],
+          description: "What the main criterion matched: the target name, a gene symbol, a UniProt accession or the target ID.",
+        },
+        returned: int("Targets in this page."),
+        offset: int("Position of this page's first target."),
+        total_count: { type: ["integer", "null"], minimum: 0, description: "Targets matching, as ChEMBL counts them." },
+        nextCursor: nstr("Pass as cursor to get the next page; null on the last page."),
+        notice: nstr("Guidance about this result, or null."),
+        source: SOURCE_SCHEMA,
+      },
+      required: ["targets", "matched_by", "returned", "offset", "total_count", "nextCursor", "notice", "source"],
+      additionalProperties: false,
+    },
+    errors: CHEMBL_ERRORS,
+    budgetMs: CHEMBL_BUDGET_MS,
+    content: markdownContent(renderSearchTargets),
+    async run(args, ctx) {
+      service().assertOnline();
+      let query = optionalText(args.query);
+      const geneSymbol = optionalText(args.gene_symbol);
+      let accession = optionalText(args.accession)?.toUpperCase();
+      let targetChemblId = optionalChemblId(args.target_chembl_id);
+      // A query shaped like an ID is used as that ID.
+      if (query && CHEMBL_ID.test(query.toUpperCase()) && !targetChemblId) {
+        targetChemblId = query.toUpperCase();
+        query = undefined;
+      } else if (query && UNIPROT.test(query.toUpperCase()) && !accession) {
+        accession = query.toUpperCase();
+        query = undefined;
+      }
+      if (!query && !geneSymbol && !accession && !targetChemblId) {
+        throw new ToolError("INVALID_ARGUMENTS", "Give query, gene_symbol, accession or target_chembl_id", { path: "/query" }, "Pass a target name, a gene symbol or a UniProt accession.");
+      }
+      const organism = optionalText(args.organism);
+      const targetType = optionalText(args.target_type)?.toUpperCase();
+      const limit = args.limit ?? 25;
+      const fingerprint = queryFingerprint(["targets", query ?? null, geneSymbol ?? null, accession ?? null, targetChemblId ?? null, organism ?? null, targetType ?? null]);
+      const offset = decodeCursor(optionalText(args.cursor), fingerprint);
+      const result = await service().searchTargets({ query, geneSymbol, accession, targetChemblId, organism, targetType, limit, offset }, callOptions(ctx));
+      const returned = result.targets.length;
+      const end = offset + returned;
+      const more = result.total_count !== null ? end < result.total_count : returned === limit;
+      const notices: string[] = [];
+      if (returned === 0 && offset === 0) notices.push("No target matched. Try a shorter name fragment, the gene symbol, the UniProt accession, or drop organism/target_type.");
+      if (result.matched_by === "gene_symbol" && query) notices.push(`No target name contains "${query}", so it was matched as a gene symbol.`);
+      if (result.targets.some((t) => t.target_type === "SINGLE PROTEIN") && result.targets.some((t) => t.target_type !== "SINGLE PROTEIN")) {
+        notices.push("The protein appears in several targets: pick the SINGLE PROTEIN one for its own measurements; complexes and families hold others.");
+      }
+      return {
+        targets: result.targets,
+        matched_by: result.matched_by,
+        returned,
+        offset,
+        total_count: result.total_count,
+        nextCursor: more && returned > 0 ? encodeCursor(end, fingerprint) : null,
+        notice: notices.length > 0 ? notices.join(" ") : null,
+        source: result.source,
+      };
+    },
+  };
+}
+
+export const chemblSearchTargetsTool = createChemblSearchTargetsTool();
