@@ -1,6 +1,6 @@
 import { computeAdmet } from "../domain/chem/admet.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 const num = (description: string) => ({ type: "number", description });
 const nullable = (description: string) => ({ type: "null", description });
@@ -51,12 +51,7 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
     "pKa or an unverifiable equation (caco2_logp, logd_74, pka_acid, pka_base, ppb_percent) are null with the reason under " +
     "methods. Use it to triage or flag compounds early; these are estimates, never measurements.",
   annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: { smiles: smilesProperty() },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
+  inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
     type: "object",
     properties: {

@@ -1,6 +1,6 @@
 import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
 import { descriptorsOf, withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 const ellipseSchema = (what: string) => ({
   type: "object",
@@ -28,12 +28,7 @@ export const boiledEggTool: ChemTool<{ smiles: string }> = {
     "each ellipse (< 1 inside) and the ellipse parameters with their source. Use it for a quick oral-absorption or CNS " +
     "triage; for a broader rule-based profile use admet_profile. A screening estimate, not a measurement; no P-gp model.",
   annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: { smiles: smilesProperty() },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
+  inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
     type: "object",
     properties: {

@@ -1,6 +1,6 @@
 import { computeProperties } from "../domain/chem/properties.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 const num = (description: string) => ({ type: "number", description });
 const int = (description: string) => ({ type: "integer", minimum: 0, description });
@@ -15,12 +15,7 @@ export const calcPropertiesTool: ChemTool<{ smiles: string }> = {
     "RDKit's QED.qed) with its eight inputs. Values equal RDKit's. Use it to profile or compare compounds; for a pass/fail " +
     "rule-of-five verdict use lipinski_check.",
   annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: { smiles: smilesProperty() },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
+  inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
     type: "object",
     properties: {

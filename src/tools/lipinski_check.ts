@@ -1,5 +1,5 @@
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 /**
  * Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 1997, 23, 3-25): MW <= 500, logP <= 5,
@@ -24,12 +24,7 @@ export const lipinskiCheckTool: ChemTool<{ smiles: string }> = {
     "Returns passes (all four rules met, the reference's verdict), the number of violations, passes_ro5 (at most one violation, " +
     "Lipinski's own criterion), a per-rule breakdown with value and limit, and the values used.",
   annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: { smiles: smilesProperty() },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
+  inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
     type: "object",
     properties: {

@@ -1,6 +1,6 @@
 import { ALERT_SETS, screenAlerts, type AlertSetName } from "../domain/chem/alerts.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 /** The shared shape of pains_check and brenk_check: one alert set screened the way RDKit's FilterCatalog does. */
 export function alertCheckTool(set: AlertSetName, meta: { name: string; title: string; description: string; familyDescription: string }): ChemTool<{ smiles: string }> {
@@ -11,12 +11,7 @@ export function alertCheckTool(set: AlertSetName, meta: { name: string; title: s
     title: meta.title,
     description: meta.description,
     annotations: READ_ONLY_LOCAL,
-    inputSchema: {
-      type: "object",
-      properties: { smiles: smilesProperty() },
-      required: ["smiles"],
-      additionalProperties: false,
-    },
+    inputSchema: SMILES_ONLY_INPUT,
     outputSchema: {
       type: "object",
       properties: {

@@ -1,5 +1,5 @@
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 interface Args {
   smiles: string;
@@ -14,12 +14,7 @@ export const parseSmilesTool: ChemTool<Args> = {
     "and may be wrong: an invalid SMILES answers INVALID_SMILES with RDKit's parse message (where the mistake is). " +
     "Returns valid, heavy-atom and bond counts, average molecular weight (g/mol, 3 dp) and the SMILES as RDKit writes it.",
   annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: { smiles: smilesProperty() },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
+  inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
     type: "object",
     properties: {

@@ -1,7 +1,7 @@
 import { morganGraph } from "../domain/chem/morgan.js";
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, SA_SCORE_METHOD, computeSaScore } from "../domain/chem/sascore.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 /** Scores below this count as easy to make (Ertl & Schuffenhauer: most drug-like molecules score 2-5). */
 const EASY_BELOW = 6;
@@ -22,12 +22,7 @@ export const saScoreTool: ChemTool<{ smiles: string }> = {
     "(score < 6), the fragment score, the complexity penalty with its parts, and the counts behind them. It is an estimate " +
     "from fragment statistics, not a synthesis plan.",
   annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: { smiles: smilesProperty() },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
+  inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
     type: "object",
     properties: {

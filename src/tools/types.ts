@@ -117,4 +117,12 @@ export function smilesProperty(description = "The molecule as a SMILES string, e
   return { type: "string", minLength: 1, maxLength: SMILES_MAX_LENGTH, description };
 }
 
+/** The input schema of a tool whose only argument is one molecule. */
+export const SMILES_ONLY_INPUT: JsonSchema = {
+  type: "object",
+  properties: { smiles: smilesProperty() },
+  required: ["smiles"],
+  additionalProperties: false,
+};
+
 export const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
