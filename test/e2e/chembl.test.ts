@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { CLI_PATH, ServerProcess } from "../helpers/server-process.js";
+import { CLI_PATH, MODERN_META, ServerProcess } from "../helpers/server-process.js";
 import { HttpServerProcess, modernPost } from "../helpers/http.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
 import { ASPIRIN_SMILES, CANARY } from "../fixtures/chembl/world.js";
@@ -200,6 +200,84 @@ describe("Streamable HTTP, 2026-07-28", () => {
       assert.ok(!reply.text.includes(CANARY));
     } finally {
       fake.fault = undefined;
+    }
+  });
+});
+
+describe("chembl:// resources, both eras, stdio and HTTP", () => {
+  type ReadResult = { contents: Array<{ uri: string; mimeType: string; text: string }>; ttlMs?: number; cacheScope?: string; resultType?: string };
+
+  function checkMolecule(result: ReadResult): void {
+    assert.equal(result.contents.length, 1);
+    const [c] = result.contents;
+    assert.equal(c!.mimeType, "application/json");
+    const row = JSON.parse(c!.text) as { molecule_chembl_id: string; parent_chembl_id: string; source: { release: string } };
+    assert.equal(row.molecule_chembl_id, "CHEMBL25");
+    assert.equal(row.source.release, "ChEMBL_36");
+  }
+
+  test("stdio 2026-07-28: list, templates, read, not found, sanitised fault", async () => {
+    const s = new ServerProcess(env());
+    try {
+      const meta = MODERN_META;
+      const templates = await s.request(1, "resources/templates/list", { _meta: meta }, SLOW_MACHINE_MS);
+      const uriTemplates = (templates.result!.resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate).sort();
+      assert.deepEqual(uriTemplates, ["chembl://molecule/{chembl_id}", "chembl://target/{chembl_id}"]);
+      assert.equal(templates.result!.cacheScope, "public");
+      const list = await s.request(2, "resources/list", { _meta: meta }, SLOW_MACHINE_MS);
+      assert.ok((list.result!.resources as Array<{ uri: string }>).some((r) => r.uri === "chembl://molecule/CHEMBL25"));
+      const read = await s.request(3, "resources/read", { _meta: meta, uri: "chembl://molecule/chembl25" }, SLOW_MACHINE_MS);
+      const result = read.result as unknown as ReadResult;
+      checkMolecule(result);
+      assert.equal(result.resultType, "complete");
+      assert.ok((result.ttlMs ?? 0) > 0);
+      const target = await s.request(4, "resources/read", { _meta: meta, uri: "chembl://target/CHEMBL203" }, SLOW_MACHINE_MS);
+      assert.equal((JSON.parse((target.result as unknown as ReadResult).contents[0]!.text) as { target_chembl_id: string }).target_chembl_id, "CHEMBL203");
+      const missing = await s.request(5, "resources/read", { _meta: meta, uri: "chembl://molecule/CHEMBL424242424" }, SLOW_MACHINE_MS);
+      assert.equal(missing.error!.code, -32602);
+      assert.deepEqual(missing.error!.data, { uri: "chembl://molecule/CHEMBL424242424" });
+      const bogus = await s.request(6, "resources/read", { _meta: meta, uri: "file:///etc/passwd" }, SLOW_MACHINE_MS);
+      assert.equal(bogus.error!.code, -32602);
+      fake.fault = { mode: "500-html", path: /^target/ };
+      try {
+        const failed = await s.request(7, "resources/read", { _meta: meta, uri: "chembl://target/CHEMBL1808" }, SLOW_MACHINE_MS);
+        assert.equal(failed.error!.code, -32603);
+        assert.equal((failed.error!.data as { code: string }).code, "UPSTREAM_UNAVAILABLE");
+        assert.ok(!s.lines.some((l) => l.includes(CANARY)));
+      } finally {
+        fake.fault = undefined;
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("stdio legacy 2025-11-25: initialize advertises resources; read has no cache fields", async () => {
+    const s = new ServerProcess(env());
+    try {
+      const init = await s.request(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {} }, SLOW_MACHINE_MS);
+      assert.deepEqual(init.result!.capabilities, { tools: {}, resources: {} });
+      const read = await s.request(2, "resources/read", { uri: "chembl://molecule/CHEMBL25" }, SLOW_MACHINE_MS);
+      const result = read.result as unknown as ReadResult;
+      checkMolecule(result);
+      assert.equal(result.ttlMs, undefined);
+      assert.equal(result.resultType, undefined);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("HTTP 2026-07-28: read with the Mcp-Name header carrying the uri", async () => {
+    const server = new HttpServerProcess([], env());
+    try {
+      const url = await server.url;
+      const reply = await modernPost(url, 1, "resources/read", { uri: "chembl://molecule/CHEMBL25" }, { "Mcp-Name": "chembl://molecule/CHEMBL25" });
+      assert.equal(reply.status, 200, reply.text.slice(0, 300));
+      checkMolecule((JSON.parse(reply.text) as { result: ReadResult }).result);
+      const mismatch = await modernPost(url, 2, "resources/read", { uri: "chembl://molecule/CHEMBL25" }, { "Mcp-Name": "chembl://molecule/CHEMBL1" });
+      assert.equal(mismatch.status, 400);
+    } finally {
+      await server.stop();
     }
   });
 });
