@@ -1,22 +1,27 @@
 /**
- * The tool registry: every tool module, in the order tools/list shows them. Static for the life of the
- * process (tools/list is cacheable for 24 h, public scope); test-only tools join when CHEMATIC_TEST_TOOLS is on.
+ * The tool registry: every tool module, in the order tools/list shows them (the reference's 20 tools in its
+ * order, then depiction and standardisation, then ChEMBL). Static for the life of the process (tools/list
+ * is cacheable for 24 h, public scope); test-only tools join when CHEMATIC_TEST_TOOLS is on.
  */
 import { parseBoolean } from "../config.js";
 import type { AnyTool, ChemTool } from "./types.js";
+import { nameToSmilesTool } from "./name_to_smiles.js";
 import { parseSmilesTool } from "./parse_smiles.js";
 import { canonicalSmilesTool } from "./canonical_smiles.js";
 import { calcPropertiesTool } from "./calc_properties.js";
 import { lipinskiCheckTool } from "./lipinski_check.js";
-import { admetProfileTool } from "./admet_profile.js";
-import { boiledEggTool } from "./boiled_egg.js";
+import { saScoreTool } from "./sa_score.js";
 import { painsCheckTool } from "./pains_check.js";
 import { brenkCheckTool } from "./brenk_check.js";
-import { smartsMatchTool } from "./smarts_match.js";
-import { findMcsTool } from "./find_mcs.js";
+import { admetProfileTool } from "./admet_profile.js";
+import { boiledEggTool } from "./boiled_egg.js";
 import { ecfp4Tool } from "./ecfp4.js";
 import { tanimotoTool } from "./tanimoto.js";
-import { saScoreTool } from "./sa_score.js";
+import { smartsMatchTool } from "./smarts_match.js";
+import { findMcsTool } from "./find_mcs.js";
+import { smilesToMoljsonTool } from "./smiles_to_moljson.js";
+import { moljsonToSmilesTool } from "./moljson_to_smiles.js";
+import { representationRouterTool } from "./representation_router.js";
 import { chemblSearchMoleculesTool } from "./chembl_search_molecules.js";
 import { chemblSearchTargetsTool } from "./chembl_search_targets.js";
 import { chemblGetBioactivitiesTool } from "./chembl_get_bioactivities.js";
@@ -25,7 +30,31 @@ import { chemblGetAssayTool } from "./chembl_get_assay.js";
 import { chemblGetDocumentsTool } from "./chembl_get_documents.js";
 import { testCrashTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [parseSmilesTool, canonicalSmilesTool, calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, painsCheckTool, brenkCheckTool, smartsMatchTool, findMcsTool, ecfp4Tool, tanimotoTool, saScoreTool, chemblSearchMoleculesTool, chemblSearchTargetsTool, chemblGetBioactivitiesTool, chemblGetDrugInfoTool, chemblGetAssayTool, chemblGetDocumentsTool];
+const PRODUCTION_TOOLS: readonly AnyTool[] = [
+  nameToSmilesTool,
+  parseSmilesTool,
+  canonicalSmilesTool,
+  calcPropertiesTool,
+  lipinskiCheckTool,
+  saScoreTool,
+  painsCheckTool,
+  brenkCheckTool,
+  admetProfileTool,
+  boiledEggTool,
+  ecfp4Tool,
+  tanimotoTool,
+  smartsMatchTool,
+  findMcsTool,
+  smilesToMoljsonTool,
+  moljsonToSmilesTool,
+  representationRouterTool,
+  chemblSearchMoleculesTool,
+  chemblSearchTargetsTool,
+  chemblGetBioactivitiesTool,
+  chemblGetDrugInfoTool,
+  chemblGetAssayTool,
+  chemblGetDocumentsTool,
+];
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
 

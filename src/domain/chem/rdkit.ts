@@ -27,7 +27,7 @@ export function loadRDKit(): Promise<RDKit> {
 }
 
 /** Runs `fn` with RDKit's error log captured, returning what RDKit logged alongside the result. */
-function withErrorLog<T>(rdkit: RDKit, fn: () => T): { value: T; log: string } {
+export function withErrorLog<T>(rdkit: RDKit, fn: () => T): { value: T; log: string } {
   const log = rdkit.set_log_capture("rdApp.error");
   try {
     const value = fn();

@@ -42,6 +42,9 @@ const routes: Handler = (req, res, body) => {
     case "/redirect":
       res.writeHead(302, { location: "/json" }).end();
       return;
+    case "/downgrade":
+      res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
+      return;
     case "/loop":
       res.writeHead(302, { location: "/loop" }).end();
       return;
@@ -178,6 +181,13 @@ test("https through HTTPS_PROXY: a CONNECT tunnel, TLS to the origin inside it",
   // The origin's certificate is still checked inside the tunnel.
   const untrusted = await failure(getJson(target, { timeoutMs: 3000, env: { HTTPS_PROXY: proxy.url } }));
   assert.equal(untrusted.kind, "network");
+
+  // Direct https (loopback, so no tunnel even with HTTPS_PROXY set), and no downgrade to http on a redirect.
+  const direct = await getJson<{ ok: boolean }>(`https://127.0.0.1:${tlsOrigin.port}/redirect`, { timeoutMs: 3000, env: { HTTPS_PROXY: proxy.url }, ca: certificate.cert });
+  assert.equal(direct.data.ok, true);
+  assert.equal(direct.url, `https://127.0.0.1:${tlsOrigin.port}/json`);
+  const downgrade = await failure(getJson(`https://127.0.0.1:${tlsOrigin.port}/downgrade?to=${encodeURIComponent(`${origin.url}/json`)}`, { timeoutMs: 3000, ca: certificate.cert }));
+  assert.equal(downgrade.code, "EREDIRECTS");
 
   const refused = await failure(getJson(target, { timeoutMs: 3000, env: { HTTPS_PROXY: refusing.url }, ca: certificate.cert }));
   assert.equal(refused.kind, "network");

@@ -1,0 +1,100 @@
+import { ToolError } from "../domain/errors.js";
+import { MOLJSON_MAX_ATOMS, MOLJSON_MAX_BONDS, molJsonToSmiles, parseMolJsonText, validateMolJson } from "../domain/chem/moljson.js";
+import { MAX_STRING_BYTES } from "../protocol/limits.js";
+import { READ_ONLY_LOCAL, type ChemTool, type JsonSchema } from "./types.js";
+
+interface Args {
+  json?: string | Record<string, unknown>;
+  moljson?: string | Record<string, unknown>;
+}
+
+/**
+ * The argument accepts MolJSON as an object or as a JSON string. Only the document's outline is in the schema:
+ * the atoms and bonds are checked by validateMolJson, which names the exact bad field (INVALID_MOLJSON with
+ * details.path), in the same way for both forms.
+ */
+function moljsonArgument(description: string): JsonSchema {
+  return {
+    description,
+    anyOf: [
+      {
+        type: "object",
+        description: "MolJSON as an object (the `moljson` value smiles_to_moljson returns, possibly edited).",
+        properties: {
+          format: { description: "Optional; \"chematic-moljson\" when present." },
+          version: { description: "Optional; 1 when present." },
+          atoms: {
+            type: "array",
+            maxItems: MOLJSON_MAX_ATOMS,
+            description:
+              "Atoms: {element, implicit_hydrogens, charge?, isotope?, aromatic?, radical_electrons?, chirality?: {winding: cw|ccw, neighbors: [...]}}.",
+            items: { description: "One atom (see smiles_to_moljson's outputSchema)." },
+          },
+          bonds: {
+            type: "array",
+            maxItems: MOLJSON_MAX_BONDS,
+            description: "Bonds: {atoms: [i, j], order: 1|2|3|1.5, aromatic?, dative?, stereo?: {config: cis|trans, atoms: [a, d]}}.",
+            items: { description: "One bond (see smiles_to_moljson's outputSchema)." },
+          },
+        },
+        additionalProperties: false,
+      },
+      { type: "string", minLength: 2, maxLength: MAX_STRING_BYTES, description: "MolJSON serialised as a JSON string (at most 256 KiB)." },
+    ],
+  };
+}
+
+export const moljsonToSmilesTool: ChemTool<Args> = {
+  kind: "chem",
+  name: "moljson_to_smiles",
+  title: "MolJSON graph to SMILES",
+  description:
+    "Turn a MolJSON molecule graph (as produced by smiles_to_moljson, possibly edited) back into RDKit canonical isomeric SMILES. " +
+    "Pass it as `json` (the reference's argument name) or `moljson`, exactly one of them, either as an object or as a JSON string. " +
+    "Atoms need element and implicit_hydrogens; aromatic bonds may be given as order 1.5 or as a Kekulé order with aromatic true. " +
+    "A malformed or chemically impossible graph gives INVALID_MOLJSON whose details.path points at the field to fix " +
+    "(e.g. /bonds/3/atoms/1 for an out-of-range atom index, /atoms/5 for a valence problem). Returns canonical_smiles.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      json: moljsonArgument("The MolJSON molecule, as an object or a JSON string (the reference's argument name). Give this or `moljson`."),
+      moljson: moljsonArgument("The MolJSON molecule, as an object or a JSON string. Give this or `json`."),
+    },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      canonical_smiles: { type: "string", description: "RDKit canonical isomeric SMILES of the graph." },
+      atom_count: { type: "integer", minimum: 0, description: "Atoms in the MolJSON graph." },
+      bond_count: { type: "integer", minimum: 0, description: "Bonds in the MolJSON graph." },
+    },
+    required: ["canonical_smiles", "atom_count", "bond_count"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_MOLJSON"],
+  budgetMs: 10_000,
+  run(args, { rdkit }) {
+    const given = (["json", "moljson"] as const).filter((k) => args[k] !== undefined);
+    if (given.length !== 1) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        given.length === 0 ? "moljson_to_smiles needs the MolJSON in `json` or `moljson`" : "Give the MolJSON in `json` or in `moljson`, not both",
+        { path: given.length === 0 ? "/json" : "/moljson" },
+      );
+    }
+    const argument = given[0]!;
+    const raw = args[argument]!;
+    try {
+      const moljson = validateMolJson(typeof raw === "string" ? parseMolJsonText(raw) : raw);
+      return { canonical_smiles: molJsonToSmiles(rdkit, moljson), atom_count: moljson.atoms.length, bond_count: moljson.bonds.length };
+    } catch (e) {
+      if (e instanceof ToolError && e.code === "INVALID_MOLJSON") {
+        // Name the argument too, so the path is unambiguous when read out of context.
+        throw new ToolError(e.code, e.message, { argument, ...e.details }, e.hint);
+      }
+      throw e;
+    }
+  },
+};

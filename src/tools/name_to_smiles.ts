@@ -1,0 +1,89 @@
+import { ToolError } from "../domain/errors.js";
+import { assertOnline } from "../domain/net/offline.js";
+import { NAME_MAX_LENGTH, PUBCHEM_TIMEOUT_MS, lookupName } from "../domain/net/pubchem.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  name: string;
+}
+
+export interface NameToSmilesOptions {
+  /** Request timeout (default 10 s, the reference's); injectable for tests. */
+  timeoutMs?: number;
+  /** Environment read at each call (default process.env): PUBCHEM_API_BASE_URL, CHEMATIC_OFFLINE, proxies. */
+  env?: () => NodeJS.ProcessEnv;
+  /** Extra trusted CA certificates (tests with a TLS fake). */
+  ca?: string | Buffer;
+}
+
+/** Margin left to the server between our own timeout and the call's budget. */
+const BUDGET_MARGIN_MS = 250;
+
+export function createNameToSmilesTool(options: NameToSmilesOptions = {}): ServiceTool<Args> {
+  const timeoutMs = options.timeoutMs ?? PUBCHEM_TIMEOUT_MS;
+  return {
+    kind: "service",
+    name: "name_to_smiles",
+    title: "Chemical name to SMILES (PubChem)",
+    description:
+      "Look a chemical name up in PubChem (PUG REST) and return its SMILES: common, trade, IUPAC or systematic names, synonyms and " +
+      "CAS numbers all work (e.g. aspirin, acetaminophen, 50-78-2). Use it when you have a name but need a structure for the other " +
+      "tools. The name is sent to PubChem over the network (10 s timeout). Returns name, smiles (PubChem's isomeric SMILES as PubChem " +
+      "writes it; run canonical_smiles for RDKit's canonical form), source \"PubChem\" and cid (PubChem Compound ID), plus other_cids " +
+      "when the name matches several compounds. Failures give PUBCHEM_LOOKUP_FAILED with details.reason not_found (check spelling or " +
+      "try a synonym), unavailable or timeout (retry later); OFFLINE when the server runs with CHEMATIC_OFFLINE.",
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false },
+    inputSchema: {
+      type: "object",
+      properties: {
+        name: {
+          type: "string",
+          minLength: 1,
+          maxLength: NAME_MAX_LENGTH,
+          description: "The chemical name, synonym or CAS number to look up, e.g. \"aspirin\" (1 to 500 characters).",
+        },
+      },
+      required: ["name"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        name: { type: "string", description: "The name looked up (surrounding whitespace removed)." },
+        smiles: { type: "string", description: "PubChem's isomeric SMILES for the best match (not RDKit-canonical)." },
+        source: { type: "string", const: "PubChem", description: "Always \"PubChem\"." },
+        cid: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }], description: "PubChem Compound ID of the match, or null if PubChem gave none." },
+        other_cids: {
+          type: "array",
+          items: { type: "integer", minimum: 1 },
+          maxItems: 20,
+          description: "Further compounds PubChem lists for this name (present only when there are any; at most 20).",
+        },
+      },
+      required: ["name", "smiles", "source", "cid"],
+      additionalProperties: false,
+    },
+    errors: ["PUBCHEM_LOOKUP_FAILED", "OFFLINE"],
+    budgetMs: timeoutMs + 5_000,
+    async run({ name }, { signal, deadline }) {
+      const env = options.env?.() ?? process.env;
+      assertOnline("name_to_smiles", env);
+      const trimmed = name.trim();
+      if (trimmed.length === 0) throw new ToolError("INVALID_ARGUMENTS", "The name is empty (only whitespace)", { path: "/name" });
+      // eslint-disable-next-line no-control-regex
+      if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new ToolError("INVALID_ARGUMENTS", "The name contains control characters (line breaks, tabs...)", { path: "/name" });
+      const remaining = Math.max(1, deadline - Date.now() - BUDGET_MARGIN_MS);
+      const match = await lookupName(trimmed, {
+        env,
+        signal,
+        timeoutMs: Math.min(timeoutMs, remaining),
+        ...(options.ca ? { ca: options.ca } : {}),
+      });
+      const out: Record<string, unknown> = { name: trimmed, smiles: match.smiles, source: "PubChem", cid: match.cid };
+      if (match.otherCids.length > 0) out.other_cids = match.otherCids;
+      return out;
+    },
+  };
+}
+
+export const nameToSmilesTool = createNameToSmilesTool();

@@ -1,0 +1,58 @@
+import { MOLJSON_OUTPUT_MAX_ATOMS, MOLJSON_SCHEMA, molToMolJson } from "../domain/chem/moljson.js";
+import { withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
+  kind: "chem",
+  name: "smiles_to_moljson",
+  title: "SMILES to MolJSON graph",
+  description:
+    "Convert a SMILES into MolJSON, an explicit atom/bond graph for reasoning about structure: every atom (element, formal charge, " +
+    "isotope, implicit hydrogens, aromatic flag, tetrahedral chirality with its neighbour order) and every bond (the two atom indices, " +
+    "Kekulé order 1/2/3 plus an aromatic flag, cis/trans geometry with its reference atoms), indexed from 0 in RDKit's atom order. " +
+    "Use it to count, locate or trace atoms and paths, or to edit a structure and turn it back into SMILES with moljson_to_smiles " +
+    "(the round trip keeps the canonical isomeric SMILES). Returns moljson (an object; the reference server returned it as a JSON " +
+    `string) and canonical_smiles. Molecules of up to ${MOLJSON_OUTPUT_MAX_ATOMS} atoms.`,
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: { smiles: smilesProperty() },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      moljson: MOLJSON_SCHEMA,
+      canonical_smiles: { type: "string", description: "RDKit canonical isomeric SMILES of the molecule (what moljson_to_smiles gives back)." },
+      atom_count: { type: "integer", minimum: 0, description: "Atoms in the graph (heavy atoms plus any explicit hydrogen atoms of the input)." },
+      bond_count: { type: "integer", minimum: 0, description: "Bonds in the graph." },
+      notes: {
+        type: "array",
+        items: { type: "string" },
+        description: "Present when the SMILES holds something MolJSON v1 cannot carry (non-tetrahedral stereo, atom-map numbers).",
+      },
+    },
+    required: ["moljson", "canonical_smiles", "atom_count", "bond_count"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 10_000,
+  run({ smiles }, { rdkit }) {
+    return withMol(
+      rdkit,
+      smiles,
+      (mol) => {
+        const moljson = molToMolJson(mol);
+        const canonical = mol.get_smiles();
+        const out: Record<string, unknown> = { moljson, canonical_smiles: canonical, atom_count: moljson.atoms.length, bond_count: moljson.bonds.length };
+        const notes: string[] = [];
+        if (/@(SP|TB|OH|AL)/.test(canonical)) notes.push("Non-tetrahedral stereo (@SP, @TB, @OH, @AL) is not part of MolJSON v1; moljson_to_smiles will not restore it.");
+        if (/:\d+\]/.test(canonical)) notes.push("Atom-map numbers are not part of MolJSON v1; moljson_to_smiles will not restore them.");
+        if (notes.length > 0) out.notes = notes;
+        return out;
+      },
+      { maxAtoms: MOLJSON_OUTPUT_MAX_ATOMS },
+    );
+  },
+};
