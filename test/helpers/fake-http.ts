@@ -118,13 +118,13 @@ export async function startProxy(options: { refuseConnect?: boolean } = {}): Pro
   return { port, url: `http://127.0.0.1:${port}`, seen, close: closer(server, sockets) };
 }
 
-/** A self-signed certificate for `host` made with the openssl CLI, or undefined when openssl is absent. */
+/** A self-signed certificate for `host` and 127.0.0.1 made with the openssl CLI, or undefined when openssl is absent. */
 export function makeCertificate(host: string): { key: string; cert: string } | undefined {
   const dir = mkdtempSync(join(tmpdir(), "chematic-tls-"));
   try {
     const r = spawnSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`,
+      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host},IP:127.0.0.1`,
         "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
       { encoding: "utf8" },
     );
