@@ -22,6 +22,7 @@ import { findMcsTool } from "./find_mcs.js";
 import { smilesToMoljsonTool } from "./smiles_to_moljson.js";
 import { moljsonToSmilesTool } from "./moljson_to_smiles.js";
 import { representationRouterTool } from "./representation_router.js";
+import { moleculeContextPackTool } from "./molecule_context_pack.js";
 import { chemblSearchMoleculesTool } from "./chembl_search_molecules.js";
 import { chemblSearchTargetsTool } from "./chembl_search_targets.js";
 import { chemblGetBioactivitiesTool } from "./chembl_get_bioactivities.js";
@@ -48,6 +49,7 @@ const PRODUCTION_TOOLS: readonly AnyTool[] = [
   smilesToMoljsonTool,
   moljsonToSmilesTool,
   representationRouterTool,
+  moleculeContextPackTool,
   chemblSearchMoleculesTool,
   chemblSearchTargetsTool,
   chemblGetBioactivitiesTool,
