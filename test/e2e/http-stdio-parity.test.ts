@@ -155,7 +155,7 @@ describe("2026-07-28: the same bytes over stdio and HTTP", () => {
     assert.match(await same('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', "batch"), /"code":-32600/);
     assert.match(await same(JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/list", params: { _meta: MODERN_META, s: "x".repeat(300_000) } }), "long string"), /"code":-32600/);
     assert.match(await same(JSON.stringify({ jsonrpc: "1.0", id: nextId++, method: "tools/list" }), "bad envelope"), /"code":-32600/);
-    assert.match(await same(request("resources/list"), "unknown method"), /"code":-32601/);
+    assert.match(await same(request("prompts/list"), "unknown method"), /"code":-32601/);
     assert.match(await same(request("ping"), "ping is legacy"), /"code":-32601/);
     assert.match(await same(call("no_such_tool", {}), "unknown tool"), /"code":-32602/);
     assert.match(await same(request("tools/call", { _meta: MODERN_META, name: 5 }), "malformed call"), /"code":-32602/);
