@@ -7,6 +7,11 @@ import { allTools } from "./tools/index.js";
 import { getChemblService, initChemblService } from "./domain/chembl/service.js";
 import { chemblResourceProvider } from "./domain/chembl/resources.js";
 import { CHEMBL_INSTRUCTIONS } from "./domain/chembl/instructions.js";
+import { initCanvasManager } from "./domain/canvas/canvas.js";
+import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
+import { loadSkillTree, skillResourceProvider } from "./domain/skills/skills.js";
+import { projectRoot } from "./domain/assets.js";
+import { join } from "node:path";
 import { PACKAGE } from "./version.js";
 
 export interface App {
@@ -20,20 +25,33 @@ export interface App {
 export interface AppOptions {
   /** Start chemistry workers on the first chemistry call instead of at once (one-shot CLI commands). */
   lazyWorkers?: boolean;
+  /** The folder holding the published skills (default: skills/ at the project root). */
+  skillsDir?: string;
 }
 
 export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}, options: AppOptions = {}): App {
   const config = { ...loadConfig(env), ...overrides };
   const logger = createLogger(env);
-  const pool = new WorkerPool({ size: config.workers, maxQueue: config.maxQueue, lazy: options.lazyWorkers, log: (m) => logger.warn(m) });
+  // Read before anything starts: a missing or unreadable skills folder stops start-up (ConfigError).
+  const skills = loadSkillTree(options.skillsDir ?? join(projectRoot(), "skills"));
+  const pool = new WorkerPool({
+    size: config.workers,
+    maxQueue: config.maxQueue,
+    lazy: options.lazyWorkers,
+    log: (m) => logger.warn(m),
+    // Whatever a worker prints becomes a log event (one JSON line each with CHEMATIC_LOG_FORMAT=json).
+    output: (line) => logger.warn("chemistry worker output", { text: line }),
+  });
   initChemblService(config.chembl);
+  // The DuckDB binding loads on the first spill; without it the canvas is off and start-up goes on.
+  const canvas = initCanvasManager(config.canvas, { log: (m) => logger.warn(m) });
   const server = new McpServer({
     tools: allTools(env),
-    resources: [chemblResourceProvider(getChemblService)],
-    instructions: [CHEMBL_INSTRUCTIONS],
+    resources: [chemblResourceProvider(getChemblService), skillResourceProvider(skills)],
+    instructions: [CHEMBL_INSTRUCTIONS, CANVAS_INSTRUCTIONS],
     pool,
     info: { name: PACKAGE.name, version: PACKAGE.version },
     logger,
   });
-  return { config, logger, pool, server, close: () => pool.close() };
+  return { config, logger, pool, server, close: () => Promise.all([pool.close(), canvas.close()]).then(() => undefined) };
 }

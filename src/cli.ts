@@ -5,13 +5,16 @@
  *   chematic-mcp --transport streamable-http [...]    serve HTTP at /mcp (see USAGE for the options)
  *   chematic-mcp tools                                print the tool table
  *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
+ *   chematic-mcp doctor [--json] [--timeout-ms N]     check the install and the upstreams (exit 1 when a check fails)
  *   chematic-mcp --help | --version
- * Usage errors go to stderr with exit status 2; an HTTP bind failure exits 1. Nothing but protocol is
- * ever written to stdout while serving.
+ * Usage errors and invalid environment variables go to stderr with exit status 2; an HTTP bind failure
+ * exits 1. Nothing but protocol is ever written to stdout while serving.
  */
 import { isIP } from "node:net";
-import { createApp } from "./app.js";
+import { createApp, type App } from "./app.js";
 import { ConfigError } from "./config.js";
+import { DEFAULT_DOCTOR_TIMEOUT_MS, formatReport, runDoctor } from "./doctor.js";
+import { PUBCHEM_DEFAULT_BASE_URL } from "./domain/net/pubchem.js";
 import { MODERN_VERSION } from "./protocol/meta.js";
 import { Connection } from "./server/connection.js";
 import { serveStdio } from "./transport/stdio.js";
@@ -25,6 +28,9 @@ const USAGE = `Usage:
                                           Serve MCP over HTTP at POST /mcp (no authentication)
   chematic-mcp tools                      Print the tool table
   chematic-mcp call <tool> '<json-args>'  Run one tool and print its structured result
+  chematic-mcp doctor [--json] [--timeout-ms <n>]
+                                          Check Node.js, RDKit, OpenChemLib, the data assets, DuckDB,
+                                          proxy settings and whether ChEMBL and PubChem answer
   chematic-mcp --help | --version
 
 Streamable HTTP options:
@@ -34,7 +40,8 @@ Streamable HTTP options:
   --allowed-origin <origin>   Extra browser Origin allowed, exactly scheme://host[:port] (repeatable)
   --max-concurrency <n>       Requests served at once; more get 503 with Retry-After: 1 (default ${DEFAULT_MAX_CONCURRENCY})
 
-Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT (see README).
+Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT, CHEMATIC_OFFLINE,
+CHEMBL_API_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY (see README).
 `;
 
 class UsageError extends Error {}
@@ -124,6 +131,28 @@ function parseServeArgs(args: string[]): ServeOptions {
   return options;
 }
 
+/**
+ * What the start line says about the networked tools: which upstream services they reach (and where), or
+ * that CHEMATIC_OFFLINE keeps them off. Networked tools are those marked openWorldHint.
+ */
+function networkFields(app: App): Record<string, unknown> {
+  const networked = app.server.registry.tools().filter((t) => t.annotations.openWorldHint && !t.testOnly);
+  if (networked.length === 0) return { networked: [] };
+  if (app.config.chembl.offline) return { networked: [], offline: true };
+  const services: string[] = [];
+  const fields: Record<string, unknown> = {};
+  if (networked.some((t) => t.name.startsWith("chembl_"))) {
+    services.push("ChEMBL");
+    fields.chembl_api = app.config.chembl.apiBaseUrl;
+  }
+  if (networked.some((t) => t.name === "name_to_smiles")) {
+    services.push("PubChem");
+    fields.pubchem_api = process.env.PUBCHEM_API_BASE_URL?.trim() || PUBCHEM_DEFAULT_BASE_URL;
+  }
+  for (const t of networked) if (!t.name.startsWith("chembl_") && t.name !== "name_to_smiles") services.push(t.name);
+  return { networked: services, ...fields };
+}
+
 async function serve(args: string[]): Promise<number> {
   const options = parseServeArgs(args);
   if (options.transport === "streamable-http") return serveStreamableHttp(options);
@@ -133,7 +162,12 @@ async function serve(args: string[]): Promise<number> {
     app.logger.debug(`stdout closed: ${e.code ?? e.message}`);
     process.exit(0);
   });
-  app.logger.info(`${PACKAGE.name} ${PACKAGE.version} serving MCP over stdio`, { workers: app.pool.size, transport: "stdio" });
+  app.logger.info(`${PACKAGE.name} ${PACKAGE.version} serving MCP over stdio`, {
+    version: PACKAGE.version,
+    transport: "stdio",
+    workers: app.pool.size,
+    ...networkFields(app),
+  });
   const connection = new Connection(app.server, { logger: app.logger });
   await serveStdio(connection);
   await app.close();
@@ -159,14 +193,14 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
     return 1;
   }
   // Always written, whatever the log level: it names the URL (with --port 0, the port picked).
-  process.stderr.write(
-    `chematic-mcp: Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (no authentication)\n`,
-  );
-  app.logger.info(`${PACKAGE.name} ${PACKAGE.version} serving MCP over Streamable HTTP`, {
-    workers: app.pool.size,
+  app.logger.notice(`Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (no authentication)`, {
+    version: PACKAGE.version,
     transport: "streamable-http",
+    address: transport.url,
+    workers: app.pool.size,
     max_concurrency: options.maxConcurrency,
     allowed_origins: options.allowedOrigins,
+    ...networkFields(app),
   });
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
@@ -211,7 +245,8 @@ async function callOnce(args: string[]): Promise<number> {
         arguments: toolArgs,
       },
     };
-    const connection = new Connection(app.server, { logger: app.logger });
+    // The error is printed below; no operator log line for it.
+    const connection = new Connection(app.server, { logger: app.logger, logFailures: false });
     const line = await connection.handleFrame(Buffer.from(JSON.stringify(request)));
     const response = JSON.parse(line ?? "null") as { result?: { structuredContent?: unknown; isError?: boolean }; error?: { message: string } };
     if (response.error) {
@@ -230,6 +265,23 @@ async function callOnce(args: string[]): Promise<number> {
   }
 }
 
+async function doctor(args: string[]): Promise<number> {
+  let json = false;
+  let timeoutMs = DEFAULT_DOCTOR_TIMEOUT_MS;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--json") json = true;
+    else if (a === "--timeout-ms" || a.startsWith("--timeout-ms=")) {
+      const value = a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[++i];
+      if (value === undefined) usageError("--timeout-ms needs a value");
+      timeoutMs = wholeNumber("--timeout-ms", value, 100, 120_000);
+    } else usageError(`unknown doctor option ${a}`);
+  }
+  const report = await runDoctor({ env: process.env, timeoutMs });
+  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.ok ? 0 : 1;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--help" || first === "-h") {
@@ -245,6 +297,7 @@ async function main(argv: string[]): Promise<number> {
     return printTools();
   }
   if (first === "call") return callOnce(rest);
+  if (first === "doctor") return doctor(rest);
   return serve(argv);
 }
 

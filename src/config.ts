@@ -1,5 +1,7 @@
 /** Environment configuration, parsed strictly: a bad value stops start-up naming the variable. */
 import { availableParallelism } from "node:os";
+import { realpathSync, statSync, accessSync, constants as fsConstants } from "node:fs";
+import { isAbsolute, normalize, sep } from "node:path";
 
 export class ConfigError extends Error {}
 
@@ -26,6 +28,8 @@ export interface Config {
   maxQueue: number;
   /** The ChEMBL upstream (CHEMBL_* and CHEMATIC_OFFLINE). */
   chembl: ChemblConfig;
+  /** The bioactivity canvas (CHEMATIC_CANVAS, CHEMATIC_CANVAS_DIR, CHEMBL_MAX_SPILL_ROWS, CHEMBL_DATAFRAME_DROP_ENABLED). */
+  canvas: CanvasConfig;
 }
 
 export const CHEMBL_DEFAULT_BASE_URL = "https://www.ebi.ac.uk/chembl/api/data";
@@ -63,10 +67,60 @@ export function loadChemblConfig(env: NodeJS.ProcessEnv = process.env): ChemblCo
   };
 }
 
+export interface CanvasConfig {
+  /** CHEMATIC_CANVAS: "duckdb" (default) stages large bioactivity views in DuckDB; "off" answers inline only. */
+  enabled: boolean;
+  /** CHEMATIC_CANVAS_DIR: an existing, writable directory (real path) for file-backed canvases; null keeps them in memory. */
+  dir: string | null;
+  /** CHEMBL_MAX_SPILL_ROWS (50000): rows one spill stages at most. */
+  maxSpillRows: number;
+  /** CHEMBL_DATAFRAME_DROP_ENABLED (false): registers chembl_dataframe_drop. */
+  dropEnabled: boolean;
+}
+
+export const DEFAULT_MAX_SPILL_ROWS = 50_000;
+
+/**
+ * CHEMATIC_CANVAS_DIR, guarded: an absolute path with no "." or ".." segment and no control character,
+ * naming an existing writable directory. The answer is its real path (symlinks resolved), so every path
+ * the canvas derives from it can be checked to stay inside it.
+ */
+export function parseCanvasDir(name: string, value: string | undefined): string | null {
+  if (value === undefined || value.trim() === "") return null;
+  const raw = value.trim();
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new ConfigError(`${name} must not contain control characters`);
+  if (!isAbsolute(raw)) throw new ConfigError(`${name} must be an absolute path, got "${raw}"`);
+  if (raw.split(/[\\/]+/).some((seg) => seg === "." || seg === "..")) throw new ConfigError(`${name} must not contain "." or ".." segments, got "${raw}"`);
+  let real: string;
+  try {
+    real = realpathSync(normalize(raw));
+    if (!statSync(real).isDirectory()) throw new Error("not a directory");
+    accessSync(real, fsConstants.R_OK | fsConstants.W_OK | fsConstants.X_OK);
+  } catch (e) {
+    throw new ConfigError(`${name} must name an existing writable directory, got "${raw}" (${(e as Error).message.split("\n")[0]})`);
+  }
+  if (real === sep) throw new ConfigError(`${name} must not be the file system root`);
+  return real;
+}
+
+export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasConfig {
+  const mode = (env.CHEMATIC_CANVAS ?? "").trim().toLowerCase();
+  if (mode !== "" && mode !== "duckdb" && mode !== "off") throw new ConfigError(`CHEMATIC_CANVAS must be duckdb or off, got "${env.CHEMATIC_CANVAS}"`);
+  const enabled = mode !== "off";
+  return {
+    enabled,
+    dir: enabled ? parseCanvasDir("CHEMATIC_CANVAS_DIR", env.CHEMATIC_CANVAS_DIR) : null,
+    maxSpillRows: parseInteger("CHEMBL_MAX_SPILL_ROWS", env.CHEMBL_MAX_SPILL_ROWS, DEFAULT_MAX_SPILL_ROWS, 1, 1_000_000),
+    dropEnabled: parseBoolean("CHEMBL_DATAFRAME_DROP_ENABLED", env.CHEMBL_DATAFRAME_DROP_ENABLED, false),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     workers: parseInteger("CHEMATIC_WORKERS", env.CHEMATIC_WORKERS, Math.max(1, availableParallelism()), 1, 256),
     maxQueue: parseInteger("CHEMATIC_MAX_QUEUE", env.CHEMATIC_MAX_QUEUE, 256, 0, 100_000),
     chembl: loadChemblConfig(env),
+    canvas: loadCanvasConfig(env),
   };
 }

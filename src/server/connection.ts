@@ -13,6 +13,7 @@ import {
   RpcError,
   decodeFrame,
   failure,
+  isJsonObject,
   success,
   type Decoded,
   type JsonObject,
@@ -24,6 +25,7 @@ import { MAX_RESPONSE_BYTES } from "../protocol/limits.js";
 import { dialectOf, parseClientMeta, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
 import { CancelledError } from "./pool.js";
 import type { McpServer } from "./server.js";
+import { toolErrorOf } from "./shape.js";
 import type { Logger } from "../logger.js";
 
 export type OutboundMessage = JsonRpcResponse | { jsonrpc: "2.0"; method: string; params: JsonObject };
@@ -37,6 +39,49 @@ export interface ConnectionOptions {
    */
   legacyVersion?: LegacyVersion;
   logger: Logger;
+  /**
+   * Log one line per failed request (a JSON-RPC error or a tool result with isError): its id, method, tool
+   * and code. Default true; the one-shot `call` command prints the error itself and turns it off.
+   */
+  logFailures?: boolean;
+}
+
+/** Tool error codes that point at the server or an upstream (time, capacity, availability), not the caller. */
+const SERVER_SIDE_CODES: ReadonlySet<string> = new Set(["TIMEOUT", "BUSY", "UPSTREAM_UNAVAILABLE", "RATE_LIMITED", "DEADLINE_EXCEEDED", "QUERY_TIMEOUT"]);
+
+export interface FailedCall {
+  id: JsonRpcId | null;
+  method?: string | undefined;
+  /** params.name of a tools/call. */
+  tool?: string | undefined;
+  /** The domain code (INVALID_SMILES, TIMEOUT, ...) when there is one, else the JSON-RPC error code. */
+  code: string | number;
+  /** The JSON-RPC error code when the answer is a JSON-RPC error (absent for a result with isError). */
+  rpcCode?: number | undefined;
+  message: string;
+  ms?: number | undefined;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
+/**
+ * The operator's line for one failed request: level error for an internal error, warn for a server-side or
+ * upstream code (TIMEOUT, BUSY, UPSTREAM_UNAVAILABLE, ...), info for the rest (the caller's mistakes).
+ * Client-chosen strings (id, tool name) are clipped so one line stays small.
+ */
+export function logFailedCall(logger: Logger, call: FailedCall): void {
+  const level = typeof call.code === "number" ? (call.code === INTERNAL_ERROR ? "error" : "info") : SERVER_SIDE_CODES.has(call.code) ? "warn" : "info";
+  logger[level]("call failed", {
+    id: typeof call.id === "string" ? clip(call.id, 200) : call.id,
+    method: call.method === undefined ? undefined : clip(call.method, 200),
+    tool: call.tool === undefined ? undefined : clip(call.tool, 200),
+    code: call.code,
+    rpc_code: call.rpcCode,
+    ms: call.ms,
+    message: clip(call.message, 500),
+  });
 }
 
 /** One serialized response and, when it is an error, its JSON-RPC code (HTTP maps it to a status). */
@@ -88,8 +133,11 @@ export class Connection {
   /** Handles a frame the transport has already decoded (HTTP inspects it first); the answer carries its error code. */
   async handleDecoded(decoded: Decoded, notify: (message: OutboundMessage) => void = () => {}): Promise<Answer | null> {
     switch (decoded.kind) {
-      case "error":
+      case "error": {
+        const { id, error } = decoded.response;
+        if (this.options.logFailures !== false) logFailedCall(this.options.logger, { id, code: error.code, rpcCode: error.code, message: error.message });
         return answerOf(decoded.response);
+      }
       case "response":
         this.options.logger.debug("dropped a JSON-RPC response from the client (this server sends no requests)");
         return null;
@@ -140,15 +188,31 @@ export class Connection {
     }
     const entry: InFlight = { controller: new AbortController(), cancelled: false };
     this.inFlight.set(key, entry);
+    const started = Date.now();
+    const failed = (code: string | number, message: string, rpcCode?: number) => {
+      if (this.options.logFailures === false) return;
+      const tool = request.method === "tools/call" && typeof request.params?.name === "string" ? request.params.name : undefined;
+      logFailedCall(this.options.logger, { id: request.id, method: request.method, tool, code, rpcCode, message, ms: Date.now() - started });
+    };
     try {
       const active = () => this.inFlight.get(key) === entry && !entry.cancelled;
       const result = await this.dispatch(request, entry.controller.signal, active, notify);
       if (entry.cancelled) return null;
-      return answerOf(success(request.id, result));
+      const answer = answerOf(success(request.id, result));
+      const toolError = toolErrorOf(result);
+      if (toolError) failed(toolError.code, toolError.message);
+      else if (answer.errorCode !== undefined) failed(answer.errorCode, "the response exceeds the maximum size", answer.errorCode);
+      return answer;
     } catch (e) {
       if (entry.cancelled || e instanceof CancelledError) return null;
-      if (e instanceof RpcError) return answerOf(failure(request.id, e.toObject()));
+      if (e instanceof RpcError) {
+        // The domain code behind it: a 2024-11-05 tool failure (-32000), or a resources/read failure (data.code).
+        const domainCode = toolErrorOf(e)?.code ?? (isJsonObject(e.data) && typeof e.data.code === "string" ? e.data.code : undefined);
+        failed(domainCode ?? e.code, e.message, e.code);
+        return answerOf(failure(request.id, e.toObject()));
+      }
       this.options.logger.error("unexpected failure while handling a request", { method: request.method, detail: (e as Error)?.stack ?? String(e) });
+      failed(INTERNAL_ERROR, "Internal error", INTERNAL_ERROR);
       return answerOf(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }));
     } finally {
       this.inFlight.delete(key);

@@ -8,6 +8,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
+import { createInterface } from "node:readline";
 import { ToolError } from "../domain/errors.js";
 import type { ToMain, ToWorker } from "./pool-messages.js";
 import type { ProgressReporter } from "../tools/types.js";
@@ -34,6 +35,11 @@ export interface PoolOptions {
   lazy?: boolean | undefined;
   /** Called with diagnostics for stderr. */
   log?: (message: string) => void;
+  /**
+   * Receives each line a worker prints on its stdout or stderr (an engine message, a stray console.log), so
+   * that the logger can wrap it (one JSON line per event). Default: the bytes go to stderr as they are.
+   */
+  output?: (line: string) => void;
 }
 
 export interface RunOptions {
@@ -78,11 +84,13 @@ export class WorkerPool {
   private nextStatsId = 1;
   private closed = false;
   private readonly log: (message: string) => void;
+  private readonly output: ((line: string) => void) | undefined;
 
   constructor(options: PoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultPoolSize());
     this.maxQueue = Math.max(0, options.maxQueue ?? 256);
     this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+    this.output = options.output;
     if (!options.lazy) this.spawnAll();
   }
 
@@ -173,8 +181,13 @@ export class WorkerPool {
   private spawn(): Slot {
     // Workers inherit the environment (test-tool switch, log level). Whatever a worker prints (an engine
     // message, a stray console.log) is sent to stderr: stdout carries protocol only.
-    const worker = new Worker(WORKER_URL, { stdout: true, stderr: false });
-    worker.stdout.pipe(process.stderr, { end: false });
+    const output = this.output;
+    const worker = new Worker(WORKER_URL, { stdout: true, stderr: output !== undefined });
+    if (output) {
+      for (const stream of [worker.stdout, worker.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on("line", output);
+    } else {
+      worker.stdout.pipe(process.stderr, { end: false });
+    }
     const slot: Slot = { worker, ready: false, stats: new Map(), heapBytes: 0 };
     worker.on("message", (m: ToMain) => this.onMessage(slot, m));
     worker.on("error", (e) => this.onWorkerFailure(slot, `worker error: ${e.stack ?? e.message}`));

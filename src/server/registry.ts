@@ -1,7 +1,13 @@
 /**
  * Compiled view of the tool registry: schema validators (JSON Schema 2020-12, ajv) and the wire form of
- * each tool per protocol version. Schemas are compiled once at start-up; no remote $ref is ever loaded
- * (ajv has no loadSchema here, so an external $ref fails compilation instead of being fetched).
+ * each tool per protocol version. No remote $ref is ever loaded (ajv has no loadSchema here, so an
+ * external $ref fails compilation instead of being fetched).
+ *
+ * Validators are compiled on first use, and in the background once the server is up (warmUp), not in
+ * the constructor: compiling every tool's two schemas took 1.5-2.5 s of the main thread on the 2-core
+ * benchmark machine (and grows with each tool), all of it before the first tools/list could be answered
+ * (docs/benchmarks.md, cold start). test/tools/registry.test.ts compiles every schema in strict mode, so
+ * a schema that does not compile still fails CI rather than a call.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { AnyTool, WireTool } from "../tools/types.js";
@@ -13,9 +19,32 @@ export interface SchemaIssue {
 }
 
 export interface RegisteredTool {
-  tool: AnyTool;
-  validateInput: ValidateFunction;
-  validateOutput: ValidateFunction;
+  readonly tool: AnyTool;
+  readonly validateInput: ValidateFunction;
+  readonly validateOutput: ValidateFunction;
+}
+
+/** A tool whose validators are compiled the first time they are read (see the module comment). */
+class LazyEntry implements RegisteredTool {
+  private input: ValidateFunction | undefined;
+  private output: ValidateFunction | undefined;
+
+  constructor(
+    readonly tool: AnyTool,
+    private readonly ajv: Ajv2020,
+  ) {}
+
+  get validateInput(): ValidateFunction {
+    return (this.input ??= this.ajv.compile(this.tool.inputSchema));
+  }
+
+  get validateOutput(): ValidateFunction {
+    return (this.output ??= this.ajv.compile(this.tool.outputSchema));
+  }
+
+  get compiled(): boolean {
+    return this.input !== undefined && this.output !== undefined;
+  }
 }
 
 export type WireFlavour = "2024-11-05" | "2025-03-26" | "full";
@@ -43,8 +72,9 @@ export function describeIssues(errors: ErrorObject[] | null | undefined): Schema
 }
 
 export class ToolRegistry {
-  private readonly byName = new Map<string, RegisteredTool>();
-  private readonly order: RegisteredTool[] = [];
+  private readonly byName = new Map<string, LazyEntry>();
+  private readonly order: LazyEntry[] = [];
+  private warming = false;
   private readonly wireCache = new Map<WireFlavour, WireTool[]>();
 
   constructor(tools: readonly AnyTool[]) {
@@ -56,14 +86,28 @@ export class ToolRegistry {
       // service tools whose text block is markdown carrying the same data (the ChEMBL tools). A chemistry
       // tool's text block is always its JSON.
       if (tool.content && !tool.testOnly && tool.kind !== "service") throw new Error(`tool ${tool.name}: only a testOnly or service tool may define content`);
-      const entry: RegisteredTool = {
-        tool,
-        validateInput: ajv.compile(tool.inputSchema),
-        validateOutput: ajv.compile(tool.outputSchema),
-      };
+      const entry = new LazyEntry(tool, ajv);
       this.byName.set(tool.name, entry);
       this.order.push(entry);
     }
+  }
+
+  /**
+   * Compiles the validators not compiled yet, one tool per turn of the event loop so requests that
+   * arrive meanwhile are served between them. Timers are unref'd: this never keeps a process alive.
+   */
+  warmUp(): void {
+    if (this.warming) return;
+    this.warming = true;
+    const pending = this.order.filter((e) => !e.compiled);
+    const step = () => {
+      const entry = pending.shift();
+      if (!entry) return;
+      void entry.validateInput;
+      void entry.validateOutput;
+      setTimeout(step, 0).unref();
+    };
+    setTimeout(step, 0).unref();
   }
 
   get(name: string): RegisteredTool | undefined {

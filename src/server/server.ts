@@ -63,6 +63,8 @@ export class McpServer {
 
   constructor(options: McpServerOptions) {
     this.registry = new ToolRegistry(options.tools);
+    // Schema validators compile in the background, between requests (see ToolRegistry.warmUp): cold start.
+    this.registry.warmUp();
     this.resources = new ResourceRegistry(options.resources ?? []);
     this.extraInstructions = options.instructions ?? [];
     this.instructions = [INSTRUCTIONS, ...this.extraInstructions].join("\n\n");
@@ -132,8 +134,8 @@ export class McpServer {
     } catch (e) {
       if (e instanceof ToolError) {
         // resources/read has no isError result: a failure the caller can act on travels as a JSON-RPC
-        // error carrying the same sanitised {code, hint, details} a tool failure would.
-        this.logger.warn(`resources/read ${uri}: ${e.message}`, { code: e.code });
+        // error carrying the same sanitised {code, hint, details} a tool failure would. (The Connection logs
+        // the failed request with this code.)
         throw new RpcError(INTERNAL_ERROR, `${e.code}: ${e.message}`, { ...e.toPayload(), uri });
       }
       throw e;
@@ -213,10 +215,8 @@ export class McpServer {
     try {
       value = await this.execute(tool, args, ctx);
     } catch (e) {
-      if (e instanceof ToolError) {
-        if (e.code === "TIMEOUT" || e.code === "BUSY") this.logger.warn(`${name}: ${e.message}`, { code: e.code });
-        return toolFailure(version, e, this.info);
-      }
+      // The Connection logs every failed call (id, tool, code): TIMEOUT and BUSY at warn.
+      if (e instanceof ToolError) return toolFailure(version, e, this.info);
       if (e instanceof CancelledError) throw e;
       const detail = e instanceof InternalToolError ? e.detail : ((e as Error)?.stack ?? String(e));
       this.logger.error(`tool ${name} failed unexpectedly`, { detail });

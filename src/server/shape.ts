@@ -77,17 +77,30 @@ export function splitExtraContent(raw: unknown): { value: unknown; extra: Conten
   return { value, extra };
 }
 
+/** The ToolError behind each failure result (or 2024-11-05 RpcError) toolFailure made; never on the wire. */
+const failures = new WeakMap<object, ToolError>();
+
+/** The ToolError a tool-failure result or error stands for, for the operator's log line (see Connection). */
+export function toolErrorOf(outcome: object): ToolError | undefined {
+  return failures.get(outcome);
+}
+
+function remember<T extends object>(outcome: T, error: ToolError): T {
+  failures.set(outcome, error);
+  return outcome;
+}
+
 /** A tool failure: a result the model can read, except on 2024-11-05 where the reference used -32000. */
 export function toolFailure(version: WireVersion, error: ToolError, info: ServerInfo): JsonObject {
   const payload = { error: error.toPayload() };
   switch (version) {
     case "2024-11-05":
-      throw new RpcError(LEGACY_TOOL_ERROR, error.message);
+      throw remember(new RpcError(LEGACY_TOOL_ERROR, error.message), error);
     case "2025-03-26":
     case "2025-06-18":
     case "2025-11-25":
-      return { content: [textBlock(payload)], isError: true };
+      return remember({ content: [textBlock(payload)], isError: true }, error);
     case "2026-07-28":
-      return { resultType: "complete", content: [textBlock(payload)], structuredContent: payload, isError: true, _meta: serverInfoMeta(info) };
+      return remember({ resultType: "complete", content: [textBlock(payload)], structuredContent: payload, isError: true, _meta: serverInfoMeta(info) }, error);
   }
 }

@@ -2,9 +2,11 @@ import { ToolError } from "../domain/errors.js";
 import { chemblIdProperty, cursorProperty, decodeCursor, encodeCursor, optionalChemblId, optionalNumber, optionalText, queryFingerprint, textProperty } from "../domain/chembl/inputs.js";
 import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
 import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, callOptions, int, markdownContent, nbool, nint, nnum, nstr, obj } from "../domain/chembl/schema.js";
-import { getChemblService, type ActivityQuery, type ChemblService, type PotencyView } from "../domain/chembl/service.js";
+import { getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import { CANVAS_ID_PATTERN, getCanvasManager, type Canvas, type CanvasManager, type TableMeta } from "../domain/canvas/canvas.js";
+import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "../domain/canvas/activity-table.js";
+import type { ServiceContext, ServiceTool } from "./types.js";
 
 interface Args {
   molecule_chembl_id?: string;
@@ -18,6 +20,7 @@ interface Args {
   include_alternate_forms?: boolean;
   limit?: number;
   cursor?: string;
+  canvas_id?: string;
 }
 
 export interface AppliedFilters {
@@ -42,12 +45,20 @@ export interface BioactivitiesResult {
   applied_filters: AppliedFilters;
   standard_types: string[];
   notice: string | null;
+  canvas_id: string | null;
+  table_name: string | null;
+  staged_row_count: number | null;
+  truncated: boolean;
+  truncated_by: "row_cap" | "time_budget" | null;
   source: Source;
   [k: string]: unknown;
 }
 
 /** Rows per inline page: about 2-3 KB each across both surfaces, so a full page stays well under the 1 MB response cap. */
 export const MAX_INLINE_ACTIVITIES = 100;
+/** A spill's walk ends this long before the call's budget, leaving the time to stage its rows in DuckDB. */
+export const STAGE_RESERVE_MS = 8_000;
+const CANVAS_ID_OR_BLANK_PATTERN = `^\\s*(${CANVAS_ID_PATTERN.slice(1, -1)})?\\s*$`;
 
 /** variant input -> the filter: wild type, one mutation as ChEMBL writes it, or none. */
 export function parseVariant(v: string | undefined): ActivityQuery["variant"] | undefined {
@@ -123,6 +134,13 @@ export function renderBioactivities(r: BioactivitiesResult): string {
       ["nextCursor", r.nextCursor],
       ["standard_types", r.standard_types.length > 0 ? r.standard_types.join(", ") : null],
     ]),
+    mdFields([
+      ["canvas_id", { code: r.canvas_id }],
+      ["table_name", { code: r.table_name }],
+      ["staged_row_count", r.staged_row_count],
+      ["truncated", r.truncated],
+      ["truncated_by", r.truncated_by],
+    ]),
   ];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   lines.push("", "**Activities**");
@@ -195,7 +213,18 @@ export function renderBioactivities(r: BioactivitiesResult): string {
   return lines.join("\n");
 }
 
-export function createChemblGetBioactivitiesTool(service: () => ChemblService = getChemblService): ServiceTool<Args, BioactivitiesResult> {
+/** The part of a bioactivities answer that says whether and where its rows were staged. */
+interface Staging {
+  canvas_id: string | null;
+  table_name: string | null;
+  staged_row_count: number | null;
+  truncated: boolean;
+  truncated_by: WalkResult["truncated_by"];
+}
+
+const NOT_STAGED: Staging = { canvas_id: null, table_name: null, staged_row_count: null, truncated: false, truncated_by: null };
+
+export function createChemblGetBioactivitiesTool(service: () => ChemblService = getChemblService, canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, BioactivitiesResult> {
   return {
     kind: "service",
     name: "chembl_get_bioactivities",
@@ -206,7 +235,10 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
       "others (inactive, censored >/<, percent inhibition, non-molar): read both before calling a compound inactive or selective. " +
       "pchembl_value is comparable only within one standard_type: filter standard_type (IC50, Ki, ...) before ranking. " +
       "include_alternate_forms widens a molecule to its family (salts and forms, by parent); variant keeps wild_type or one mutation " +
-      "(T790M). Rows carry assay_chembl_id (chembl_get_assay) and document_chembl_id (chembl_get_documents). Page with nextCursor.",
+      "(T790M). Rows carry assay_chembl_id (chembl_get_assay) and document_chembl_id (chembl_get_documents). " +
+      "A view larger than one page is staged whole (up to CHEMBL_MAX_SPILL_ROWS rows) as a SQL table on a canvas: the answer shows the " +
+      "first page and names canvas_id and table_name (bioactivities or bioactivities_null_potency) for chembl_dataframe_query; " +
+      "pass canvas_id to put another view on the same canvas. With the canvas off, or with cursor, pages come inline: page with nextCursor.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -229,6 +261,13 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
         include_alternate_forms: { type: "boolean", description: "With molecule_chembl_id: include the measurements of every form of its family (the parent, salts, hydrates), not only that form's." },
         limit: { type: "integer", minimum: 1, maximum: MAX_INLINE_ACTIVITIES, description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 50).` },
         cursor: cursorProperty(),
+        canvas_id: {
+          type: "string",
+          maxLength: 40,
+          pattern: CANVAS_ID_OR_BLANK_PATTERN,
+          description:
+            "A canvas_id from an earlier answer: stage this view on that canvas (replacing the same view's table, leaving the other view's) so both views can be joined in one SQL query. Omit to stage on a new canvas when the view spills.",
+        },
       },
       additionalProperties: false,
     },
@@ -240,7 +279,7 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
         returned: int("Rows in this page."),
         offset: int("Position of this page's first row in the view."),
         total_count: { type: ["integer", "null"], minimum: 0, description: "Rows in the whole view, as ChEMBL counts them." },
-        nextCursor: nstr("Pass as cursor for the next page; null on the last page."),
+        nextCursor: nstr("Pass as cursor for the next page; null on the last page, and when the view was staged (query the canvas instead)."),
         applied_filters: obj("The filters as applied (IDs canonical; the family parent when alternate forms are included).", {
           molecule_chembl_id: nstr("The molecule asked for."),
           parent_molecule_chembl_id: nstr("The family parent filtered on (include_alternate_forms), or null."),
@@ -252,14 +291,43 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
           organism: nstr("Organism filter."),
           variant: nstr("wild_type, a mutation, or null (all)."),
         }),
-        standard_types: arr("The distinct standard_type values in this page (compare pchembl_value only within one).", { type: "string", description: "A standard type." }),
-        notice: nstr("Guidance about this result (mixed types, empty view, duplicates), or null."),
+        standard_types: arr("The distinct standard_type values in this page, or in the whole staged table when staged (compare pchembl_value only within one).", {
+          type: "string",
+          description: "A standard type.",
+        }),
+        notice: nstr("Guidance about this result (mixed types, empty view, duplicates, where the rows were staged), or null."),
+        canvas_id: nstr("The canvas the view was staged on (query it with chembl_dataframe_query), or null when nothing was staged."),
+        table_name: nstr("The staged table: bioactivities (potency_ranked) or bioactivities_null_potency (null_potency); null when nothing was staged."),
+        staged_row_count: nint("Rows in the staged table, or null when nothing was staged."),
+        truncated: { type: "boolean", description: "Whether the staged table holds fewer rows than the view (see truncated_by). Always false when nothing was staged." },
+        truncated_by: {
+          type: ["string", "null"],
+          enum: ["row_cap", "time_budget", null],
+          description:
+            "Why the staged table stops short: row_cap (CHEMBL_MAX_SPILL_ROWS reached) or time_budget (the walk ran out of time: the table holds the view's first staged_row_count rows in its order); null when complete.",
+        },
         source: SOURCE_SCHEMA,
       },
-      required: ["activities", "potency_view", "returned", "offset", "total_count", "nextCursor", "applied_filters", "standard_types", "notice", "source"],
+      required: [
+        "activities",
+        "potency_view",
+        "returned",
+        "offset",
+        "total_count",
+        "nextCursor",
+        "applied_filters",
+        "standard_types",
+        "notice",
+        "canvas_id",
+        "table_name",
+        "staged_row_count",
+        "truncated",
+        "truncated_by",
+        "source",
+      ],
       additionalProperties: false,
     },
-    errors: ["NOT_FOUND", ...CHEMBL_ERRORS],
+    errors: ["NOT_FOUND", "CANVAS_NOT_FOUND", ...CHEMBL_ERRORS],
     budgetMs: CHEMBL_BUDGET_MS,
     content: markdownContent(renderBioactivities),
     async run(args, ctx) {
@@ -297,49 +365,141 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
         includeAlternateForms,
       };
       const fingerprint = queryFingerprint(["activities", query]);
-      const offset = decodeCursor(optionalText(args.cursor), fingerprint);
-      const page = await service().activityPage(query, offset, limit, callOptions(ctx));
-      const returned = page.activities.length;
-      const end = offset + returned;
-      const more = page.total_count !== null ? end < page.total_count : returned === limit;
-      const standardTypes = [...new Set(page.activities.map((a) => a.standard_type).filter((t): t is string => t !== null))].sort();
-      const notices: string[] = [];
-      if (returned === 0 && offset === 0) {
-        notices.push(
-          view === "potency_ranked"
-            ? "No measurement with a pchembl_value matched; the null_potency view may hold inactive or non-molar results."
-            : "No measurement without a pchembl_value matched; see the potency_ranked view.",
-        );
-        if (moleculeChemblId && !includeAlternateForms) notices.push("A salt or parent form may hold the data: retry with include_alternate_forms.");
-      }
-      if (view === "potency_ranked" && standardTypes.length > 1) {
-        notices.push(`This page mixes standard types (${standardTypes.join(", ")}): compare pchembl_value only within one; filter standard_type.`);
-      }
-      if (page.activities.some((a) => a.potential_duplicate === true)) notices.push("Some rows are flagged potential_duplicate (likely repeats of another measurement).");
+      const cursor = optionalText(args.cursor);
+      const canvasId = optionalText(args.canvas_id);
       const variantLabel = variant === undefined ? null : variant.kind === "wild_type" ? "wild_type" : variant.mutation;
-      return {
-        activities: page.activities,
-        potency_view: view,
-        returned,
-        offset,
-        total_count: page.total_count,
-        nextCursor: more && returned > 0 ? encodeCursor(end, fingerprint) : null,
-        applied_filters: {
-          molecule_chembl_id: moleculeChemblId ?? null,
-          parent_molecule_chembl_id: page.query.parentMoleculeChemblId ?? null,
-          include_alternate_forms: includeAlternateForms,
-          target_chembl_id: targetChemblId ?? null,
-          standard_type: standardType ?? null,
-          pchembl_value_min: pchemblMin ?? null,
-          assay_type: assayType ?? null,
-          organism: organism ?? null,
-          variant: variantLabel,
-        },
-        standard_types: standardTypes,
-        notice: notices.length > 0 ? notices.join(" ") : null,
-        source: page.source,
+      const filters = (parent: string | undefined): AppliedFilters => ({
+        molecule_chembl_id: moleculeChemblId ?? null,
+        parent_molecule_chembl_id: parent ?? null,
+        include_alternate_forms: includeAlternateForms,
+        target_chembl_id: targetChemblId ?? null,
+        standard_type: standardType ?? null,
+        pchembl_value_min: pchemblMin ?? null,
+        assay_type: assayType ?? null,
+        organism: organism ?? null,
+        variant: variantLabel,
+      });
+      const notes = { view, moleculeChemblId, includeAlternateForms };
+      const manager = canvases();
+
+      // A cursor page is always served inline: it stages nothing and leaves a supplied canvas untouched.
+      if (cursor !== undefined || !(await manager.available())) {
+        const offset = decodeCursor(cursor, fingerprint);
+        const page = await service().activityPage(query, offset, limit, callOptions(ctx));
+        const extra: string[] = [];
+        if (canvasId !== undefined) {
+          extra.push(cursor !== undefined ? "A cursor page is served inline: canvas_id was left untouched." : `The canvas is off on this server (${manager.disabledReason}): canvas_id was ignored and the page is inline.`);
+        }
+        return answer({ rows: page.activities, offset, total: page.total_count, limit, fingerprint, filters: filters(page.query.parentMoleculeChemblId), notes, extra, staging: NOT_STAGED, source: page.source });
+      }
+
+      const target = canvasId !== undefined ? await manager.get(canvasId) : undefined;
+      const spill = async () => {
+        const svc = service();
+        const options = callOptions(ctx);
+        // The walk stops in time to stage what it fetched within the call's budget.
+        const call = svc.startCall({ ...options, deadline: (options.deadline ?? Date.now() + CHEMBL_BUDGET_MS) - STAGE_RESERVE_MS });
+        const resolved = await svc.resolveActivityQuery(query, call);
+        const walk = await svc.walkActivities(resolved, {
+          maxRows: manager.maxSpillRows,
+          call,
+          onProgress: (fetched, goal) => ctx.progress(fetched, goal, `fetched ${fetched} of ${goal} rows`),
+        });
+        const rows = walk.activities;
+        const fitsInline = walk.truncated_by === null && (walk.total_count !== null ? walk.total_count <= limit : rows.length <= limit);
+        const applied = filters(resolved.parentMoleculeChemblId);
+        if (fitsInline && !target) {
+          return answer({ rows: rows.slice(0, limit), offset: 0, total: walk.total_count, limit, fingerprint, filters: applied, notes, extra: [], staging: NOT_STAGED, source: walk.source });
+        }
+        const table = VIEW_TABLES[view];
+        const provenance = {
+          potency_view: view,
+          applied_filters: applied,
+          total_count: walk.total_count,
+          truncated: walk.truncated_by !== null,
+          truncated_by: walk.truncated_by,
+          source: walk.source,
+        };
+        const staged = await stageRows(target, table, rows, provenance, ctx);
+        const staging: Staging = {
+          canvas_id: staged.canvas.id,
+          table_name: staged.table.name,
+          staged_row_count: staged.table.row_count,
+          truncated: walk.truncated_by !== null,
+          truncated_by: walk.truncated_by,
+        };
+        const extra = [stagedNotice(staging, walk.total_count, manager)];
+        return answer({ rows, offset: 0, total: walk.total_count, limit, fingerprint, filters: applied, notes, extra, staging, source: walk.source });
       };
+      return target ? target.hold(spill) : spill();
+
+      async function stageRows(on: Canvas | undefined, table: string, rows: Activity[], provenance: Record<string, unknown>, c: ServiceContext): Promise<{ canvas: Canvas; table: TableMeta }> {
+        const cells = activityRows(rows);
+        if (on) return { canvas: on, table: await on.stage(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, c.signal) };
+        return manager.stageOnNewCanvas(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, c.signal);
+      }
     },
+  };
+}
+
+function stagedNotice(s: Staging, total: number | null, manager: CanvasManager): string {
+  const of = total !== null ? ` of ${total}` : "";
+  let text =
+    `Staged ${s.staged_row_count}${of} rows as table ${s.table_name} on canvas ${s.canvas_id}: query it with chembl_dataframe_query (one SQL SELECT; ` +
+    `chembl_dataframe_describe lists the columns); activities shows its first rows. The canvas expires after ${Math.round(manager.idleMs / 60_000)} minutes idle.`;
+  if (s.truncated_by === "row_cap") text += ` The table stops at the row cap (CHEMBL_MAX_SPILL_ROWS=${manager.maxSpillRows}): narrow the filters (standard_type, assay_type, organism) for the whole view.`;
+  if (s.truncated_by === "time_budget") text += " The walk ran out of time: the table holds only the view's first rows in its order; narrow the filters or call again.";
+  return text;
+}
+
+interface AnswerParts {
+  /** The rows the answer covers: one inline page, or every staged row (the answer shows the first `limit`). */
+  rows: Activity[];
+  offset: number;
+  total: number | null;
+  limit: number;
+  fingerprint: string;
+  filters: AppliedFilters;
+  notes: { view: PotencyView; moleculeChemblId: string | undefined; includeAlternateForms: boolean };
+  extra: string[];
+  staging: Staging;
+  source: Source;
+}
+
+function answer(p: AnswerParts): BioactivitiesResult {
+  const staged = p.staging.canvas_id !== null;
+  const shown = staged ? p.rows.slice(0, p.limit) : p.rows;
+  const returned = shown.length;
+  const end = p.offset + returned;
+  const more = staged ? false : p.total !== null ? end < p.total : returned === p.limit;
+  const standardTypes = [...new Set(p.rows.map((a) => a.standard_type).filter((t): t is string => t !== null))].sort();
+  const notices: string[] = [];
+  const { view, moleculeChemblId, includeAlternateForms } = p.notes;
+  if (p.rows.length === 0 && p.offset === 0) {
+    notices.push(
+      view === "potency_ranked"
+        ? "No measurement with a pchembl_value matched; the null_potency view may hold inactive or non-molar results."
+        : "No measurement without a pchembl_value matched; see the potency_ranked view.",
+    );
+    if (moleculeChemblId && !includeAlternateForms) notices.push("A salt or parent form may hold the data: retry with include_alternate_forms.");
+  }
+  if (view === "potency_ranked" && standardTypes.length > 1) {
+    notices.push(`This ${staged ? "table" : "page"} mixes standard types (${standardTypes.join(", ")}): compare pchembl_value only within one; filter standard_type.`);
+  }
+  if (p.rows.some((a) => a.potential_duplicate === true)) notices.push("Some rows are flagged potential_duplicate (likely repeats of another measurement).");
+  notices.push(...p.extra);
+  return {
+    activities: shown,
+    potency_view: view,
+    returned,
+    offset: p.offset,
+    total_count: p.total,
+    nextCursor: more && returned > 0 ? encodeCursor(end, p.fingerprint) : null,
+    applied_filters: p.filters,
+    standard_types: standardTypes,
+    notice: notices.length > 0 ? notices.join(" ") : null,
+    ...p.staging,
+    source: p.source,
   };
 }
 

@@ -19,17 +19,24 @@ import { ecfp4Tool } from "./ecfp4.js";
 import { tanimotoTool } from "./tanimoto.js";
 import { smartsMatchTool } from "./smarts_match.js";
 import { findMcsTool } from "./find_mcs.js";
+import { generate3dTool } from "./generate_3d.js";
+import { retrosynthesisTool } from "./retrosynthesis.js";
 import { smilesToMoljsonTool } from "./smiles_to_moljson.js";
 import { moljsonToSmilesTool } from "./moljson_to_smiles.js";
 import { representationRouterTool } from "./representation_router.js";
 import { moleculeContextPackTool } from "./molecule_context_pack.js";
+import { depictTool } from "./depict.js";
+import { standardizeTool } from "./standardize.js";
 import { chemblSearchMoleculesTool } from "./chembl_search_molecules.js";
 import { chemblSearchTargetsTool } from "./chembl_search_targets.js";
 import { chemblGetBioactivitiesTool } from "./chembl_get_bioactivities.js";
 import { chemblGetDrugInfoTool } from "./chembl_get_drug_info.js";
 import { chemblGetAssayTool } from "./chembl_get_assay.js";
 import { chemblGetDocumentsTool } from "./chembl_get_documents.js";
-import { testCrashTool, testSleepTool } from "./testing.js";
+import { chemblDataframeQueryTool } from "./chembl_dataframe_query.js";
+import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
+import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
+import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
 const PRODUCTION_TOOLS: readonly AnyTool[] = [
   nameToSmilesTool,
@@ -46,26 +53,38 @@ const PRODUCTION_TOOLS: readonly AnyTool[] = [
   tanimotoTool,
   smartsMatchTool,
   findMcsTool,
+  generate3dTool,
+  retrosynthesisTool,
   smilesToMoljsonTool,
   moljsonToSmilesTool,
   representationRouterTool,
   moleculeContextPackTool,
+  depictTool,
+  standardizeTool,
   chemblSearchMoleculesTool,
   chemblSearchTargetsTool,
   chemblGetBioactivitiesTool,
   chemblGetDrugInfoTool,
   chemblGetAssayTool,
   chemblGetDocumentsTool,
+  chemblDataframeQueryTool,
+  chemblDataframeDescribeTool,
 ];
 
-const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool];
+const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool, testMemoryTool];
 
 export function testToolsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return parseBoolean("CHEMATIC_TEST_TOOLS", env.CHEMATIC_TEST_TOOLS, false);
 }
 
+/** chembl_dataframe_drop exists only when CHEMBL_DATAFRAME_DROP_ENABLED is true. */
+export function dataframeDropEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return parseBoolean("CHEMBL_DATAFRAME_DROP_ENABLED", env.CHEMBL_DATAFRAME_DROP_ENABLED, false);
+}
+
 export function allTools(env: NodeJS.ProcessEnv = process.env): AnyTool[] {
-  return testToolsEnabled(env) ? [...PRODUCTION_TOOLS, ...TEST_TOOLS] : [...PRODUCTION_TOOLS];
+  const production = dataframeDropEnabled(env) ? [...PRODUCTION_TOOLS, chemblDataframeDropTool] : [...PRODUCTION_TOOLS];
+  return testToolsEnabled(env) ? [...production, ...TEST_TOOLS] : production;
 }
 
 export function chemToolsByName(env: NodeJS.ProcessEnv = process.env): Map<string, ChemTool> {

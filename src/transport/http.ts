@@ -47,7 +47,7 @@ import {
   type Era,
   type LegacyVersion,
 } from "../protocol/meta.js";
-import { Connection, type OutboundMessage } from "../server/connection.js";
+import { Connection, logFailedCall, type OutboundMessage } from "../server/connection.js";
 import type { McpServer } from "../server/server.js";
 import type { Logger } from "../logger.js";
 import { acceptAdmits, decodeMirroredValue, isAllowedOrigin, isHeaderSafe, isJsonContentType, isLoopbackAddress, isLoopbackHost } from "./http-headers.js";
@@ -296,6 +296,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     const started = Date.now();
     const classified = eraOf(req, request);
     if (classified instanceof RpcError) {
+      logFailedCall(logger, { id: request.id, method: request.method, code: classified.code, rpcCode: classified.code, message: classified.message });
       send(res, 400, JSON.stringify(failure(request.id, classified.toObject())));
       return;
     }
@@ -306,6 +307,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
       if (typeof bodyVersion === "string" && bodyVersion.length > 0) {
         const error = checkMirroredHeaders(req, request, bodyVersion);
         if (error) {
+          logFailedCall(logger, { id: request.id, method: request.method, code: error.code, rpcCode: error.code, message: error.message });
           send(res, 400, JSON.stringify(failure(request.id, error.toObject())));
           return;
         }
@@ -362,6 +364,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     const decoded = decodeFrame(body);
     switch (decoded.kind) {
       case "error":
+        logFailedCall(logger, { id: decoded.response.id, code: decoded.response.error.code, rpcCode: decoded.response.error.code, message: decoded.response.error.message });
         send(res, 400, JSON.stringify(decoded.response));
         return;
       case "response":

@@ -34,3 +34,73 @@ test("every environment variable the code reads is in the README", () => {
   assert.ok(names.size >= 4, `found ${[...names].join(", ")}`);
   for (const name of names) assert.match(readme, new RegExp(`\\| \`${name}\` \\|`), `${name} is documented in the README's table`);
 });
+
+/** The README's environment table: variable name -> {default cell, meaning cell}. Rows may add text after the name. */
+function envTable(): Map<string, { defaultCell: string; meaning: string }> {
+  const rows = new Map<string, { defaultCell: string; meaning: string }>();
+  for (const line of readme.split("\n")) {
+    const m = /^\| `([A-Z][A-Z0-9_]+)`[^|]*\|/.exec(line);
+    if (!m) continue;
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim());
+    if (cells.length >= 3 && !rows.has(m[1]!)) rows.set(m[1]!, { defaultCell: cells[1]!, meaning: cells.slice(2).join(" | ") });
+  }
+  return rows;
+}
+
+const numberIn = (text: string): number | undefined => {
+  const m = /\d[\d,_\u202f ]*/.exec(text);
+  return m ? Number(m[0].replace(/[,_\u202f ]/g, "")) : undefined;
+};
+
+test("the README's defaults and ranges agree with the code (integers, booleans, log settings, base URLs)", async () => {
+  const table = envTable();
+  const literal = "(\\d[\\d_]*)";
+  const checked: string[] = [];
+  for (const file of sourceFiles(join(root, "src"))) {
+    const text = readFileSync(file, "utf8");
+    // parseInteger("NAME", env.NAME, default, min, max) with literal numbers.
+    for (const m of text.matchAll(new RegExp(`parseInteger\\(\\s*"([A-Z][A-Z0-9_]+)",\\s*env\\.\\1,\\s*${literal},\\s*${literal},\\s*${literal}\\s*\\)`, "g"))) {
+      const [, name, def, min, max] = m;
+      const row = table.get(name!);
+      if (!row) continue; // reported by the test above
+      const n = (s: string) => Number(s.replace(/_/g, ""));
+      assert.equal(numberIn(row.defaultCell), n(def!), `${name}: README default "${row.defaultCell}", code ${def}`);
+      const range = /\((\d[\d,_ ]*) to (\d[\d,_ ]*)\)/.exec(row.meaning);
+      if (range) assert.deepEqual([numberIn(range[1]!), numberIn(range[2]!)], [n(min!), n(max!)], `${name}: README range ${range[0]}, code ${min} to ${max}`);
+      checked.push(name!);
+    }
+    // parseBoolean("NAME", env.NAME, false): the README says it is off by default.
+    for (const m of text.matchAll(/parseBoolean\(\s*"([A-Z][A-Z0-9_]+)",\s*env\.\1,\s*(true|false)\s*\)/g)) {
+      const row = table.get(m[1]!);
+      if (!row) continue;
+      assert.match(row.defaultCell, m[2] === "false" ? /unset|off|false|no/i : /on|true|yes/i, `${m[1]}: README default "${row.defaultCell}", code ${m[2]}`);
+      checked.push(m[1]!);
+    }
+  }
+  const { LOG_FORMATS, LOG_LEVELS, parseLogFormat, parseLogLevel } = await import("../../src/logger.js");
+  for (const [name, values, fallback] of [
+    ["CHEMATIC_LOG_LEVEL", LOG_LEVELS, parseLogLevel(undefined)],
+    ["CHEMATIC_LOG_FORMAT", LOG_FORMATS, parseLogFormat(undefined)],
+  ] as const) {
+    const row = table.get(name);
+    assert.ok(row, `${name} has a row`);
+    assert.ok(row.defaultCell.includes(fallback), `${name}: README default "${row.defaultCell}", code ${fallback}`);
+    for (const v of values) if (v !== fallback) assert.ok(row.meaning.includes(v), `${name}: the README names the value ${v}`);
+    checked.push(name);
+  }
+  const { CHEMBL_DEFAULT_BASE_URL } = await import("../../src/config.js");
+  const { PUBCHEM_DEFAULT_BASE_URL } = await import("../../src/domain/net/pubchem.js");
+  for (const [name, url] of [
+    ["CHEMBL_API_BASE_URL", CHEMBL_DEFAULT_BASE_URL],
+    ["PUBCHEM_API_BASE_URL", PUBCHEM_DEFAULT_BASE_URL],
+  ] as const) {
+    const row = table.get(name);
+    if (!row) continue;
+    assert.ok(row.defaultCell.includes(url), `${name}: README default "${row.defaultCell}", code ${url}`);
+    checked.push(name);
+  }
+  assert.ok(checked.length >= 6, `checked ${checked.join(", ")}`);
+});

@@ -222,7 +222,7 @@ describe("chembl:// resources, both eras, stdio and HTTP", () => {
       const meta = MODERN_META;
       const templates = await s.request(1, "resources/templates/list", { _meta: meta }, SLOW_MACHINE_MS);
       const uriTemplates = (templates.result!.resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate).sort();
-      assert.deepEqual(uriTemplates, ["chembl://molecule/{chembl_id}", "chembl://target/{chembl_id}"]);
+      assert.deepEqual(uriTemplates, ["chembl://molecule/{chembl_id}", "chembl://target/{chembl_id}", "skill://{+path}"]);
       assert.equal(templates.result!.cacheScope, "public");
       const list = await s.request(2, "resources/list", { _meta: meta }, SLOW_MACHINE_MS);
       assert.ok((list.result!.resources as Array<{ uri: string }>).some((r) => r.uri === "chembl://molecule/CHEMBL25"));

@@ -278,7 +278,17 @@ function fromRdkitJson(doc: RdkitJsonDoc): { moljson: MolJson; coords: Array<[nu
     else if (b.bo === BO_DATIVE) {
       order = 1;
       dative = true;
-    } else throw new Error(`RDKit bond order ${b.bo} has no MolJSON v1 form`);
+    } else {
+      // Found by test/fuzz (e.g. "C$[Se]", a quadruple bond; "C:[*]", a zero-order one): RDKit accepts bonds
+      // MolJSON v1 cannot write. A plain Error here became "Internal error"; the caller gets a typed answer.
+      const kind = b.bo === 0 ? "a zero-order bond" : b.bo === 4 ? "a quadruple bond ($)" : `a bond of RDKit order ${b.bo}`;
+      throw new ToolError(
+        "INVALID_SMILES",
+        `This molecule has ${kind} (bond ${i}, atoms ${b.atoms[0]}-${b.atoms[1]}), which MolJSON v1 cannot represent: it has single, double, triple, aromatic and dative bonds only`,
+        { argument: "smiles", reason: "bond_order_not_in_moljson", bond_index: i, rdkit_bond_order: b.bo ?? null },
+        "Write the bond as single, double, triple, aromatic or dative, or ask for another representation (canonical_smiles, molblock).",
+      );
+    }
     const stereo: MolJsonBondStereo | null =
       (b.stereo === "cis" || b.stereo === "trans") && b.stereoAtoms ? { config: b.stereo, atoms: [b.stereoAtoms[0], b.stereoAtoms[1]] } : null;
     const bond: MolJsonBond = { atoms: [b.atoms[0], b.atoms[1]], order, aromatic: aromaticBonds.has(i), stereo };

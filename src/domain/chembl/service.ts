@@ -645,7 +645,10 @@ export class ChemblService {
    * stops starting pages and returns the contiguous prefix it has, with truncated_by "time_budget". This
    * is the seam a canvas spill plugs into: it stages what this returns.
    */
-  async walkActivities(q: ActivityQuery, opts: { maxRows: number; pageSize?: number; call?: Call } & CallOptions): Promise<WalkResult> {
+  async walkActivities(
+    q: ActivityQuery,
+    opts: { maxRows: number; pageSize?: number; call?: Call; onProgress?: (fetched: number, goal: number) => void } & CallOptions,
+  ): Promise<WalkResult> {
     const call = opts.call ?? this.startCall(opts);
     const pageSize = Math.min(opts.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE, opts.maxRows);
     const work = (async () => {
@@ -653,6 +656,8 @@ export class ChemblService {
       const total = first.total;
       const goal = Math.min(opts.maxRows, total ?? opts.maxRows);
       const pages: Activity[][] = [first.activities];
+      let fetched = first.activities.length;
+      opts.onProgress?.(fetched, goal);
       const offsets: number[] = [];
       if (first.activities.length === pageSize) for (let o = pageSize; o < goal; o += pageSize) offsets.push(o);
       let stoppedByTime = false;
@@ -666,6 +671,8 @@ export class ChemblService {
           try {
             const page = await this.fetchActivityPage(q, offset, Math.min(pageSize, goal - offset), call);
             results.set(i, page.activities);
+            fetched += page.activities.length;
+            opts.onProgress?.(fetched, goal);
             if (page.activities.length < Math.min(pageSize, goal - offset)) shortPage = true;
           } catch (e) {
             if (e instanceof UpstreamError && (e.code === "DEADLINE_EXCEEDED" || e.details.retry_stopped_by_deadline === true)) {

@@ -1,0 +1,491 @@
+/**
+ * `npm run bench`: every figure beside a reference measured in the same run, written to docs/benchmarks.md.
+ *
+ *   stdio    calls/s, p50 and p99 of canonical_smiles, calc_properties, ecfp4 and sa_score with 1 and 64 in
+ *            flight: our server (CLI, a worker per core), the official SDK v2 server serving the same tools
+ *            in-process (bench/sdk-server.ts), and the same tool code in a plain in-process loop. The three
+ *            are interleaved round by round so that drift on a shared machine hits them alike.
+ *   http     autocannon, 16 connections, our Streamable HTTP endpoint with a pool of 1 worker and of one per core.
+ *   cold     process start to the first tools/list answer, and to the first tools/call answer (ours, SDK).
+ *   memory   RSS and WASM heap after BENCH_MEMORY_CALLS mixed calls (ours, SDK).
+ *   chembl   a 20,000-row bioactivity walk from the fake ChEMBL with 50 ms added per page, against its floor.
+ *
+ * Environment (all optional):
+ *   BENCH_SECTIONS       comma list of the sections above (default: all)
+ *   BENCH_N              calls per stdio measurement (default: sized so one in-process pass takes BENCH_SECONDS)
+ *   BENCH_SECONDS        target duration of one in-process pass when BENCH_N is unset (default 1)
+ *   BENCH_ROUNDS         interleaved rounds per tool (default 3)
+ *   BENCH_HTTP_SECONDS   autocannon duration per run (default 6)
+ *   BENCH_COLD_RUNS      cold starts per server (default 5)
+ *   BENCH_MEMORY_CALLS   calls before the memory reading (default 100000)
+ *   BENCH_CHEMBL_RUNS    timed walks per latency (default 3)
+ *   BENCH_OUT            the markdown file (default docs/benchmarks.md; "-" prints it only)
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { arch, availableParallelism, cpus, loadavg, platform, release, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { loadRDKit, type RDKit } from "../src/domain/chem/rdkit.js";
+import { ChemblService } from "../src/domain/chembl/service.js";
+import { allTools } from "../src/tools/index.js";
+import type { ChemTool } from "../src/tools/types.js";
+import { HttpServerProcess, modernHeaders } from "../test/helpers/http.js";
+import { fixed, median, mib, percentile, ratio, sortedCopy, table } from "./lib/stats.js";
+import { StdioClient, type LoadResult } from "./lib/stdio-client.js";
+import { BENCH_TOOLS, MODERN_META, MOLECULES, argsFor } from "./lib/workload.js";
+import { renderReport, type StdioFact } from "./report.js";
+
+const env = process.env;
+const CORES = availableParallelism();
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
+const SDK_SERVER = fileURLToPath(new URL("./sdk-server.js", import.meta.url));
+const UPSTREAM = fileURLToPath(new URL("./chembl-upstream.js", import.meta.url));
+
+const SECTIONS = new Set((env.BENCH_SECTIONS ?? "stdio,http,cold,memory,chembl").split(",").map((s) => s.trim()));
+const FIXED_N = env.BENCH_N ? Number(env.BENCH_N) : undefined;
+const TARGET_SECONDS = Number(env.BENCH_SECONDS ?? 1);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const IN_FLIGHT = [1, 64] as const;
+const HTTP_SECONDS = Number(env.BENCH_HTTP_SECONDS ?? 6);
+const HTTP_CONNECTIONS = 16;
+const COLD_RUNS = Number(env.BENCH_COLD_RUNS ?? 5);
+const MEMORY_CALLS = Number(env.BENCH_MEMORY_CALLS ?? 100_000);
+const CHEMBL_RUNS = Number(env.BENCH_CHEMBL_RUNS ?? 3);
+const CHEMBL_ROWS = 20_000;
+const CHEMBL_LATENCY_MS = 50;
+const OUT = env.BENCH_OUT ?? `${ROOT}docs/benchmarks.md`;
+
+const started = new Date();
+const loadAtStart = loadavg();
+const log = (message: string) => process.stderr.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0)}s] ${message}\n`);
+
+const OUR_ENV = { CHEMATIC_OFFLINE: "1" };
+const ourServer = (label: string, extra: NodeJS.ProcessEnv = {}) => new StdioClient(label, [CLI], { ...OUR_ENV, ...extra });
+const sdkServer = (label: string, extra: NodeJS.ProcessEnv = {}) => new StdioClient(label, [SDK_SERVER], extra);
+
+// ---------------------------------------------------------------------------------------------------
+// Machine
+
+function machine(rdkit: RDKit): string[] {
+  const sdkVersion = (JSON.parse(readFileSync(`${ROOT}node_modules/@modelcontextprotocol/server/package.json`, "utf8")) as { version: string }).version;
+  const ours = (JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { version: string }).version;
+  let commit = "unknown";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
+    if (dirty) commit += " + uncommitted changes";
+  } catch {
+    // not a git checkout
+  }
+  return [
+    `- CPU: ${cpus()[0]?.model ?? "unknown"}, ${CORES} logical cores available; ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `- OS: ${platform()} ${release()} (${arch()}); Node ${process.version}`,
+    `- RDKit MinimalLib ${rdkit.version()}; chematic-mcp ${ours} (commit ${commit}); @modelcontextprotocol/server ${sdkVersion}`,
+    `- Load average (1, 5, 15 min) at start: ${loadAtStart.map((l) => l.toFixed(2)).join(", ")}; at end: ${loadavg().map((l) => l.toFixed(2)).join(", ")}`,
+    `- Run: ${started.toISOString()}, ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min`,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// stdio
+
+interface Measured {
+  callsPerSecond: number[];
+  latencies: number[];
+}
+
+const emptyMeasured = (): Measured => ({ callsPerSecond: [], latencies: [] });
+
+function addLoad(into: Measured, r: LoadResult, label: string): void {
+  if (r.errors > 0) throw new Error(`${label}: ${r.errors} of ${r.calls} calls failed`);
+  into.callsPerSecond.push(r.callsPerSecond);
+  into.latencies.push(...r.latencies);
+}
+
+function inProcessPass(rdkit: RDKit, tool: ChemTool, n: number): LoadResult {
+  const ctx = { rdkit, progress: () => {} };
+  const latencies: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    tool.run(argsFor(tool.name, i), ctx);
+    latencies.push(performance.now() - t);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return { calls: n, seconds, callsPerSecond: n / seconds, latencies, errors: 0 };
+}
+
+interface StdioRow {
+  tool: string;
+  n: number;
+  inProcess: Measured;
+  ours: Record<number, Measured>;
+  sdk: Record<number, Measured>;
+}
+
+async function stdioSection(rdkit: RDKit): Promise<StdioRow[]> {
+  const tools = new Map(allTools({}).filter((t): t is ChemTool => t.kind === "chem").map((t) => [t.name, t]));
+  const ours = ourServer("ours");
+  const sdk = sdkServer("sdk");
+  const rows: StdioRow[] = [];
+  try {
+    log(`stdio: warming up both servers (ours: ${CORES} workers)`);
+    for (const server of [ours, sdk]) {
+      for (const tool of BENCH_TOOLS) await server.load(tool, (i) => argsFor(tool, i), 400, 64);
+    }
+    for (const name of BENCH_TOOLS) {
+      const tool = tools.get(name);
+      if (!tool) throw new Error(`${name} is not registered`);
+      inProcessPass(rdkit, tool, 300); // warm-up (JIT, query caches)
+      const probe = inProcessPass(rdkit, tool, 300);
+      const n = FIXED_N ?? Math.max(300, Math.min(20_000, Math.round(probe.callsPerSecond * TARGET_SECONDS)));
+      const row: StdioRow = { tool: name, n, inProcess: emptyMeasured(), ours: { 1: emptyMeasured(), 64: emptyMeasured() }, sdk: { 1: emptyMeasured(), 64: emptyMeasured() } };
+      for (let round = 0; round < ROUNDS; round++) {
+        // Rotate the order each round: no contender always runs first or last.
+        const steps: Array<() => Promise<void>> = [
+          async () => addLoad(row.inProcess, inProcessPass(rdkit, tool, n), "in-process"),
+          ...IN_FLIGHT.map((k) => async () => addLoad(row.ours[k]!, await ours.load(name, (i) => argsFor(name, i), n, k), `ours ${name}`)),
+          ...IN_FLIGHT.map((k) => async () => addLoad(row.sdk[k]!, await sdk.load(name, (i) => argsFor(name, i), n, k), `sdk ${name}`)),
+        ];
+        for (let s = 0; s < steps.length; s++) await steps[(s + round) % steps.length]!();
+      }
+      log(`stdio: ${name} done (${n} calls x ${ROUNDS} rounds per contender)`);
+      rows.push(row);
+    }
+  } finally {
+    await Promise.all([ours.close(), sdk.close()]);
+  }
+  return rows;
+}
+
+function stdioTable(rows: StdioRow[]): string {
+  const body: string[][] = [];
+  for (const r of rows) {
+    const base = median(r.inProcess.callsPerSecond);
+    const baseLat = sortedCopy(r.inProcess.latencies);
+    body.push([`\`${r.tool}\``, "in-process loop", "-", fixed(base, 0), fixed(percentile(baseLat, 50), 3), fixed(percentile(baseLat, 99), 3), "1.00", "-"]);
+    for (const k of IN_FLIGHT) {
+      const o = r.ours[k]!;
+      const s = r.sdk[k]!;
+      const oc = median(o.callsPerSecond);
+      const sc = median(s.callsPerSecond);
+      const ol = sortedCopy(o.latencies);
+      const sl = sortedCopy(s.latencies);
+      body.push(["", "**ours**", String(k), `**${fixed(oc, 0)}**`, fixed(percentile(ol, 50), 3), fixed(percentile(ol, 99), 3), ratio(oc, base), `**${ratio(oc, sc)}**`]);
+      body.push(["", "SDK server", String(k), fixed(sc, 0), fixed(percentile(sl, 50), 3), fixed(percentile(sl, 99), 3), ratio(sc, base), "1.00"]);
+    }
+  }
+  return table(["tool", "server", "in flight", "calls/s", "p50 ms", "p99 ms", "÷ in-process", "÷ SDK"], body);
+}
+
+/** p50/p99 latency ratios, SDK over ours (above 1: ours answers sooner). */
+function latencyTable(rows: StdioRow[]): string {
+  const body = rows.flatMap((r) =>
+    IN_FLIGHT.map((k) => {
+      const ol = sortedCopy(r.ours[k]!.latencies);
+      const sl = sortedCopy(r.sdk[k]!.latencies);
+      return [`\`${r.tool}\``, String(k), ratio(percentile(sl, 50), percentile(ol, 50)), ratio(percentile(sl, 99), percentile(ol, 99))];
+    }),
+  );
+  return table(["tool", "in flight", "p50: SDK ÷ ours", "p99: SDK ÷ ours"], body);
+}
+
+function stdioFacts(rows: StdioRow[]): StdioFact[] {
+  return rows.flatMap((r) =>
+    IN_FLIGHT.map((k) => ({
+      tool: r.tool,
+      inFlight: k,
+      vsSdk: median(r.ours[k]!.callsPerSecond) / median(r.sdk[k]!.callsPerSecond),
+      vsInProcess: median(r.ours[k]!.callsPerSecond) / median(r.inProcess.callsPerSecond),
+      sdkVsInProcess: median(r.sdk[k]!.callsPerSecond) / median(r.inProcess.callsPerSecond),
+    })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// HTTP
+
+interface HttpRow {
+  workers: number;
+  tool: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  bad: number;
+}
+
+async function httpSection(): Promise<HttpRow[]> {
+  const rows: HttpRow[] = [];
+  for (const workers of [...new Set([1, CORES])]) {
+    const server = new HttpServerProcess([], { ...OUR_ENV, CHEMATIC_WORKERS: String(workers), CHEMATIC_LOG_LEVEL: "error" });
+    try {
+      const url = await server.url;
+      for (const tool of BENCH_TOOLS) {
+        const requests = MOLECULES.map((_, i) => {
+          const message = { jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { _meta: MODERN_META, name: tool, arguments: argsFor(tool, i) } };
+          return { method: "POST", headers: modernHeaders(message), body: JSON.stringify(message) };
+        });
+        const verifyBody = (body: string) => body.includes('"structuredContent"') && !body.includes('"isError":true');
+        await autocannon({ url, connections: HTTP_CONNECTIONS, amount: 500, requests, verifyBody }); // warm-up
+        const r = await autocannon({ url, connections: HTTP_CONNECTIONS, duration: HTTP_SECONDS, requests, verifyBody });
+        rows.push({
+          workers,
+          tool,
+          rps: r.totalCompletedRequests / r.duration,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          mean: r.latency.average,
+          bad: r.non2xx + r.errors + r.timeouts + r.mismatches,
+        });
+        log(`http: ${tool}, ${workers} worker(s): ${(r.totalCompletedRequests / r.duration).toFixed(0)} req/s`);
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  return rows;
+}
+
+function httpTable(rows: HttpRow[]): string {
+  const body = rows.map((r) => {
+    const one = rows.find((x) => x.tool === r.tool && x.workers === 1)!;
+    return [`\`${r.tool}\``, String(r.workers), fixed(r.rps, 0), fixed(r.p50, 0), fixed(r.p99, 0), fixed(r.mean, 2), ratio(r.rps, one.rps), String(r.bad)];
+  });
+  return table(["tool", "workers", "requests/s", "p50 ms", "p99 ms", "mean ms", "÷ 1 worker", "failed"], body);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cold start
+
+interface ColdRow {
+  server: string;
+  list: number[];
+  call: number[];
+}
+
+async function coldStart(make: () => StdioClient): Promise<{ list: number; call: number }> {
+  const t0 = performance.now();
+  const client = make();
+  try {
+    const listed = await client.request("tools/list");
+    if (!listed.result) throw new Error(`${client.label}: tools/list failed: ${JSON.stringify(listed)}`);
+    const list = performance.now() - t0;
+    await client.callOk("calc_properties", { smiles: MOLECULES[0] });
+    return { list, call: performance.now() - t0 };
+  } finally {
+    await client.close();
+  }
+}
+
+async function coldSection(): Promise<ColdRow[]> {
+  const ours: ColdRow = { server: `ours (${CORES} workers)`, list: [], call: [] };
+  const oursOne: ColdRow = { server: "ours (1 worker)", list: [], call: [] };
+  const sdk: ColdRow = { server: "SDK server", list: [], call: [] };
+  const plan: Array<[ColdRow, () => StdioClient]> = [
+    [ours, () => ourServer("ours-cold")],
+    [oursOne, () => ourServer("ours-cold-1", { CHEMATIC_WORKERS: "1" })],
+    [sdk, () => sdkServer("sdk-cold")],
+  ];
+  await coldStart(plan[0]![1]); // page cache warm for everyone
+  await coldStart(plan[2]![1]);
+  for (let i = 0; i < COLD_RUNS; i++) {
+    for (const [row, make] of plan) {
+      const r = await coldStart(make);
+      row.list.push(r.list);
+      row.call.push(r.call);
+    }
+  }
+  log("cold start done");
+  return [ours, oursOne, sdk];
+}
+
+function coldTable(rows: ColdRow[]): string {
+  const sdk = rows.find((r) => r.server === "SDK server")!;
+  return table(
+    ["server", "spawn → tools/list answer, ms (median)", "÷ SDK", "spawn → first calc_properties answer, ms (median)", "÷ SDK"],
+    rows.map((r) => [r.server, fixed(median(r.list), 0), ratio(median(sdk.list), median(r.list)), fixed(median(r.call), 0), ratio(median(sdk.call), median(r.call))]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Memory after many calls
+
+interface MemorySnapshot {
+  rss: number;
+  wasm: number[];
+  jsHeap: number[];
+}
+
+interface MemoryRow {
+  server: string;
+  calls: number;
+  seconds: number;
+  before: MemorySnapshot;
+  after: MemorySnapshot;
+}
+
+/** Every worker's memory: as many concurrent test_memory calls as workers, each holding its worker briefly. */
+async function snapshot(client: StdioClient, workers: number): Promise<MemorySnapshot> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const results = await Promise.all(Array.from({ length: workers }, () => client.callOk("test_memory", { hold_ms: 200 })));
+    const byThread = new Map(results.map((r) => [r.thread_id as number, r]));
+    if (byThread.size === workers) {
+      const list = [...byThread.values()];
+      return { rss: client.rss(), wasm: list.map((r) => r.wasm_heap_bytes as number), jsHeap: list.map((r) => r.js_heap_used_bytes as number) };
+    }
+  }
+  throw new Error(`${client.label}: could not reach all ${workers} workers`);
+}
+
+async function memoryRun(client: StdioClient, label: string, workers: number): Promise<MemoryRow> {
+  const mixed = (i: number) => ({ tool: BENCH_TOOLS[i % BENCH_TOOLS.length]!, args: argsFor("", Math.floor(i / BENCH_TOOLS.length)) });
+  const run = async (calls: number) => {
+    let started = 0;
+    let failed = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (started < calls) {
+          const { tool, args } = mixed(started++);
+          const m = await client.call(tool, args);
+          if (m.error || m.result?.isError) failed++;
+        }
+      }),
+    );
+    if (failed > 0) throw new Error(`${label}: ${failed} calls failed`);
+  };
+  await run(2_000); // warm-up: first-use allocations, compiled query caches
+  const before = await snapshot(client, workers);
+  const t = performance.now();
+  await run(MEMORY_CALLS);
+  const seconds = (performance.now() - t) / 1000;
+  const after = await snapshot(client, workers);
+  log(`memory: ${label} done in ${seconds.toFixed(0)} s`);
+  return { server: label, calls: MEMORY_CALLS, seconds, before, after };
+}
+
+async function memorySection(): Promise<MemoryRow[]> {
+  const rows: MemoryRow[] = [];
+  const ours = ourServer("ours-memory", { CHEMATIC_TEST_TOOLS: "1" });
+  try {
+    rows.push(await memoryRun(ours, `ours (${CORES} workers)`, CORES));
+  } finally {
+    await ours.close();
+  }
+  const sdk = sdkServer("sdk-memory", { CHEMATIC_TEST_TOOLS: "1" });
+  try {
+    rows.push(await memoryRun(sdk, "SDK server", 1));
+  } finally {
+    await sdk.close();
+  }
+  return rows;
+}
+
+function memoryTable(rows: MemoryRow[]): string {
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return table(
+    ["server", "calls", "calls/s (64 in flight)", "RSS before → after, MiB", "WASM heap before → after, MiB (per RDKit instance)", "WASM growth, MiB", "JS heap after, MiB (per thread running tools)"],
+    rows.map((r) => [
+      r.server,
+      String(r.calls),
+      fixed(r.calls / r.seconds, 0),
+      `${mib(r.before.rss)} → ${mib(r.after.rss)}`,
+      `${r.before.wasm.map(mib).join(", ")} → ${r.after.wasm.map(mib).join(", ")}`,
+      mib(sum(r.after.wasm) - sum(r.before.wasm)),
+      r.after.jsHeap.map(mib).join(", "),
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ChEMBL spill
+
+interface ChemblRow {
+  latencyMs: number;
+  concurrency: number;
+  pages: number;
+  floorMs: number;
+  runsMs: number[];
+  rows: number;
+}
+
+async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; target: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [UPSTREAM], { env: { ...env, BENCH_ROWS: String(CHEMBL_ROWS), BENCH_LATENCY_MS: String(latencyMs) }, stdio: ["pipe", "pipe", "inherit"] });
+  const info = await new Promise<{ baseUrl: string; target: string }>((resolve, reject) => {
+    child.stdout.setEncoding("utf8");
+    child.stdout.once("data", (line: string) => resolve(JSON.parse(line) as { baseUrl: string; target: string }));
+    child.once("exit", (code) => reject(new Error(`the fake ChEMBL exited (${code})`)));
+  });
+  return { ...info, stop: () => new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.stdin.end())) };
+}
+
+async function chemblSection(): Promise<ChemblRow[]> {
+  const spill = allTools({}).find((t) => /spill/.test(t.name));
+  if (spill) log(`chembl: a spill tool (${spill.name}) is registered; this bench measures the walk it stages (walkActivities)`);
+  const out: ChemblRow[] = [];
+  for (const latencyMs of [0, CHEMBL_LATENCY_MS]) {
+    const upstream = await startUpstream(latencyMs);
+    try {
+      const config = { apiBaseUrl: upstream.baseUrl, requestTimeoutMs: 30_000, deadlineMs: 54_000, maxConcurrentPages: 4, offline: false };
+      const walk = async () => {
+        // A fresh service each time: its response cache would otherwise answer the second walk.
+        const service = new ChemblService(config);
+        const t = performance.now();
+        const r = await service.walkActivities({ targetChemblId: upstream.target, view: "potency_ranked" }, { maxRows: CHEMBL_ROWS });
+        if (r.activities.length !== CHEMBL_ROWS || r.truncated_by !== null) throw new Error(`walk returned ${r.activities.length} rows (${r.truncated_by})`);
+        return performance.now() - t;
+      };
+      await walk(); // warm-up: the fake renders every page once
+      const runsMs: number[] = [];
+      for (let i = 0; i < CHEMBL_RUNS; i++) runsMs.push(await walk());
+      const pages = Math.ceil(CHEMBL_ROWS / 1000);
+      out.push({ latencyMs, concurrency: config.maxConcurrentPages, pages, floorMs: (pages * latencyMs) / config.maxConcurrentPages, runsMs, rows: CHEMBL_ROWS });
+      log(`chembl: latency ${latencyMs} ms: ${runsMs.map((m) => m.toFixed(0)).join(", ")} ms`);
+    } finally {
+      await upstream.stop();
+    }
+  }
+  return out;
+}
+
+function chemblTable(rows: ChemblRow[]): string {
+  return table(
+    ["added latency per page", "pages (1000 rows)", "pacer concurrency", "floor = pages × latency ÷ concurrency, ms", "walk, ms (median of runs)", "runs, ms", "÷ floor"],
+    rows.map((r) => [
+      `${r.latencyMs} ms`,
+      String(r.pages),
+      String(r.concurrency),
+      fixed(r.floorMs, 0),
+      fixed(median(r.runsMs), 0),
+      r.runsMs.map((m) => m.toFixed(0)).join(", "),
+      r.floorMs > 0 ? ratio(median(r.runsMs), r.floorMs) : "-",
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const rdkit = await loadRDKit();
+const results: { stdio?: StdioRow[]; http?: HttpRow[]; cold?: ColdRow[]; memory?: MemoryRow[]; chembl?: ChemblRow[] } = {};
+if (SECTIONS.has("stdio")) results.stdio = await stdioSection(rdkit);
+if (SECTIONS.has("http")) results.http = await httpSection();
+if (SECTIONS.has("cold")) results.cold = await coldSection();
+if (SECTIONS.has("memory")) results.memory = await memorySection();
+if (SECTIONS.has("chembl")) results.chembl = await chemblSection();
+
+const markdown = renderReport({
+  machine: machine(rdkit),
+  settings: { cores: CORES, rounds: ROUNDS, fixedN: FIXED_N, targetSeconds: TARGET_SECONDS, httpSeconds: HTTP_SECONDS, httpConnections: HTTP_CONNECTIONS, coldRuns: COLD_RUNS, memoryCalls: MEMORY_CALLS, chemblRuns: CHEMBL_RUNS, chemblRows: CHEMBL_ROWS, chemblLatencyMs: CHEMBL_LATENCY_MS },
+  stdio: results.stdio && { table: stdioTable(results.stdio), latency: latencyTable(results.stdio), facts: stdioFacts(results.stdio) },
+  http: results.http && { table: httpTable(results.http) },
+  cold: results.cold && { table: coldTable(results.cold) },
+  memory: results.memory && { table: memoryTable(results.memory) },
+  chembl: results.chembl && { table: chemblTable(results.chembl), spillTool: allTools({}).find((t) => /spill/.test(t.name))?.name },
+});
+if (OUT !== "-") {
+  writeFileSync(OUT, markdown);
+  log(`wrote ${OUT}`);
+}
+process.stdout.write(markdown);

@@ -1,0 +1,820 @@
+/**
+ * Canvases: per-agent DuckDB workspaces holding staged bioactivity tables, read with one guarded SQL
+ * SELECT at a time (chembl_dataframe_query).
+ *
+ * Isolation and bounds:
+ *  - one DuckDB instance per canvas, opened locked down (duckdb.ts), so a canvas sees only its own tables;
+ *  - canvas IDs carry 144 random bits (over HTTP the ID is the only key);
+ *  - a canvas expires after 30 minutes idle; at most 32 exist (the least recently used idle one makes room,
+ *    else BUSY); each instance has a memory limit; queries run at most 2 at a time server-wide (DuckDB work
+ *    occupies libuv's thread pool, which file and DNS work share);
+ *  - writes to one canvas are serialised, and a table is replaced by staging it under a temporary name and
+ *    swapping it in one transaction, so a failed or cancelled stage leaves the earlier table;
+ *  - queries pass the lexical guard (sql-guard.ts), then DuckDB's parser (exactly one statement, of type
+ *    SELECT, naming only this canvas's tables), and run under a timeout that interrupts DuckDB, with their
+ *    output capped in rows and bytes;
+ *  - file-backed canvases (CHEMATIC_CANVAS_DIR) live in a per-process directory inside it, every path
+ *    derived through safeJoin, and are deleted when the canvas expires or the server closes.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { DuckDBConnection, DuckDBInstance, DuckDBType } from "@duckdb/node-api";
+import type { CanvasConfig } from "../../config.js";
+import { ToolError } from "../errors.js";
+import { loadDuckDb, lockedDownOptions, type DuckDbLoader, type DuckDbModule } from "./duckdb.js";
+import { isInside, safeJoin } from "./paths.js";
+import { checkReadOnlySql, isForbiddenFunction, refuse } from "./sql-guard.js";
+import { jsonConverter, type JsonValue } from "./values.js";
+
+export const CANVAS_ID_PATTERN = "^cv_[A-Za-z0-9_-]{24}$";
+const CANVAS_ID_RE = new RegExp(CANVAS_ID_PATTERN);
+/** A table name a canvas accepts (ours: bioactivities, bioactivities_null_potency). */
+const TABLE_NAME_RE = /^[a-z][a-z0-9_]{0,62}$/;
+
+export const CANVAS_DEFAULTS = {
+  maxCanvases: 32,
+  idleMs: 30 * 60_000,
+  /** Per canvas; grows with CHEMBL_MAX_SPILL_ROWS (see memoryLimitFor). */
+  memoryLimitMb: 256,
+  threads: 2,
+  queryTimeoutMs: 15_000,
+  maxConcurrentQueries: 2,
+  /** How long a query waits for a free slot before BUSY. */
+  queueWaitMs: 3_000,
+  /** Rows per appended chunk (DuckDB's vector size): the event loop gets a turn between chunks. */
+  appendChunkRows: 2048,
+};
+
+/** The memory limit of one canvas: room for two views of maxSpillRows rows, each twice during a swap. */
+export function memoryLimitFor(maxSpillRows: number): number {
+  return Math.max(CANVAS_DEFAULTS.memoryLimitMb, Math.ceil((maxSpillRows / 50_000) * CANVAS_DEFAULTS.memoryLimitMb));
+}
+
+export type ColumnType = "BIGINT" | "INTEGER" | "DOUBLE" | "VARCHAR" | "BOOLEAN";
+
+export interface ColumnSpec {
+  name: string;
+  type: ColumnType;
+  description: string;
+}
+
+export type CellValue = string | number | boolean | null;
+
+/** What a staged table holds and where it came from (chembl_dataframe_describe shows it). */
+export interface TableMeta {
+  name: string;
+  columns: ColumnSpec[];
+  row_count: number;
+  staged_at: string;
+  provenance: Record<string, unknown>;
+}
+
+export interface QueryOptions {
+  maxRows: number;
+  maxBytes: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface QueryResult {
+  columns: Array<{ name: string; type: string }>;
+  rows: Array<Record<string, JsonValue>>;
+  returned: number;
+  truncated: boolean;
+  truncated_by: "row_cap" | "byte_cap" | null;
+  elapsed_ms: number;
+}
+
+export interface CanvasManagerOptions {
+  loader?: DuckDbLoader;
+  maxCanvases?: number;
+  idleMs?: number;
+  memoryLimitMb?: number;
+  threads?: number;
+  queryTimeoutMs?: number;
+  maxConcurrentQueries?: number;
+  queueWaitMs?: number;
+  now?: () => number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export function newCanvasId(): string {
+  return `cv_${randomBytes(18).toString("base64url")}`;
+}
+
+export function isCanvasId(id: string): boolean {
+  return CANVAS_ID_RE.test(id);
+}
+
+/** A small counting semaphore whose waiters give up after a while. */
+class Slots {
+  private used = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+
+  async acquire(waitMs: number): Promise<(() => void) | null> {
+    if (this.used < this.size) {
+      this.used++;
+      return this.releaser();
+    }
+    return new Promise((resolve) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(this.releaser());
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(grant);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(null);
+      }, waitMs);
+      this.waiters.push(grant);
+    });
+  }
+
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.waiters.shift();
+      if (next) next();
+      else this.used--;
+    };
+  }
+}
+
+/** Table functions a query may call: they generate rows and read nothing. */
+export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "generate_series", "unnest"]);
+
+/**
+ * The second lock, on DuckDB's own parse tree (json_serialize_sql): exactly one statement; every table it
+ * reads is a staged table of this canvas (unqualified, main., or this canvas's catalog) or a CTE the query
+ * defines, never a system view (duckdb_databases, pg_settings, ...) or a path; every table function is a
+ * row generator (range, generate_series, unnest); no function the lexical check forbids, whatever its quoting.
+ */
+export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
+  const t = tree as { error?: boolean; error_message?: string; statements?: unknown[] };
+  if (t.error) throw new Error(`Parser Error: ${t.error_message ?? "syntax error"}`);
+  if (!Array.isArray(t.statements) || t.statements.length !== 1) throw refuse("multiple_statements", `DuckDB reads ${t.statements?.length ?? 0} statements; send exactly one`);
+  const ctes = new Set<string>();
+  const baseTables: Array<{ catalog: string; schema: string; name: string }> = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const x of node) visit(x);
+      return;
+    }
+    if (!node || typeof node !== "object") return;
+    const n = node as Record<string, unknown>;
+    const map = (n.cte_map as { map?: Array<{ key?: unknown }> } | undefined)?.map;
+    if (Array.isArray(map)) for (const e of map) if (typeof e.key === "string") ctes.add(e.key.toLowerCase());
+    if (typeof n.cte_name === "string") ctes.add(n.cte_name.toLowerCase());
+    if (n.type === "BASE_TABLE") {
+      baseTables.push({ catalog: String(n.catalog_name ?? "").toLowerCase(), schema: String(n.schema_name ?? "").toLowerCase(), name: String(n.table_name ?? "").toLowerCase() });
+    } else if (n.type === "TABLE_FUNCTION") {
+      const fn = String((n.function as { function_name?: unknown } | undefined)?.function_name ?? "").toLowerCase();
+      if (!ALLOWED_TABLE_FUNCTIONS.has(fn)) throw refuse("forbidden_function", `${fn}() is not allowed as a table: only the staged tables and row generators (range, generate_series, unnest) can be read`, { function: fn });
+    }
+    if (n.class === "FUNCTION" && typeof n.function_name === "string" && n.is_operator !== true && isForbiddenFunction(n.function_name)) {
+      throw refuse("forbidden_function", `${n.function_name.toLowerCase()}() is not allowed: it reads files or server state`, { function: n.function_name.toLowerCase() });
+    }
+    for (const v of Object.values(n)) if (v && typeof v === "object") visit(v);
+  };
+  visit(t.statements[0]);
+  for (const b of baseTables) {
+    const isOwn = own.has(b.name) && (b.schema === "" || b.schema === "main") && (b.catalog === "" || b.catalog === catalog);
+    const isCte = b.catalog === "" && b.schema === "" && ctes.has(b.name);
+    if (!isOwn && !isCte) {
+      const shown = [b.catalog, b.schema, b.name].filter((x) => x !== "").join(".");
+      throw refuse("not_a_canvas_table", `${shown} is not a table of this canvas; the staged tables are: ${tables.join(", ") || "none"}`, { table: shown, tables: [...tables] });
+    }
+  }
+}
+
+/**
+ * The qualified name at the start of a table reference as DuckDB's getTableNames writes it
+ * (`main.t AS x`, `"a b" AS "c"`, `memory.main.t TABLESAMPLE ...`): its dot-separated parts, unquoted.
+ */
+export function leadingName(reference: string): string[] {
+  const parts: string[] = [];
+  let i = 0;
+  for (;;) {
+    let part = "";
+    if (reference[i] === '"') {
+      i++;
+      for (; i < reference.length; i++) {
+        if (reference[i] === '"') {
+          if (reference[i + 1] === '"') {
+            part += '"';
+            i++;
+            continue;
+          }
+          i++;
+          break;
+        }
+        part += reference[i];
+      }
+    } else {
+      const m = /^[^."\s]*/.exec(reference.slice(i))![0];
+      part = m;
+      i += m.length;
+    }
+    parts.push(part);
+    if (reference[i] !== ".") return parts;
+    i++;
+  }
+}
+
+/** A value as its declared column type takes it; a mismatch is a bug upstream of the canvas, never coerced. */
+function checkCell(column: ColumnSpec, v: CellValue): CellValue {
+  if (v === null) return null;
+  const ok =
+    column.type === "VARCHAR"
+      ? typeof v === "string"
+      : column.type === "BOOLEAN"
+        ? typeof v === "boolean"
+        : column.type === "DOUBLE"
+          ? typeof v === "number"
+          : typeof v === "number" && Number.isInteger(v);
+  if (!ok) throw new TypeError(`column ${column.name} (${column.type}): ${JSON.stringify(v)} is not ${column.type === "BIGINT" || column.type === "INTEGER" ? "an integer" : `a ${column.type}`}`);
+  return v;
+}
+
+/** DuckDB's error text, shortened, without any file path of the canvas directory. */
+function duckMessage(e: unknown, hide: string | null): string {
+  let text = e instanceof Error ? e.message : String(e);
+  if (hide) text = text.split(hide).join("<canvas dir>");
+  text = text.replace(/\s+/g, " ").trim();
+  return text.length > 600 ? `${text.slice(0, 600)}...` : text;
+}
+
+/** Maps a DuckDB failure of a user query to a typed error. */
+function queryError(e: unknown, hide: string | null, memoryLimitMb: number): ToolError {
+  if (e instanceof ToolError) return e;
+  const message = duckMessage(e, hide);
+  if (/^Permission Error/i.test(message)) return refuse("locked_down", `DuckDB's locked-down configuration refused it: ${message}`, { duckdb_error: message });
+  if (/^Out of Memory Error/i.test(message)) {
+    return new ToolError(
+      "QUERY_REFUSED",
+      `The query needs more memory than this canvas allows (${memoryLimitMb} MB)`,
+      { reason: "memory_limit", duckdb_error: message },
+      "Aggregate (GROUP BY), filter (WHERE) or add a LIMIT so the query holds less at once, then retry.",
+    );
+  }
+  return new ToolError(
+    "INVALID_ARGUMENTS",
+    `DuckDB could not run the query: ${message}`,
+    { path: "/sql", duckdb_error: message },
+    "Fix the SQL as the DuckDB error says; chembl_dataframe_describe lists the staged tables and their columns.",
+  );
+}
+
+export class Canvas {
+  readonly tables = new Map<string, TableMeta>();
+  lastUsedAt: number;
+  /** Calls holding this canvas (a spill, a query): it neither expires nor is evicted meanwhile. */
+  pins = 0;
+  closed = false;
+  private writeChain: Promise<void> = Promise.resolve();
+  private readonly running = new Set<{ connection: DuckDBConnection; done: Promise<unknown> }>();
+
+  constructor(
+    readonly id: string,
+    private readonly manager: CanvasManager,
+    private readonly duckdb: DuckDbModule,
+    private readonly instance: DuckDBInstance,
+    /** The database file, or null in memory. */
+    readonly file: string | null,
+    readonly createdAt: number,
+  ) {
+    this.lastUsedAt = createdAt;
+  }
+
+  touch(): void {
+    this.lastUsedAt = this.manager.now();
+  }
+
+  /** Holds the canvas for the length of `work` (no expiry, no eviction). */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    this.pins++;
+    this.touch();
+    try {
+      return await work();
+    } finally {
+      this.pins--;
+      this.touch();
+    }
+  }
+
+  describe(): TableMeta[] {
+    return [...this.tables.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Runs one write after the ones before it (serialised per canvas); a failed write does not block the next. */
+  private serialise<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.writeChain.then(write, write);
+    this.writeChain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /**
+   * Stages `rows` as table `name` with the given explicit column types: into a new temporary table first,
+   * then swapped in (drop the old, rename the new) in one transaction. A failure or a cancellation before
+   * the swap drops the temporary table and leaves the earlier one as it was.
+   */
+  stage(name: string, columns: ColumnSpec[], rows: readonly CellValue[][], provenance: Record<string, unknown>, signal?: AbortSignal): Promise<TableMeta> {
+    if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
+    return this.hold(() =>
+      this.serialise(async () => {
+        if (this.closed) throw this.manager.notFound(this.id);
+        const connection = await this.instance.connect();
+        const staging = `_staging_${randomBytes(6).toString("hex")}`;
+        let swapped = false;
+        try {
+          await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+          await this.append(connection, staging, columns, rows, signal);
+          if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+          // The swap takes no signal: once it starts it completes or rolls back.
+          await connection.run("BEGIN TRANSACTION");
+          try {
+            await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
+            await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
+            await connection.run("COMMIT");
+            swapped = true;
+          } catch (e) {
+            await connection.run("ROLLBACK").catch(() => undefined);
+            throw e;
+          }
+          const meta: TableMeta = { name, columns, row_count: rows.length, staged_at: new Date(this.manager.now()).toISOString(), provenance };
+          this.tables.set(name, meta);
+          return meta;
+        } finally {
+          if (!swapped) await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
+          connection.closeSync();
+        }
+      }),
+    );
+  }
+
+  private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
+    const d = this.duckdb;
+    const types: DuckDBType[] = columns.map((c) => ({ BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN })[c.type]);
+    // Column-major once (the chunks are filled column by column), checking every value against its declared type.
+    const data: CellValue[][] = columns.map(() => new Array<CellValue>(rows.length));
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      for (let c = 0; c < columns.length; c++) data[c]![r] = checkCell(columns[c]!, row[c] ?? null);
+    }
+    const appender = await connection.createAppender(table);
+    try {
+      const step = this.manager.appendChunkRows;
+      for (let start = 0; start < rows.length; start += step) {
+        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+        const end = Math.min(rows.length, start + step);
+        const chunk = d.DuckDBDataChunk.create(types, end - start);
+        chunk.setColumns(
+          data.map((values, c) => {
+            const part = values.slice(start, end);
+            if (columns[c]!.type === "BIGINT") for (let i = 0; i < part.length; i++) if (part[i] !== null) part[i] = BigInt(part[i] as number) as unknown as number;
+            return part as never;
+          }),
+        );
+        appender.appendDataChunk(chunk);
+        // Yield between chunks: a 50,000-row stage must not hold the event loop for seconds.
+        await new Promise<void>((r) => setImmediate(r));
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** The tables and columns as DuckDB itself holds them (checks and diagnostics; queries cannot read information_schema). */
+  async inspect(): Promise<Array<{ table_name: string; column_name: string; data_type: string }>> {
+    const connection = await this.instance.connect();
+    try {
+      const r = await connection.runAndReadAll("SELECT table_name, column_name, data_type FROM information_schema.columns ORDER BY table_name, ordinal_position");
+      return r.getRowObjectsJson() as Array<{ table_name: string; column_name: string; data_type: string }>;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Drops one table (a write: it takes its turn). */
+  dropTable(name: string): Promise<void> {
+    return this.hold(() =>
+      this.serialise(async () => {
+        if (!this.tables.has(name)) {
+          throw new ToolError("INVALID_ARGUMENTS", `No table ${name} on canvas ${this.id}`, { path: "/table", tables: [...this.tables.keys()] }, "Pick a table chembl_dataframe_describe lists.");
+        }
+        const connection = await this.instance.connect();
+        try {
+          await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
+          this.tables.delete(name);
+        } finally {
+          connection.closeSync();
+        }
+      }),
+    );
+  }
+
+  /** Runs one guarded read-only query with its output capped and a timeout that interrupts DuckDB. */
+  async query(sql: string, options: QueryOptions): Promise<QueryResult> {
+    const checked = checkReadOnlySql(sql);
+    return this.hold(async () => {
+      const release = await this.manager.querySlots.acquire(this.manager.queueWaitMs);
+      if (!release) throw new ToolError("BUSY", "Other canvas queries are running; none finished in time to make room", { max_concurrent_queries: this.manager.maxConcurrentQueries });
+      if (this.closed) {
+        release();
+        throw this.manager.notFound(this.id);
+      }
+      const started = this.manager.now();
+      const timeoutMs = options.timeoutMs ?? this.manager.queryTimeoutMs;
+      let connection: DuckDBConnection;
+      try {
+        connection = await this.instance.connect();
+      } catch (e) {
+        release();
+        throw e;
+      }
+      let timedOut = false;
+      const interrupt = () => {
+        try {
+          connection.interrupt();
+        } catch {
+          // Nothing is running any more.
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        interrupt();
+      }, timeoutMs);
+      const onAbort = () => interrupt();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      const work = this.execute(connection, checked.sql, options);
+      const entry = { connection, done: work.catch(() => undefined) };
+      this.running.add(entry);
+      // The connection, the slot and the listener go when DuckDB is really done, even after a timeout answer.
+      void entry.done.finally(() => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        this.running.delete(entry);
+        try {
+          connection.closeSync();
+        } catch {
+          // Already closed.
+        }
+        release();
+      });
+      // Some DuckDB functions check for an interrupt only between steps: the answer does not wait for them.
+      let late: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        late = setTimeout(() => {
+          timedOut = true;
+          reject(new Error("INTERRUPT Error: the query did not stop in time"));
+        }, timeoutMs + 250);
+      });
+      try {
+        const result = await Promise.race([work, deadline]);
+        return { ...result, elapsed_ms: this.manager.now() - started };
+      } catch (e) {
+        if (timedOut) throw new ToolError("QUERY_TIMEOUT", `The query ran past its ${timeoutMs} ms timeout and was interrupted`, { timeout_ms: timeoutMs });
+        throw queryError(e, this.manager.dir, this.manager.memoryLimitMb);
+      } finally {
+        clearTimeout(late);
+      }
+    });
+  }
+
+  private async execute(connection: DuckDBConnection, sql: string, options: QueryOptions): Promise<Omit<QueryResult, "elapsed_ms">> {
+    const d = this.duckdb;
+    // DuckDB's own parser: exactly one statement...
+    const extracted = await connection.extractStatements(sql);
+    if (extracted.count !== 1) throw refuse("multiple_statements", `DuckDB reads ${extracted.count} statements; send exactly one`);
+    // ...naming no table but this canvas's own (a quoted path is a table name to DuckDB, and a replacement scan would read it)...
+    const own = new Set([...this.tables.keys()].map((t) => t.toLowerCase()));
+    const catalog = this.catalog().toLowerCase();
+    const serialised = await connection.runAndReadAll("SELECT json_serialize_sql($1::VARCHAR) AS ast", [sql]);
+    checkSyntaxTree(JSON.parse(String(serialised.getRowsJson()[0]![0])) as unknown, own, catalog, [...this.tables.keys()]);
+    for (const reference of connection.getTableNames(sql, true)) {
+      const parts = leadingName(reference).map((p) => p.toLowerCase());
+      const name = parts.at(-1) ?? "";
+      const qualifiedOk = parts.length === 1 || (parts.length === 2 && parts[0] === "main") || (parts.length === 3 && parts[0] === catalog && parts[1] === "main");
+      if (!own.has(name) || !qualifiedOk) {
+        throw refuse("not_a_canvas_table", `${reference.split(" ")[0]} is not a table of this canvas; the staged tables are: ${[...this.tables.keys()].join(", ") || "none"}`, {
+          table: parts.join("."),
+          tables: [...this.tables.keys()],
+        });
+      }
+    }
+    // ...and of type SELECT once prepared (binding happens here, under the locked-down configuration).
+    const prepared = await extracted.prepare(0);
+    try {
+      if (prepared.statementType !== d.StatementType.SELECT) throw refuse("not_select", "DuckDB does not read this as a SELECT statement");
+      const result = await prepared.stream();
+      const names = result.deduplicatedColumnNames();
+      const types = result.columnTypes();
+      const columns = names.map((name, i) => ({ name, type: types[i]!.toString() }));
+      const convert = jsonConverter(d);
+      const rows: Array<Record<string, JsonValue>> = [];
+      let bytes = 2;
+      let truncatedBy: QueryResult["truncated_by"] = null;
+      outer: for (;;) {
+        const chunk = await result.fetchChunk();
+        if (!chunk || chunk.rowCount === 0) break;
+        const values = chunk.convertRows(convert);
+        for (const row of values) {
+          if (rows.length >= options.maxRows) {
+            truncatedBy = "row_cap";
+            break outer;
+          }
+          const obj: Record<string, JsonValue> = {};
+          names.forEach((name, i) => (obj[name] = (row[i] ?? null) as JsonValue));
+          const size = Buffer.byteLength(JSON.stringify(obj), "utf8") + 1;
+          if (bytes + size > options.maxBytes) {
+            truncatedBy = "byte_cap";
+            break outer;
+          }
+          bytes += size;
+          rows.push(obj);
+        }
+      }
+      return { columns, rows, returned: rows.length, truncated: truncatedBy !== null, truncated_by: truncatedBy };
+    } finally {
+      prepared.destroySync();
+    }
+  }
+
+  /** The catalog (database) name DuckDB gives this canvas: the file's stem, or "memory". */
+  private catalog(): string {
+    return this.file ? this.id : "memory";
+  }
+
+  /** Interrupts what runs, waits a little for it, closes the instance and deletes its files. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const r of this.running) {
+      try {
+        r.connection.interrupt();
+      } catch {
+        // Finished meanwhile.
+      }
+    }
+    const pending = [...this.running].map((r) => r.done);
+    const settled = await Promise.race([Promise.all(pending).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000).unref())]);
+    await this.writeChain;
+    // A query DuckDB could not interrupt still uses the instance: leave it to the garbage collector then.
+    if (settled) this.instance.closeSync();
+    this.manager.deleteFiles(this);
+  }
+}
+
+export class CanvasManager {
+  readonly enabled: boolean;
+  readonly dir: string | null;
+  readonly maxSpillRows: number;
+  readonly maxCanvases: number;
+  readonly idleMs: number;
+  readonly memoryLimitMb: number;
+  readonly threads: number;
+  readonly queryTimeoutMs: number;
+  readonly maxConcurrentQueries: number;
+  readonly queueWaitMs: number;
+  readonly appendChunkRows = CANVAS_DEFAULTS.appendChunkRows;
+  readonly querySlots: Slots;
+  readonly now: () => number;
+  private readonly loader: DuckDbLoader;
+  private readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  private readonly canvases = new Map<string, Canvas>();
+  /** IDs that expired or were evicted lately, to say so (bounded). */
+  private readonly gone = new Map<string, "expired" | "evicted" | "dropped">();
+  private duckdb: Promise<DuckDbModule | null> | undefined;
+  private loadError: string | null = null;
+  private sessionDir: string | null = null;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private closing = false;
+
+  constructor(
+    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows">,
+    options: CanvasManagerOptions = {},
+    private readonly offReason = "CHEMATIC_CANVAS=off",
+  ) {
+    this.enabled = config.enabled;
+    this.dir = config.dir;
+    this.maxSpillRows = config.maxSpillRows;
+    this.loader = options.loader ?? loadDuckDb;
+    this.maxCanvases = options.maxCanvases ?? CANVAS_DEFAULTS.maxCanvases;
+    this.idleMs = options.idleMs ?? CANVAS_DEFAULTS.idleMs;
+    this.memoryLimitMb = options.memoryLimitMb ?? memoryLimitFor(config.maxSpillRows);
+    this.threads = options.threads ?? CANVAS_DEFAULTS.threads;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? CANVAS_DEFAULTS.queryTimeoutMs;
+    this.maxConcurrentQueries = options.maxConcurrentQueries ?? CANVAS_DEFAULTS.maxConcurrentQueries;
+    this.queueWaitMs = options.queueWaitMs ?? CANVAS_DEFAULTS.queueWaitMs;
+    this.querySlots = new Slots(this.maxConcurrentQueries);
+    this.now = options.now ?? Date.now;
+    this.log = options.log ?? (() => {});
+  }
+
+  /** Loads DuckDB once; false when the canvas is off or the binding cannot load (logged once). */
+  async available(): Promise<boolean> {
+    return (await this.module()) !== null;
+  }
+
+  /** Why the canvas is unavailable, for messages (null while it is available or not yet tried). */
+  get disabledReason(): string | null {
+    if (!this.enabled) return this.offReason;
+    return this.loadError;
+  }
+
+  private module(): Promise<DuckDbModule | null> {
+    if (!this.enabled || this.closing) return Promise.resolve(null);
+    this.duckdb ??= this.loader().then(
+      (m) => m,
+      (e: unknown) => {
+        this.loadError = `the DuckDB binding could not load (${(e instanceof Error ? e.message : String(e)).split("\n")[0]})`;
+        this.log(`canvas off: ${this.loadError}`);
+        return null;
+      },
+    );
+    return this.duckdb;
+  }
+
+  disabledError(): ToolError {
+    return new ToolError(
+      "CANVAS_DISABLED",
+      `The canvas is off on this server: ${this.disabledReason ?? "unavailable"}`,
+      { reason: this.disabledReason },
+      "Call chembl_get_bioactivities without canvas_id and page through the view with limit and nextCursor instead.",
+    );
+  }
+
+  notFound(id: string): ToolError {
+    const why = this.gone.get(id);
+    const what =
+      why === "expired"
+        ? `expired after ${Math.round(this.idleMs / 60_000)} minutes without use`
+        : why === "evicted"
+          ? `was closed to make room (at most ${this.maxCanvases} canvases exist at once)`
+          : why === "dropped"
+            ? "was dropped"
+            : "is unknown on this server (it may have expired, or the server restarted)";
+    return new ToolError(
+      "CANVAS_NOT_FOUND",
+      `Canvas ${isCanvasId(id) ? id : "(malformed id)"} ${what}`,
+      { canvas_id: isCanvasId(id) ? id : null, reason: why ?? "unknown" },
+      "Re-run chembl_get_bioactivities without canvas_id (same filters) to stage the rows on a new canvas, then query the canvas_id it returns.",
+    );
+  }
+
+  /** The live canvas with this ID (touched), or CANVAS_DISABLED / CANVAS_NOT_FOUND. */
+  async get(id: string): Promise<Canvas> {
+    if (!(await this.available())) throw this.disabledError();
+    this.sweep();
+    const canvas = isCanvasId(id) ? this.canvases.get(id) : undefined;
+    if (!canvas || canvas.closed) throw this.notFound(id);
+    canvas.touch();
+    return canvas;
+  }
+
+  get size(): number {
+    return this.canvases.size;
+  }
+
+  ids(): string[] {
+    return [...this.canvases.keys()];
+  }
+
+  /** A new, empty canvas; the least recently used idle canvas is closed first when the cap is reached. */
+  async create(pinned = false): Promise<Canvas> {
+    const duckdb = await this.module();
+    if (!duckdb) throw this.disabledError();
+    this.sweep();
+    if (this.canvases.size >= this.maxCanvases) {
+      const idle = [...this.canvases.values()].filter((c) => c.pins === 0).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+      if (!idle) throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
+      await this.release(idle.id, "evicted");
+    }
+    const id = newCanvasId();
+    const file = this.dir ? safeJoin(this.ensureSessionDir(), `${id}.duckdb`) : null;
+    const instance = await duckdb.DuckDBInstance.create(file ?? ":memory:", lockedDownOptions({ memoryLimitMb: this.memoryLimitMb, threads: this.threads, inMemory: file === null }));
+    const canvas = new Canvas(id, this, duckdb, instance, file, this.now());
+    // Pinned from the start when the caller stages at once: a concurrent create cannot evict it meanwhile.
+    if (pinned) canvas.pins++;
+    this.canvases.set(id, canvas);
+    this.startSweeper();
+    return canvas;
+  }
+
+  /**
+   * Stages a table on a canvas created for it: the canvas exists only once the rows are in, and is
+   * released again when staging fails (so a failed spill holds no canvas slot).
+   */
+  async stageOnNewCanvas(name: string, columns: ColumnSpec[], rows: readonly CellValue[][], provenance: Record<string, unknown>, signal?: AbortSignal): Promise<{ canvas: Canvas; table: TableMeta }> {
+    const canvas = await this.create(true);
+    try {
+      const table = await canvas.stage(name, columns, rows, provenance, signal);
+      return { canvas, table };
+    } catch (e) {
+      await this.release(canvas.id, "dropped");
+      throw e;
+    } finally {
+      canvas.pins--;
+    }
+  }
+
+  /** Closes one canvas and forgets it (its ID then answers CANVAS_NOT_FOUND saying why). */
+  async release(id: string, why: "expired" | "evicted" | "dropped" = "dropped"): Promise<void> {
+    const canvas = this.canvases.get(id);
+    if (!canvas) return;
+    this.canvases.delete(id);
+    this.remember(id, why);
+    await canvas.close();
+  }
+
+  private remember(id: string, why: "expired" | "evicted" | "dropped"): void {
+    this.gone.set(id, why);
+    while (this.gone.size > 1_000) this.gone.delete(this.gone.keys().next().value!);
+  }
+
+  /** Closes the canvases idle for longer than idleMs (never one a call holds). */
+  sweep(): string[] {
+    const now = this.now();
+    const expired = [...this.canvases.values()].filter((c) => c.pins === 0 && now - c.lastUsedAt > this.idleMs).map((c) => c.id);
+    for (const id of expired) void this.release(id, "expired");
+    return expired;
+  }
+
+  private startSweeper(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, Math.min(60_000, Math.floor(this.idleMs / 2))));
+    this.sweeper.unref();
+  }
+
+  /** The per-process directory inside CHEMATIC_CANVAS_DIR (created on the first file-backed canvas). */
+  private ensureSessionDir(): string {
+    if (!this.dir) throw new Error("no canvas directory");
+    if (!this.sessionDir) {
+      const made = realpathSync(mkdtempSync(join(this.dir, "chematic-canvas-")));
+      if (!isInside(this.dir, made)) throw new Error("the canvas directory escaped CHEMATIC_CANVAS_DIR");
+      this.sessionDir = made;
+    }
+    return this.sessionDir;
+  }
+
+  /** Deletes a file-backed canvas's database, WAL and temp directory (paths re-derived and guarded). */
+  deleteFiles(canvas: Canvas): void {
+    if (!canvas.file || !this.sessionDir) return;
+    for (const name of [`${canvas.id}.duckdb`, `${canvas.id}.duckdb.wal`, `${canvas.id}.duckdb.tmp`]) {
+      try {
+        rmSync(safeJoin(this.sessionDir, name), { recursive: true, force: true });
+      } catch (e) {
+        this.log(`canvas ${canvas.id}: could not delete ${name}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** Closes every canvas and removes the per-process directory. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.all(this.ids().map((id) => this.release(id, "dropped")));
+    if (this.sessionDir && this.dir && isInside(this.dir, this.sessionDir)) {
+      try {
+        rmSync(this.sessionDir, { recursive: true, force: true });
+      } catch (e) {
+        this.log(`could not remove ${this.sessionDir}: ${(e as Error).message}`);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The process-wide manager
+
+let shared: CanvasManager | undefined;
+const notInitialised = new CanvasManager({ enabled: false, dir: null, maxSpillRows: 50_000 }, {}, "the canvas was not initialised in this process");
+
+/** The manager the registered tools use; before initCanvasManager, a manager whose canvas is off. */
+export function getCanvasManager(): CanvasManager {
+  return shared ?? notInitialised;
+}
+
+/** Installs the manager built from the start-up config (createApp calls this once). */
+export function initCanvasManager(config: CanvasConfig, options: CanvasManagerOptions = {}): CanvasManager {
+  shared = new CanvasManager(config, options);
+  return shared;
+}
+
+export async function closeCanvasManager(): Promise<void> {
+  const m = shared;
+  shared = undefined;
+  if (m) await m.close();
+}

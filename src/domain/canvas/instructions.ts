@@ -1,0 +1,8 @@
+/** The canvas part of the server's `instructions`: when rows are staged and how to read them. */
+export const CANVAS_INSTRUCTIONS =
+  "Large bioactivity views: when a chembl_get_bioactivities view is larger than one page, the server stages it whole (up to CHEMBL_MAX_SPILL_ROWS rows) " +
+  "as a DuckDB table on a canvas and answers with canvas_id and table_name (bioactivities for potency_ranked, bioactivities_null_potency for null_potency) " +
+  "plus the first rows. Read staged rows with chembl_dataframe_describe (columns) and chembl_dataframe_query (one read-only SELECT, DuckDB SQL); " +
+  "pass canvas_id back to chembl_get_bioactivities to stage the other view beside it. Check truncated/truncated_by before calling a table complete. " +
+  "A canvas expires after 30 minutes idle (CANVAS_NOT_FOUND: re-run the spill). The resource skill://chembl-guide/SKILL.md holds the workflows " +
+  "and SQL recipes (ranking without mixing assay types, mutants, salts or repeats; selectivity with the inactives).";

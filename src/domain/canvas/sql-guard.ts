@@ -1,0 +1,267 @@
+/**
+ * The first of three locks on chembl_dataframe_query: a lexical check that runs before DuckDB sees the
+ * text. It accepts exactly one read-only SELECT or WITH statement and refuses, with QUERY_REFUSED and a
+ * machine-readable details.reason:
+ *  - more than one statement (a `;` followed by anything but whitespace or comments);
+ *  - a statement that does not start with SELECT or WITH (after opening parentheses);
+ *  - statement keywords anywhere outside string literals and quoted identifiers (ATTACH, COPY, INSTALL,
+ *    LOAD, PRAGMA, SET, CREATE, INSERT, ...);
+ *  - calls of functions that read files or the server's state (read_*, *_scan, glob, query, sniff_csv,
+ *    duckdb_*, pragma_*, current_setting, getenv, ...), and any function called by a quoted name;
+ *  - a string literal where a table belongs (FROM 'path', JOIN 'path': DuckDB's replacement scans turn it
+ *    into a file read);
+ *  - lexical forms this checker will not second-guess DuckDB on: nested block comments, prefixed string
+ *    literals (E'..', X'..'), dollar quoting, backticks, non-ASCII characters outside literals, control
+ *    characters, unterminated literals or comments.
+ * The tokenizer reads strings ('' escapes), quoted identifiers ("" escapes), line and block comments the
+ * way DuckDB does; where DuckDB's reading could differ from ours, we refuse rather than guess.
+ *
+ * The second lock is DuckDB's own parser (one statement, of type SELECT, touching only the canvas's
+ * tables: see canvas.ts); the third is the instance's configuration (external access off, configuration
+ * locked, extensions neither installed nor loaded).
+ */
+import { ToolError } from "../errors.js";
+
+export type RefusalReason =
+  | "empty"
+  | "too_long"
+  | "multiple_statements"
+  | "not_select"
+  | "forbidden_keyword"
+  | "forbidden_function"
+  | "file_path_as_table"
+  | "unsupported_syntax"
+  | "not_a_canvas_table"
+  | "system_catalog"
+  | "locked_down";
+
+export const MAX_SQL_LENGTH = 20_000;
+
+export function refuse(reason: RefusalReason, message: string, extra: Record<string, unknown> = {}): ToolError {
+  return new ToolError("QUERY_REFUSED", message, { reason, ...extra });
+}
+
+type TokenKind = "word" | "quoted" | "string" | "number" | "punct";
+
+export interface Token {
+  kind: TokenKind;
+  /** Words upper-cased; quoted identifiers and strings unescaped; punctuation as written. */
+  value: string;
+  /** Offset in the SQL text. */
+  at: number;
+}
+
+/** Statement keywords refused anywhere as bare words: no read-only SELECT needs them. */
+export const FORBIDDEN_KEYWORDS: ReadonlySet<string> = new Set([
+  "ATTACH",
+  "DETACH",
+  "COPY",
+  "EXPORT",
+  "IMPORT",
+  "INSTALL",
+  "LOAD",
+  "FORCE",
+  "PRAGMA",
+  "SET",
+  "RESET",
+  "CALL",
+  "CREATE",
+  "DROP",
+  "ALTER",
+  "INSERT",
+  "UPDATE",
+  "DELETE",
+  "MERGE",
+  "TRUNCATE",
+  "VACUUM",
+  "CHECKPOINT",
+  "ANALYZE",
+  "USE",
+  "BEGIN",
+  "COMMIT",
+  "ROLLBACK",
+  "ABORT",
+  "TRANSACTION",
+  "PREPARE",
+  "EXECUTE",
+  "DEALLOCATE",
+  "INTO",
+  "GRANT",
+  "REVOKE",
+  "SECRET",
+  "PIVOT",
+  "UNPIVOT",
+]);
+
+/** Names of DuckDB's system views and catalogs (settings, database paths): refused as words or quoted identifiers. */
+const SYSTEM_NAMES = /^(duckdb_|pragma_|pg_|sqlite_)/i;
+
+/** Table and scalar functions that read files, other databases, settings or the environment. */
+const FORBIDDEN_FUNCTIONS: readonly RegExp[] = [
+  /^read_/,
+  /_scan$/,
+  /^glob$/,
+  /^query$/,
+  /^query_table$/,
+  /^sniff_csv$/,
+  /^parquet_/,
+  /^duckdb_/,
+  /^pragma_/,
+  /^current_setting$/,
+  /^getenv$/,
+  /^which_secret$/,
+  /^json_execute_serialized_sql$/,
+  /^(iceberg|delta|postgres|mysql|sqlite|excel|st_read|http)_?/,
+  /^(force_)?checkpoint$/,
+  /^(enable|disable)_/,
+  /^(install|load)_/,
+];
+
+export function isForbiddenFunction(name: string): boolean {
+  const lower = name.toLowerCase();
+  return FORBIDDEN_FUNCTIONS.some((re) => re.test(lower));
+}
+
+const WORD_START = /[A-Za-z_]/;
+const WORD_CHAR = /[A-Za-z0-9_]/;
+
+/** Splits SQL into tokens; throws QUERY_REFUSED for anything this checker will not read. */
+export function tokenize(sql: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    const code = sql.charCodeAt(i);
+    if (c === " " || c === "\t" || c === "\n" || c === "\r") {
+      i++;
+      continue;
+    }
+    if (code < 0x20 || code === 0x7f) throw refuse("unsupported_syntax", `control character at offset ${i}`, { at: i });
+    if (code > 0x7e) throw refuse("unsupported_syntax", `non-ASCII character at offset ${i} outside a string literal or quoted identifier`, { at: i });
+    if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i + 2);
+      i = end < 0 ? n : end + 1;
+      continue;
+    }
+    if (c === "/" && sql[i + 1] === "*") {
+      const end = sql.indexOf("*/", i + 2);
+      if (end < 0) throw refuse("unsupported_syntax", `unterminated block comment at offset ${i}`, { at: i });
+      if (sql.slice(i + 2, end).includes("/*")) throw refuse("unsupported_syntax", `nested block comment at offset ${i}`, { at: i });
+      i = end + 2;
+      continue;
+    }
+    if (c === "'") {
+      const prev = tokens[tokens.length - 1];
+      if (i > 0 && WORD_CHAR.test(sql[i - 1]!) && prev && (prev.kind === "word" || prev.kind === "number")) {
+        throw refuse("unsupported_syntax", `prefixed string literal (E'', X'', B'' ...) at offset ${i - 1}`, { at: i - 1 });
+      }
+      const { value, end } = readQuoted(sql, i, "'");
+      tokens.push({ kind: "string", value, at: i });
+      i = end;
+      continue;
+    }
+    if (c === '"') {
+      const { value, end } = readQuoted(sql, i, '"');
+      tokens.push({ kind: "quoted", value, at: i });
+      i = end;
+      continue;
+    }
+    if (c === "$" || c === "`") throw refuse("unsupported_syntax", `"${c}" at offset ${i} (dollar quoting, parameters and backticks are not accepted)`, { at: i });
+    if (WORD_START.test(c)) {
+      let j = i + 1;
+      while (j < n && WORD_CHAR.test(sql[j]!)) j++;
+      tokens.push({ kind: "word", value: sql.slice(i, j).toUpperCase(), at: i });
+      i = j;
+      continue;
+    }
+    if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(sql[i + 1] ?? ""))) {
+      let j = i + 1;
+      while (j < n && /[0-9A-Za-z_.]/.test(sql[j]!)) {
+        // An exponent sign belongs to the number (1e-5).
+        if ((sql[j] === "e" || sql[j] === "E") && (sql[j + 1] === "+" || sql[j + 1] === "-")) j++;
+        j++;
+      }
+      tokens.push({ kind: "number", value: sql.slice(i, j), at: i });
+      i = j;
+      continue;
+    }
+    // Operators and punctuation, one character at a time (multi-character operators need no meaning here).
+    tokens.push({ kind: "punct", value: c, at: i });
+    i++;
+  }
+  return tokens;
+}
+
+function readQuoted(sql: string, start: number, quote: "'" | '"'): { value: string; end: number } {
+  let value = "";
+  let i = start + 1;
+  for (;;) {
+    const j = sql.indexOf(quote, i);
+    if (j < 0) throw refuse("unsupported_syntax", `unterminated ${quote === "'" ? "string literal" : "quoted identifier"} at offset ${start}`, { at: start });
+    value += sql.slice(i, j);
+    if (sql[j + 1] === quote) {
+      value += quote;
+      i = j + 2;
+      continue;
+    }
+    return { value, end: j + 1 };
+  }
+}
+
+export interface CheckedSql {
+  /** The SQL as DuckDB will run it: the text without a trailing semicolon. */
+  sql: string;
+  tokens: Token[];
+}
+
+/**
+ * The lexical check. Returns the statement to run (one trailing `;` and what follows it, whitespace and
+ * comments only, removed) or throws QUERY_REFUSED.
+ */
+export function checkReadOnlySql(input: string): CheckedSql {
+  if (input.length > MAX_SQL_LENGTH) throw refuse("too_long", `the SQL is longer than ${MAX_SQL_LENGTH} characters`);
+  const tokens = tokenize(input);
+  if (tokens.length === 0) throw refuse("empty", "the SQL holds no statement");
+
+  // One statement: a semicolon may only end the text.
+  const semi = tokens.findIndex((t) => t.kind === "punct" && t.value === ";");
+  if (semi >= 0 && semi < tokens.length - 1) throw refuse("multiple_statements", "send exactly one statement (a ';' is followed by more SQL)", { at: tokens[semi]!.at });
+  const body = semi >= 0 ? tokens.slice(0, semi) : tokens;
+  if (body.length === 0) throw refuse("empty", "the SQL holds no statement");
+
+  const first = body.find((t) => !(t.kind === "punct" && t.value === "("));
+  if (!first || first.kind !== "word" || (first.value !== "SELECT" && first.value !== "WITH")) {
+    throw refuse("not_select", `the statement must start with SELECT or WITH${first ? `, not ${first.kind === "word" ? first.value : JSON.stringify(first.value)}` : ""}`);
+  }
+
+  for (let k = 0; k < body.length; k++) {
+    const t = body[k]!;
+    const next = body[k + 1];
+    const callsNext = next?.kind === "punct" && next.value === "(";
+    if ((t.kind === "word" || t.kind === "quoted") && SYSTEM_NAMES.test(t.value) && !callsNext) {
+      throw refuse("system_catalog", `${t.value.toLowerCase()} is a system view: only the staged tables are readable (chembl_dataframe_describe lists their columns)`, { name: t.value.toLowerCase(), at: t.at });
+    }
+    if (t.kind === "word" && FORBIDDEN_KEYWORDS.has(t.value)) {
+      throw refuse("forbidden_keyword", `${t.value} is not allowed: only a read-only SELECT over the staged tables runs here`, { keyword: t.value, at: t.at });
+    }
+    if (callsNext && t.kind === "word" && isForbiddenFunction(t.value)) {
+      throw refuse("forbidden_function", `${t.value.toLowerCase()}() is not allowed: it reads files or server state, and only the staged tables are readable`, {
+        function: t.value.toLowerCase(),
+        at: t.at,
+      });
+    }
+    if (callsNext && t.kind === "quoted") {
+      throw refuse("forbidden_function", `a function called by a quoted name ("${t.value}") is not allowed; call functions by their plain names`, { at: t.at });
+    }
+    if (t.kind === "string") {
+      const prev = body[k - 1];
+      if (prev && prev.kind === "word" && (prev.value === "FROM" || prev.value === "JOIN")) {
+        throw refuse("file_path_as_table", `a string literal after ${prev.value} would be read as a file; name a staged table instead`, { at: t.at });
+      }
+    }
+  }
+
+  const end = semi >= 0 ? tokens[semi]!.at : input.length;
+  return { sql: input.slice(0, end), tokens: body };
+}

@@ -1,0 +1,357 @@
+/**
+ * 3D conformers: OpenChemLib's ConformerGenerator (torsion-library based, seeded) and minimisation with
+ * its MMFF94 implementation using the 'MMFF94s+' tables. MinimalLib has no 3D embedding or force field.
+ *
+ * Coordinates have one source: the V2000 molfile OpenChemLib writes. The XYZ text is read back from that
+ * molfile's atom block, so both carry the same numbers. (OpenChemLib's getAtomY/getAtomZ are the molfile's
+ * -y/-z, a 180 degree rotation; reading coordinates from the molfile avoids mixing the two frames.)
+ *
+ * OpenChemLib is loaded on first use inside the worker thread that needs it (its first call costs about
+ * two seconds of initialisation), so workers that never build 3D never load it.
+ *
+ * References:
+ *  - ConformerGenerator: Sander, Freyss, von Korff, Rufener, J. Chem. Inf. Model. 2015, 55, 460-473
+ *    (DataWarrior/OpenChemLib), torsion preferences from crystal structures.
+ *  - MMFF94: Halgren, J. Comput. Chem. 1996, 17, 490-519; MMFF94s: Halgren, J. Comput. Chem. 1999, 20, 720-729.
+ */
+import { createRequire } from "node:module";
+import type * as OCLTypes from "openchemlib";
+import { ToolError } from "../errors.js";
+
+type OCLModule = typeof OCLTypes;
+type OCLMolecule = OCLTypes.Molecule;
+
+export const FORCE_FIELD = "MMFF94s+";
+
+let ocl: OCLModule | undefined;
+/** Path (property names) from a ConformerGenerator to its rigid-fragment cache field; null if not found. */
+let cachePath: string[] | null = null;
+
+/**
+ * OpenChemLib keeps one process-wide cache of rigid-fragment geometries, filled by whichever molecule
+ * first needed a fragment (and in that molecule's atom order). Left alone, a molecule's coordinates depend
+ * on what the worker built before: the same seed gave coordinates up to 0.03 Å apart. So each call starts
+ * with an empty cache (its Java API's clear(); fragments repeated within one molecule still share
+ * geometries). The cache is not part of the JavaScript API, so its field is found by what defines it: it
+ * is the one object that two freshly made generators share.
+ */
+function findCachePath(OCL: OCLModule): string[] | null {
+  const a = new OCL.ConformerGenerator(11) as unknown as Record<string, unknown>;
+  const b = new OCL.ConformerGenerator(12) as unknown as Record<string, unknown>;
+  const shared: string[][] = [];
+  const walk = (x: Record<string, unknown>, y: Record<string, unknown>, path: string[]): void => {
+    if (path.length > 3) return;
+    for (const key of Object.keys(x)) {
+      const u = x[key];
+      const v = y[key];
+      if (u === null || typeof u !== "object" || v === null || typeof v !== "object") continue;
+      if (u === v) shared.push([...path, key]);
+      else walk(u as Record<string, unknown>, v as Record<string, unknown>, [...path, key]);
+    }
+  };
+  walk(a, b, []);
+  return shared.length === 1 ? shared[0]! : null;
+}
+
+/** Whether generators run without the shared fragment cache (so a seed always gives the same coordinates). */
+export function reproducibleSeeds(): boolean {
+  loadOpenChemLib();
+  return cachePath !== null;
+}
+
+function newGenerator(OCL: OCLModule, seed: number): OCLTypes.ConformerGenerator {
+  const generator = new OCL.ConformerGenerator(seed);
+  if (cachePath !== null) {
+    let holder = generator as unknown as Record<string, unknown>;
+    for (const key of cachePath.slice(0, -1)) holder = holder[key] as Record<string, unknown>;
+    const field = cachePath[cachePath.length - 1]!;
+    const cache = holder[field] as { clear?: unknown } | null;
+    // Empty the shared cache; without a clear() run this generator with no cache at all.
+    if (cache !== null && typeof cache.clear === "function") (cache.clear as () => void).call(cache);
+    else holder[field] = null;
+  }
+  return generator;
+}
+
+/**
+ * OpenChemLib, loaded synchronously (tools run synchronously inside a worker). The package is ES-module
+ * only; Node 20.19+ and 22.12+ load such a package with require().
+ */
+export function loadOpenChemLib(): OCLModule {
+  if (ocl === undefined) {
+    let mod: OCLModule;
+    try {
+      mod = createRequire(import.meta.url)("openchemlib") as OCLModule;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ERR_REQUIRE_ESM") throw new Error(`openchemlib needs require(esm): run on Node.js 20.19+ or 22.12+ (this is ${process.version})`, { cause: e });
+      throw e;
+    }
+    // The force field, torsion and fragment tables; needed before ConformerGenerator and ForceFieldMMFF94.
+    mod.Resources.registerFromNodejs();
+    cachePath = findCachePath(mod);
+    ocl = mod;
+  }
+  return ocl;
+}
+
+export interface ConformerOptions {
+  numConformers: number;
+  seed: number;
+  addHydrogens: boolean;
+  /** performance.now() after which no new conformer is started. */
+  softDeadline: number;
+  /** performance.now() after which a running minimisation stops (its conformer is kept, unconverged). */
+  hardDeadline: number;
+  /** Called after each conformer is finished. */
+  onConformer?: (done: number, total: number) => void;
+  /**
+   * Symmetries of the heavy-atom graph (perm[i] = the atom that atom i may stand for), so conformers
+   * that differ only by a ring flip or swapped equivalent groups count as one. Identity when absent.
+   */
+  automorphisms?: number[][];
+}
+
+export interface Conformer {
+  /** MMFF94s+ energy in kcal/mol, or null when the force field has no parameters for the molecule. */
+  energy: number | null;
+  /** True when the minimiser met its convergence criteria (null without a force field). */
+  converged: boolean | null;
+  /** V2000 molfile with the hydrogens that were asked for. */
+  molfile: string;
+  /** Heavy-atom coordinates in molfile order (for RMSD). */
+  heavy: number[][];
+}
+
+export interface ConformerSet {
+  conformers: Conformer[];
+  /** Conformers generated, duplicates included. */
+  attempts: number;
+  /** Duplicates dropped (heavy-atom RMSD, symmetry considered, below DUPLICATE_RMSD to a kept one). */
+  duplicates: number;
+  /** Why fewer conformers than asked were returned, if so. */
+  stopReason?: "exhausted" | "time_budget" | "attempts";
+  forceField: string | null;
+  forceFieldError?: string;
+}
+
+/** Two minimised conformers closer than this (heavy atoms, after superposition, Å) count as one. */
+export const DUPLICATE_RMSD = 0.5;
+/** Minimisation in chunks so a deadline can stop it: iterations per chunk and in total. */
+const MINIMISE_CHUNK = 1000;
+const MINIMISE_MAX_ITS = 4000;
+
+interface AtomLine {
+  symbol: string;
+  x: number;
+  y: number;
+  z: number;
+}
+
+/** Atoms of a V2000 molfile's atom block: symbol and coordinates as written. */
+export function molfileAtoms(molfile: string): AtomLine[] {
+  const lines = molfile.split("\n");
+  const counts = lines[3] ?? "";
+  if (!counts.includes("V2000")) throw new Error("not a V2000 molfile");
+  const n = Number.parseInt(counts.slice(0, 3), 10);
+  const atoms: AtomLine[] = [];
+  for (let i = 0; i < n; i++) {
+    const line = lines[4 + i] ?? "";
+    atoms.push({
+      x: Number.parseFloat(line.slice(0, 10)),
+      y: Number.parseFloat(line.slice(10, 20)),
+      z: Number.parseFloat(line.slice(20, 30)),
+      symbol: line.slice(31, 34).trim(),
+    });
+  }
+  return atoms;
+}
+
+/** XYZ text (atom count, comment line, "El x y z") from a molfile's atoms, with its 4-decimal coordinates. */
+export function xyzFromMolfile(molfile: string, comment: string): string {
+  const atoms = molfileAtoms(molfile);
+  const rows = atoms.map((a) => `${a.symbol.padEnd(2)} ${a.x.toFixed(4).padStart(10)} ${a.y.toFixed(4).padStart(10)} ${a.z.toFixed(4).padStart(10)}`);
+  return `${atoms.length}\n${comment.replace(/[\r\n]+/g, " ")}\n${rows.join("\n")}\n`;
+}
+
+/** Replaces a molfile's title line (first line, at most 80 characters). */
+function withTitle(molfile: string, title: string): string {
+  const nl = molfile.indexOf("\n");
+  return (title.length <= 80 ? title : "") + molfile.slice(nl);
+}
+
+function heavyCoordinates(molfile: string): number[][] {
+  return molfileAtoms(molfile)
+    .filter((a) => a.symbol !== "H")
+    .map((a) => [a.x, a.y, a.z]);
+}
+
+/** Largest eigenvalue of a symmetric 4x4 matrix (cyclic Jacobi). */
+function largestEigenvalue(m: number[][]): number {
+  const a = m.map((row) => [...row]);
+  for (let sweep = 0; sweep < 50; sweep++) {
+    let off = 0;
+    for (let p = 0; p < 4; p++) for (let q = p + 1; q < 4; q++) off += a[p]![q]! ** 2;
+    if (off < 1e-22) break;
+    for (let p = 0; p < 4; p++) {
+      for (let q = p + 1; q < 4; q++) {
+        const apq = a[p]![q]!;
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (a[q]![q]! - a[p]![p]!) / (2 * apq);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < 4; k++) {
+          const akp = a[k]![p]!;
+          const akq = a[k]![q]!;
+          a[k]![p] = c * akp - s * akq;
+          a[k]![q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < 4; k++) {
+          const apk = a[p]![k]!;
+          const aqk = a[q]![k]!;
+          a[p]![k] = c * apk - s * aqk;
+          a[q]![k] = s * apk + c * aqk;
+        }
+      }
+    }
+  }
+  return Math.max(a[0]![0]!, a[1]![1]!, a[2]![2]!, a[3]![3]!);
+}
+
+/** RMSD of two equal-length point sets after optimal superposition (Horn's quaternion method, 1987). */
+export function superposedRmsd(a: number[][], b: number[][]): number {
+  const n = a.length;
+  if (n === 0 || n !== b.length) return n === 0 ? 0 : Number.NaN;
+  const centre = (pts: number[][]) => [0, 1, 2].map((k) => pts.reduce((s, p) => s + p[k]!, 0) / n);
+  const ca = centre(a);
+  const cb = centre(b);
+  const A = a.map((p) => p.map((v, k) => v - ca[k]!));
+  const B = b.map((p) => p.map((v, k) => v - cb[k]!));
+  const S = [0, 1, 2].map(() => [0, 0, 0]);
+  let ga = 0;
+  let gb = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < 3; j++) {
+      ga += A[i]![j]! ** 2;
+      gb += B[i]![j]! ** 2;
+      for (let k = 0; k < 3; k++) S[j]![k]! += A[i]![j]! * B[i]![k]!;
+    }
+  }
+  const [[sxx, sxy, sxz], [syx, syy, syz], [szx, szy, szz]] = S as [[number, number, number], [number, number, number], [number, number, number]];
+  const K = [
+    [sxx + syy + szz, syz - szy, szx - sxz, sxy - syx],
+    [syz - szy, sxx - syy - szz, sxy + syx, szx + sxz],
+    [szx - sxz, sxy + syx, -sxx + syy - szz, syz + szy],
+    [sxy - syx, szx + sxz, syz + szy, -sxx - syy + szz],
+  ];
+  const lambda = largestEigenvalue(K);
+  return Math.sqrt(Math.max(0, (ga + gb - 2 * lambda) / n));
+}
+
+/** Smallest superposed RMSD of `b` to `a` over the molecule's symmetries (RDKit's GetBestRMS idea). */
+export function bestRmsd(a: number[][], b: number[][], automorphisms: number[][] = []): number {
+  let best = superposedRmsd(a, b);
+  for (const perm of automorphisms) {
+    if (perm.length !== b.length) continue;
+    best = Math.min(best, superposedRmsd(a, perm.map((j) => b[j]!)));
+  }
+  return best;
+}
+
+/** Minimises in chunks until converged, out of iterations, or past the deadline. */
+function minimise(ff: OCLTypes.ForceFieldMMFF94, hardDeadline: number): boolean {
+  for (let its = 0; its < MINIMISE_MAX_ITS; its += MINIMISE_CHUNK) {
+    if (ff.minimise({ maxIts: MINIMISE_CHUNK, gradTol: 1e-4, funcTol: 1e-6 }) === 0) return true;
+    if (performance.now() > hardDeadline) return false;
+  }
+  return false;
+}
+
+/**
+ * Builds up to `numConformers` distinct minimised conformers of the molecule in `molfileIn` (a 2D
+ * molfile without hydrogens, as RDKit writes it), lowest energy first. Throws EMBEDDING_FAILED when
+ * the generator cannot place the molecule at all.
+ */
+export function generateConformers(molfileIn: string, title: string, options: ConformerOptions): ConformerSet {
+  const OCL = loadOpenChemLib();
+  const mol = OCL.Molecule.fromMolfile(molfileIn);
+  // Seed 0 would make OpenChemLib pick a random seed: callers pass 1 or more.
+  const generator = newGenerator(OCL, options.seed);
+  if (!generator.initializeConformers(mol, { strategy: OCL.ConformerGenerator.STRATEGY_LIKELY_RANDOM })) {
+    throw embeddingFailed("OpenChemLib's conformer generator reported a structure problem");
+  }
+  const maxAttempts = options.numConformers * 3 + 2;
+  const kept: Conformer[] = [];
+  let attempts = 0;
+  let duplicates = 0;
+  let stopReason: ConformerSet["stopReason"];
+  let forceField: string | null = FORCE_FIELD;
+  let forceFieldError: string | undefined;
+
+  while (kept.length < options.numConformers) {
+    if (attempts >= maxAttempts) {
+      stopReason = "attempts";
+      break;
+    }
+    if (attempts > 0 && performance.now() > options.softDeadline) {
+      stopReason = "time_budget";
+      break;
+    }
+    const conformer = generator.getNextConformerAsMolecule();
+    if (conformer === null) {
+      stopReason = "exhausted";
+      break;
+    }
+    attempts++;
+    let energy: number | null = null;
+    let converged: boolean | null = null;
+    if (forceField !== null) {
+      try {
+        const ff = new OCL.ForceFieldMMFF94(conformer, FORCE_FIELD);
+        // A lone atom has nothing to minimise (the minimiser reports no convergence for it).
+        converged = conformer.getAllAtoms() < 2 || minimise(ff, options.hardDeadline);
+        energy = ff.getTotalEnergy();
+        if (!Number.isFinite(energy)) throw new Error("non-finite energy");
+      } catch (e) {
+        // No MMFF parameters for an element or atom type (e.g. B, Se): keep the generator's geometry.
+        forceField = null;
+        forceFieldError = String((e as Error)?.message ?? e).replace(/^Class\$\S+: /, "");
+        energy = null;
+        converged = null;
+        for (const k of kept) {
+          k.energy = null;
+          k.converged = null;
+        }
+      }
+    }
+    let out: OCLMolecule = conformer;
+    if (!options.addHydrogens) {
+      out = conformer.getCompactCopy();
+      out.removeExplicitHydrogens();
+    }
+    const molfile = withTitle(out.toMolfile(), title);
+    const heavy = heavyCoordinates(molfile);
+    if (kept.some((k) => bestRmsd(k.heavy, heavy, options.automorphisms) < DUPLICATE_RMSD)) {
+      duplicates++;
+      continue;
+    }
+    kept.push({ energy, converged, molfile, heavy });
+    options.onConformer?.(kept.length, options.numConformers);
+  }
+  if (kept.length === 0) throw embeddingFailed("OpenChemLib's conformer generator found no collision-free conformer");
+  if (forceField !== null) kept.sort((a, b) => (a.energy ?? 0) - (b.energy ?? 0));
+  const set: ConformerSet = { conformers: kept, attempts, duplicates, forceField };
+  if (stopReason !== undefined && kept.length < options.numConformers) set.stopReason = stopReason;
+  if (forceFieldError !== undefined) set.forceFieldError = forceFieldError;
+  return set;
+}
+
+export function embeddingFailed(reason: string, details: Record<string, unknown> = {}): ToolError {
+  return new ToolError(
+    "EMBEDDING_FAILED",
+    `Could not build 3D coordinates: ${reason}`,
+    { reason, ...details },
+    "Check the structure (unusual valences, metals, strained or very large ring systems); try another seed, or a simpler form of the molecule.",
+  );
+}

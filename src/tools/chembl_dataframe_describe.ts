@@ -1,0 +1,127 @@
+import { mdCode, mdFields, mdInline } from "../domain/chembl/markdown.js";
+import { SOURCE_SCHEMA, arr, int, markdownContent, nint, nstr, obj, str } from "../domain/chembl/schema.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
+import type { Source } from "../domain/chembl/types.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  canvas_id: string;
+}
+
+interface DescribedTable {
+  name: string;
+  row_count: number;
+  staged_at: string;
+  potency_view: string | null;
+  total_count: number | null;
+  truncated: boolean;
+  truncated_by: string | null;
+  applied_filters: Record<string, unknown> | null;
+  source: Source | null;
+  columns: Array<{ name: string; type: string; description: string }>;
+}
+
+export interface DataframeDescribeResult {
+  canvas_id: string;
+  tables: DescribedTable[];
+  idle_expiry_minutes: number;
+  [k: string]: unknown;
+}
+
+export function renderDescribe(r: DataframeDescribeResult): string {
+  const lines = ["**ChEMBL canvas**", mdFields([["canvas_id", { code: r.canvas_id }], ["tables", r.tables.length], ["idle_expiry_minutes", r.idle_expiry_minutes]])];
+  if (r.tables.length === 0) lines.push("- no tables (dropped); stage one with chembl_get_bioactivities and this canvas_id");
+  for (const t of r.tables) {
+    lines.push(
+      "",
+      `**Table** ${mdCode(t.name)}`,
+      mdFields([
+        ["row_count", t.row_count],
+        ["staged_at", t.staged_at],
+        ["potency_view", t.potency_view],
+        ["total_count", t.total_count],
+        ["truncated", t.truncated],
+        ["truncated_by", t.truncated_by],
+      ]),
+    );
+    if (t.applied_filters) {
+      lines.push(`- applied_filters: ${Object.entries(t.applied_filters).map(([k, v]) => `${k}: ${v === null ? "null" : mdInline(String(v))}`).join(" · ")}`);
+    }
+    if (t.source) lines.push(mdFields([["release", t.source.release], ["release_date", t.source.release_date], ["license", t.source.license], ["license_url", t.source.license_url]]), `- attribution: ${mdInline(t.source.attribution)}`);
+    lines.push("- columns:");
+    for (const c of t.columns) lines.push(`  - ${mdCode(c.name)} ${c.type}: ${mdInline(c.description)}`);
+  }
+  return lines.join("\n");
+}
+
+export function createChemblDataframeDescribeTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeDescribeResult> {
+  return {
+    kind: "service",
+    name: "chembl_dataframe_describe",
+    title: "ChEMBL: describe a canvas",
+    description:
+      "Lists the tables chembl_get_bioactivities staged on a canvas and their columns, to read before querying them with chembl_dataframe_query. " +
+      "For each table: the columns with their DuckDB types and meaning, the row count, and where it came from (potency view, filters, the " +
+      "view's total, whether the row cap or the time budget truncated it, the ChEMBL release and licence).",
+    annotations: CANVAS_READ_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: { canvas_id: canvasIdProperty() },
+      required: ["canvas_id"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: str("The canvas."),
+        tables: arr(
+          "Its tables, by name.",
+          obj("One staged table.", {
+            name: str("Table name (use it in SQL)."),
+            row_count: int("Rows staged."),
+            staged_at: str("When it was staged (ISO 8601)."),
+            potency_view: nstr("The chembl_get_bioactivities view it holds (potency_ranked or null_potency)."),
+            total_count: nint("Rows in the whole view, as ChEMBL counted them."),
+            truncated: { type: "boolean", description: "Whether the table holds fewer rows than the view." },
+            truncated_by: nstr("row_cap or time_budget when truncated, else null."),
+            applied_filters: { type: ["object", "null"], description: "The filters the view was read with (as chembl_get_bioactivities reports them)." },
+            source: { ...SOURCE_SCHEMA, type: ["object", "null"] },
+            columns: arr("Its columns, in order.", obj("One column.", { name: str("Column name."), type: str("DuckDB type."), description: str("What it holds.") })),
+          }),
+        ),
+        idle_expiry_minutes: int("The canvas closes after this many minutes without a call that uses it."),
+      },
+      required: ["canvas_id", "tables", "idle_expiry_minutes"],
+      additionalProperties: false,
+    },
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
+    budgetMs: 10_000,
+    content: markdownContent(renderDescribe),
+    async run(args) {
+      const manager = canvases();
+      const canvas = await canvasFor(manager, args.canvas_id);
+      return {
+        canvas_id: canvas.id,
+        tables: canvas.describe().map((t) => {
+          const p = t.provenance;
+          return {
+            name: t.name,
+            row_count: t.row_count,
+            staged_at: t.staged_at,
+            potency_view: typeof p.potency_view === "string" ? p.potency_view : null,
+            total_count: typeof p.total_count === "number" ? p.total_count : null,
+            truncated: p.truncated === true,
+            truncated_by: typeof p.truncated_by === "string" ? p.truncated_by : null,
+            applied_filters: p.applied_filters && typeof p.applied_filters === "object" ? (p.applied_filters as Record<string, unknown>) : null,
+            source: p.source && typeof p.source === "object" ? (p.source as Source) : null,
+            columns: t.columns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
+          };
+        }),
+        idle_expiry_minutes: Math.round(manager.idleMs / 60_000),
+      };
+    },
+  };
+}
+
+export const chemblDataframeDescribeTool = createChemblDataframeDescribeTool();

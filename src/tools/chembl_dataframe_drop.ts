@@ -1,0 +1,74 @@
+import { mdFields } from "../domain/chembl/markdown.js";
+import { arr, markdownContent, str } from "../domain/chembl/schema.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { VIEW_TABLES } from "../domain/canvas/activity-table.js";
+import { canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  canvas_id: string;
+  table?: string;
+}
+
+export interface DataframeDropResult {
+  canvas_id: string;
+  dropped: string;
+  remaining_tables: string[];
+  [k: string]: unknown;
+}
+
+export function renderDrop(r: DataframeDropResult): string {
+  return ["**ChEMBL canvas drop**", mdFields([["canvas_id", { code: r.canvas_id }], ["dropped", r.dropped], ["remaining_tables", r.remaining_tables.join(", ") || "none"]])].join("\n");
+}
+
+/**
+ * Registered only when CHEMBL_DATAFRAME_DROP_ENABLED is true (src/tools/index.ts): canvases expire on their
+ * own after 30 minutes idle, so freeing one early is an operator's opt-in.
+ */
+export function createChemblDataframeDropTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeDropResult> {
+  return {
+    kind: "service",
+    name: "chembl_dataframe_drop",
+    title: "ChEMBL: drop a staged table",
+    description:
+      "Frees a staged table early: drops one table (bioactivities or bioactivities_null_potency) from a canvas, or, with table omitted, the " +
+      "whole canvas (its canvas_id then answers CANVAS_NOT_FOUND). Canvases also expire by themselves after 30 minutes idle; use this when " +
+      "you are done with a large table and the server is busy.",
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: true },
+    inputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: canvasIdProperty(),
+        table: { type: "string", enum: [...Object.values(VIEW_TABLES), ""], description: "The table to drop; omit (or \"\") to close the whole canvas." },
+      },
+      required: ["canvas_id"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: str("The canvas."),
+        dropped: str("The table dropped, or \"canvas\" when the whole canvas was closed."),
+        remaining_tables: arr("Tables left on the canvas (none after closing it).", { type: "string", description: "A table name." }),
+      },
+      required: ["canvas_id", "dropped", "remaining_tables"],
+      additionalProperties: false,
+    },
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
+    budgetMs: 15_000,
+    content: markdownContent(renderDrop),
+    async run(args) {
+      const manager = canvases();
+      const canvas = await canvasFor(manager, args.canvas_id);
+      const table = args.table?.trim();
+      if (!table) {
+        await manager.release(canvas.id, "dropped");
+        return { canvas_id: canvas.id, dropped: "canvas", remaining_tables: [] };
+      }
+      await canvas.dropTable(table);
+      return { canvas_id: canvas.id, dropped: table, remaining_tables: canvas.describe().map((t) => t.name) };
+    },
+  };
+}
+
+export const chemblDataframeDropTool = createChemblDataframeDropTool();

@@ -1,0 +1,125 @@
+import { mdCode, mdFields, mdInline } from "../domain/chembl/markdown.js";
+import { arr, int, markdownContent, nstr, obj, str } from "../domain/chembl/schema.js";
+import { CANVAS_DEFAULTS, getCanvasManager, type CanvasManager, type QueryResult } from "../domain/canvas/canvas.js";
+import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
+import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
+import type { JsonValue } from "../domain/canvas/values.js";
+import type { ServiceTool } from "./types.js";
+
+interface Args {
+  canvas_id: string;
+  sql: string;
+  max_rows?: number;
+}
+
+export interface DataframeQueryResult extends Omit<QueryResult, "rows"> {
+  canvas_id: string;
+  rows: Array<Record<string, JsonValue>>;
+  max_rows: number;
+  max_bytes: number;
+  attribution: string | null;
+  [k: string]: unknown;
+}
+
+export const MAX_QUERY_ROWS = 1000;
+export const DEFAULT_QUERY_ROWS = 200;
+/** Output bytes of the rows (JSON): the markdown twin can double them, and both travel in one response of at most 1 MB. */
+export const MAX_QUERY_BYTES = 128 * 1024;
+
+function cell(v: JsonValue | undefined): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string") return mdInline(v);
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return mdCode(JSON.stringify(v));
+}
+
+export function renderQuery(r: DataframeQueryResult): string {
+  const lines = [
+    "**ChEMBL canvas query**",
+    mdFields([
+      ["canvas_id", { code: r.canvas_id }],
+      ["returned", r.returned],
+      ["truncated", r.truncated],
+      ["truncated_by", r.truncated_by],
+      ["max_rows", r.max_rows],
+      ["max_bytes", r.max_bytes],
+      ["elapsed_ms", r.elapsed_ms],
+    ]),
+    `- columns: ${r.columns.length > 0 ? r.columns.map((c) => `${mdInline(c.name)} (${mdInline(c.type)})`).join(" · ") : "none"}`,
+    "",
+  ];
+  if (r.columns.length > 0) {
+    lines.push(`| ${r.columns.map((c) => mdInline(c.name)).join(" | ")} |`, `|${r.columns.map(() => "---").join("|")}|`);
+    for (const row of r.rows) lines.push(`| ${r.columns.map((c) => cell(row[c.name])).join(" | ")} |`);
+    if (r.rows.length === 0) lines.push("", "No rows.");
+  }
+  if (r.attribution) lines.push("", `- attribution: ${mdInline(r.attribution)}`);
+  return lines.join("\n");
+}
+
+export function createChemblDataframeQueryTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeQueryResult> {
+  return {
+    kind: "service",
+    name: "chembl_dataframe_query",
+    title: "ChEMBL: SQL over a canvas",
+    description:
+      "Runs one read-only SQL query (SELECT, or WITH followed by SELECT; DuckDB dialect) over the bioactivity tables chembl_get_bioactivities staged on a canvas " +
+      "(bioactivities, bioactivities_null_potency; see chembl_dataframe_describe for columns). Use it to rank, group, count and join thousands " +
+      "of measurements without reading them all: e.g. the best pchembl_value per parent_molecule_chembl_id within one standard_type. " +
+      "Only the canvas's own tables are readable: no files, no settings, no writes, one statement. Output is capped (max_rows, 128 KB) " +
+      `and says truncated; a query runs at most ${CANVAS_DEFAULTS.queryTimeoutMs / 1000} s. Values: BIGINT beyond 2^53 and non-finite numbers come back as strings.`,
+    annotations: CANVAS_READ_ANNOTATIONS,
+    inputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: canvasIdProperty(),
+        sql: {
+          type: "string",
+          minLength: 1,
+          maxLength: MAX_SQL_LENGTH,
+          description:
+            "Exactly one SELECT or WITH statement over the staged tables, e.g. SELECT parent_molecule_chembl_id, max(pchembl_value) AS best FROM bioactivities WHERE standard_type = 'IC50' GROUP BY 1 ORDER BY best DESC LIMIT 20",
+        },
+        max_rows: { type: "integer", minimum: 1, maximum: MAX_QUERY_ROWS, description: `Rows to return at most, 1 to ${MAX_QUERY_ROWS} (default ${DEFAULT_QUERY_ROWS}); aggregate or add LIMIT for big tables.` },
+      },
+      required: ["canvas_id", "sql"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: str("The canvas queried."),
+        columns: arr("The result's columns, in order (duplicate names get a suffix).", obj("One column.", { name: str("Column name."), type: str("DuckDB type, e.g. DOUBLE, VARCHAR, BIGINT.") })),
+        rows: arr("The result rows as objects keyed by column name.", { type: "object", description: "One row." }),
+        returned: int("Rows returned."),
+        truncated: { type: "boolean", description: "Whether the result had more rows than returned (see truncated_by)." },
+        truncated_by: { type: ["string", "null"], enum: ["row_cap", "byte_cap", null], description: "row_cap (max_rows reached), byte_cap (128 KB of rows reached), or null when complete." },
+        max_rows: int("The row cap applied."),
+        max_bytes: int("The byte cap applied to the rows' JSON."),
+        elapsed_ms: int("Time the query took."),
+        attribution: nstr("The ChEMBL attribution and licence of the staged data (CC BY-SA 3.0): keep it with anything reproduced from these rows."),
+      },
+      required: ["canvas_id", "columns", "rows", "returned", "truncated", "truncated_by", "max_rows", "max_bytes", "elapsed_ms", "attribution"],
+      additionalProperties: false,
+    },
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "QUERY_REFUSED", "QUERY_TIMEOUT"],
+    budgetMs: 25_000,
+    content: markdownContent(renderQuery),
+    async run(args, ctx) {
+      const manager = canvases();
+      const canvas = await canvasFor(manager, args.canvas_id);
+      const maxRows = args.max_rows ?? DEFAULT_QUERY_ROWS;
+      const result = await canvas.query(args.sql, { maxRows, maxBytes: MAX_QUERY_BYTES, signal: ctx.signal });
+      const attributions = [...new Set(canvas.describe().map((t) => (t.provenance.source as { attribution?: string } | undefined)?.attribution).filter((a): a is string => !!a))];
+      return {
+        canvas_id: canvas.id,
+        ...result,
+        max_rows: maxRows,
+        max_bytes: MAX_QUERY_BYTES,
+        attribution: attributions.length > 0 ? attributions.join(" ") : null,
+      };
+    },
+  };
+}
+
+export const chemblDataframeQueryTool = createChemblDataframeQueryTool();

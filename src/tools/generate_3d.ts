@@ -1,0 +1,281 @@
+import { DUPLICATE_RMSD, FORCE_FIELD, bestRmsd, embeddingFailed, generateConformers, reproducibleSeeds, xyzFromMolfile } from "../domain/chem/conformers.js";
+import type { Conformer } from "../domain/chem/conformers.js";
+import { parseSmiles, round } from "../domain/chem/rdkit.js";
+import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
+import { ToolError } from "../domain/errors.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+/**
+ * Heavy-atom cap. Measured CPU time for one conformer (generator plus MMFF minimisation, fragment cache
+ * emptied per call for reproducibility): imatinib (37 heavy atoms) 5-7 s, atorvastatin (41) 9 s, a
+ * 78-atom decapeptide 23 s, rifampicin (59, macrocycle) 29 s. Beyond about 100 heavy atoms one conformer
+ * no longer fits the 45 s budget, and MMFF geometries of such molecules are rarely what one call should give.
+ */
+export const GENERATE_3D_MAX_HEAVY_ATOMS = 100;
+export const GENERATE_3D_MAX_CONFORMERS = 10;
+export const DEFAULT_SEED = 42;
+/** Hard budget under clients' 60 s; no new conformer starts after SOFT_MS, minimisation stops at HARD_MS. */
+const BUDGET_MS = 45_000;
+const SOFT_MS = 25_000;
+const HARD_MS = 38_000;
+
+interface Args {
+  smiles: string;
+  num_conformers?: number;
+  seed?: number;
+  add_hydrogens?: boolean;
+}
+
+interface StereoElement {
+  atoms: number[];
+  label: string;
+}
+
+interface Checked {
+  smiles: string;
+  assigned: StereoElement[];
+}
+
+interface StereoTags {
+  CIP_atoms: [number, string][];
+  CIP_bonds: [number, number, string][];
+}
+
+function stereoTags(mol: RDKitMol): StereoTags {
+  const tags = JSON.parse(mol.get_stereo_tags()) as Partial<StereoTags>;
+  return { CIP_atoms: tags.CIP_atoms ?? [], CIP_bonds: tags.CIP_bonds ?? [] };
+}
+
+const clean = (label: string) => label.replace(/[()]/g, "");
+/** RDKit labels a stereocentre the input leaves open "(?)": it is not a specified one. */
+const specified = (label: string) => clean(label) !== "?";
+
+/** Symmetries of the heavy-atom graph (self-matches), at most 1000; none when explicit H atoms shift indices. */
+function automorphisms(mol: RDKitMol): number[][] {
+  if (mol.get_num_atoms() !== mol.get_num_atoms(true)) return [];
+  const parsed = JSON.parse(mol.get_substruct_matches(mol, JSON.stringify({ uniquify: false, maxMatches: 1000 }))) as unknown;
+  return Array.isArray(parsed) ? (parsed as { atoms: number[] }[]).map((m) => m.atoms) : [];
+}
+
+/**
+ * Reads a conformer's molfile back with RDKit (stereo from the 3D coordinates) and checks it is the input
+ * molecule: the same constitution, and every stereo element the input specifies kept (a chirality-aware
+ * substructure match of the input onto the read-back molecule, which also checks E/Z). Returns the
+ * read-back canonical SMILES and the stereo elements the input left open that the geometry fixed
+ * (atom indices of the input), or undefined when the conformer does not keep the input.
+ */
+function checkConformer(rdkit: RDKit, input: RDKitMol, inputCanonical: string, molfile: string): Checked | undefined {
+  const back = rdkit.get_mol(molfile, JSON.stringify({ removeHs: true }));
+  if (back === null) return undefined;
+  try {
+    if (!back.is_valid()) return undefined;
+    const smiles = back.get_smiles();
+    if (smiles === inputCanonical) return { smiles, assigned: [] };
+    const flat = JSON.stringify({ doIsomericSmiles: false });
+    if (back.get_smiles(flat) !== input.get_smiles(flat)) return undefined;
+    const match = JSON.parse(back.get_substruct_match(input, JSON.stringify({ useChirality: true }))) as { atoms?: number[] };
+    if (!match.atoms || match.atoms.length !== input.get_num_atoms()) return undefined;
+    const toInput = new Map(match.atoms.map((backIdx, inputIdx) => [backIdx, inputIdx]));
+    const before = stereoTags(input);
+    const labelledAtoms = new Set(before.CIP_atoms.filter(([, l]) => specified(l)).map(([a]) => a));
+    const labelledBonds = new Set(before.CIP_bonds.filter(([, , l]) => specified(l)).map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`));
+    const after = stereoTags(back);
+    const assigned: StereoElement[] = [];
+    for (const [a, label] of after.CIP_atoms) {
+      const i = toInput.get(a);
+      if (i !== undefined && specified(label) && !labelledAtoms.has(i)) assigned.push({ atoms: [i], label: clean(label) });
+    }
+    for (const [a, b, label] of after.CIP_bonds) {
+      const [i, j] = [toInput.get(a), toInput.get(b)];
+      if (i === undefined || j === undefined || !specified(label)) continue;
+      if (!labelledBonds.has(`${Math.min(i, j)}-${Math.max(i, j)}`)) assigned.push({ atoms: [Math.min(i, j), Math.max(i, j)], label: clean(label) });
+    }
+    return { smiles, assigned };
+  } finally {
+    back.delete();
+  }
+}
+
+function tooLarge(heavy: number): ToolError {
+  return new ToolError(
+    "MOLECULE_TOO_LARGE",
+    `Molecule has ${Number.isFinite(heavy) ? heavy : "too many"} heavy atoms; generate_3d accepts at most ${GENERATE_3D_MAX_HEAVY_ATOMS}`,
+    { argument: "smiles", heavy_atom_count: heavy, max_heavy_atoms: GENERATE_3D_MAX_HEAVY_ATOMS },
+  );
+}
+
+const stereoList = {
+  type: "array",
+  description: "Stereo elements the input left unspecified that the 3D structure fixed: input atom indices (one atom, or the two atoms of a double bond) and the CIP label.",
+  items: {
+    type: "object",
+    properties: {
+      atoms: { type: "array", items: { type: "integer", minimum: 0 }, description: "Atom index, or the two atoms of the double bond." },
+      label: { type: "string", description: "CIP label: R, S, r, s, E, Z." },
+    },
+    required: ["atoms", "label"],
+    additionalProperties: false,
+  },
+};
+const energy = (description: string) => ({ type: ["number", "null"], description });
+
+export const generate3dTool: ChemTool<Args> = {
+  kind: "chem",
+  name: "generate_3d",
+  title: "3D structure (conformers, MMFF94s+)",
+  description:
+    "Build 3D coordinates for a molecule: OpenChemLib's conformer generator (torsion preferences from crystal structures, seeded and " +
+    "reproducible) followed by MMFF94s+ force-field minimisation. Returns xyz (XYZ text, comment line = the input SMILES) and " +
+    "atom_count (the reference's keys), a V2000 molblock with the same coordinates, the MMFF energy, and with num_conformers > 1 " +
+    "up to 10 distinct minimised conformers sorted by energy (each with its XYZ). Stereo given in the SMILES is kept and checked; " +
+    "centres left unspecified get one configuration, listed in assigned_stereo. Hydrogens are included unless add_hydrogens is " +
+    `false. One connected molecule of at most ${GENERATE_3D_MAX_HEAVY_ATOMS} heavy atoms (strip salts with standardize first). Takes ` +
+    "a few seconds for a drug-sized molecule, 20-40 s for large peptides or macrocycles; extra conformers cost about 1 s each. " +
+    "The same seed gives the same coordinates.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      smiles: smilesProperty(),
+      num_conformers: {
+        type: "integer",
+        minimum: 1,
+        maximum: GENERATE_3D_MAX_CONFORMERS,
+        default: 1,
+        description: `How many distinct conformers to return, 1-${GENERATE_3D_MAX_CONFORMERS} (default 1); fewer come back when the molecule has fewer or time runs short.`,
+      },
+      seed: { type: "integer", minimum: 1, maximum: 2_147_483_647, default: DEFAULT_SEED, description: `Random seed of the conformer generator (default ${DEFAULT_SEED}).` },
+      add_hydrogens: { type: "boolean", default: true, description: "Include hydrogen atoms in xyz and molblock (default true; they are always used for the force field)." },
+    },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      smiles: { type: "string", description: "RDKit canonical SMILES of the input." },
+      smiles_3d: { type: "string", description: "Canonical SMILES read back from the 3D structure (differs from smiles only by assigned_stereo)." },
+      xyz: { type: "string", description: "XYZ text of the lowest-energy conformer, Å (line 2 is the input SMILES)." },
+      atom_count: { type: "integer", minimum: 1, description: "Atoms in xyz and molblock." },
+      molblock: { type: "string", description: "V2000 molfile of the same conformer, same coordinates and atom order as xyz." },
+      energy_kcal_mol: energy("MMFF94s+ energy of that conformer, kcal/mol (null without force-field parameters)."),
+      force_field: { type: ["string", "null"], description: "MMFF94s+, or null when MMFF has no parameters for an atom (geometry from the generator only)." },
+      hydrogens: { type: "boolean", description: "Whether xyz and molblock include hydrogens." },
+      seed: { type: "integer", description: "Seed used." },
+      conformers_requested: { type: "integer", description: "num_conformers as asked." },
+      conformers: {
+        type: "array",
+        description: "Distinct minimised conformers, lowest energy first (the first is the one in xyz/molblock).",
+        items: {
+          type: "object",
+          properties: {
+            energy_kcal_mol: energy("MMFF94s+ energy, kcal/mol."),
+            relative_energy_kcal_mol: energy("Energy above the lowest conformer, kcal/mol."),
+            converged: { type: ["boolean", "null"], description: "Whether the minimisation converged (null without a force field)." },
+            rmsd_to_first: { type: "number", description: "Heavy-atom RMSD to the first conformer after superposition (symmetry-equivalent atoms considered), Å." },
+            xyz: { type: "string", description: "XYZ text of this conformer." },
+          },
+          required: ["energy_kcal_mol", "relative_energy_kcal_mol", "converged", "rmsd_to_first", "xyz"],
+          additionalProperties: false,
+        },
+      },
+      assigned_stereo: stereoList,
+      warnings: { type: "array", items: { type: "string" }, description: "Anything the caller should know (fewer conformers, no force field, unconverged minimisation, assigned stereo)." },
+      method: { type: "string", description: "How the coordinates were made." },
+      citations: { type: "array", items: { type: "string" }, description: "References for the method." },
+    },
+    required: ["smiles", "smiles_3d", "xyz", "atom_count", "molblock", "energy_kcal_mol", "force_field", "hydrogens", "seed", "conformers_requested", "conformers", "assigned_stereo", "warnings", "method", "citations"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "DISCONNECTED_MOLECULE", "EMBEDDING_FAILED"],
+  budgetMs: BUDGET_MS,
+  run(args, { rdkit, progress }) {
+    const start = performance.now();
+    const numConformers = args.num_conformers ?? 1;
+    const seed = args.seed ?? DEFAULT_SEED;
+    const addHydrogens = args.add_hydrogens ?? true;
+    // The atom estimate refuses a huge SMILES before RDKit builds it; the heavy-atom count decides.
+    let mol: RDKitMol;
+    try {
+      mol = parseSmiles(rdkit, args.smiles, { maxAtoms: GENERATE_3D_MAX_HEAVY_ATOMS * 2 });
+    } catch (e) {
+      if (e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE") throw tooLarge(Number(e.details.atom_count ?? e.details.atom_count_estimate));
+      throw e;
+    }
+    try {
+      const heavy = mol.get_num_atoms(true);
+      if (heavy > GENERATE_3D_MAX_HEAVY_ATOMS) throw tooLarge(heavy);
+      const canonical = mol.get_smiles();
+      if (canonical.includes(".")) {
+        throw new ToolError("DISCONNECTED_MOLECULE", "generate_3d builds one connected molecule; the SMILES has several parts", {
+          argument: "smiles",
+          fragments: canonical.split(".").length,
+        }, "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.");
+      }
+      const symmetry = automorphisms(mol);
+      progress(0, numConformers, "building conformers");
+      const set = generateConformers(mol.get_molblock(), canonical, {
+        numConformers,
+        seed,
+        addHydrogens,
+        softDeadline: start + SOFT_MS,
+        hardDeadline: start + HARD_MS,
+        onConformer: (done, total) => progress(done, total, `conformer ${done} of ${total}`),
+        automorphisms: symmetry,
+      });
+      const checked: { conformer: Conformer; check: Checked }[] = [];
+      for (const conformer of set.conformers) {
+        const check = checkConformer(rdkit, mol, canonical, conformer.molfile);
+        if (check !== undefined) checked.push({ conformer, check });
+      }
+      if (checked.length === 0) throw embeddingFailed("the 3D structure did not keep the input's constitution or stereochemistry", { smiles: canonical });
+      const best = checked[0]!;
+      const warnings: string[] = [];
+      if (checked.length < set.conformers.length) warnings.push(`${set.conformers.length - checked.length} conformer(s) dropped: the 3D structure did not keep the input's stereochemistry`);
+      if (checked.length < numConformers) {
+        const why =
+          set.stopReason === "time_budget" ? "the time budget ran out" : set.stopReason === "exhausted" ? "the generator found no further torsion sets" : `only distinct ones are kept (heavy-atom RMSD >= ${DUPLICATE_RMSD} Å)`;
+        warnings.push(`${checked.length} of ${numConformers} conformers returned: ${why}`);
+      }
+      if (set.forceField === null) warnings.push(`No MMFF94s+ parameters for this molecule (${set.forceFieldError ?? "unknown atom type"}): coordinates come from the conformer generator without minimisation, energies are null`);
+      if (checked.some((c) => c.conformer.converged === false)) warnings.push("A minimisation stopped before convergence (time budget or iteration limit); its geometry is close to, not at, a minimum");
+      if (!reproducibleSeeds()) warnings.push("OpenChemLib's fragment cache could not be switched off: the same seed may give slightly different coordinates in another call");
+      if (best.check.assigned.length > 0) warnings.push("The input leaves stereo unspecified; the 3D structure fixes one configuration (assigned_stereo)");
+      const e0 = best.conformer.energy;
+      const comment = args.smiles.trim();
+      const xyz = xyzFromMolfile(best.conformer.molfile, comment);
+      return {
+        smiles: canonical,
+        smiles_3d: best.check.smiles,
+        xyz,
+        atom_count: Number.parseInt(xyz, 10),
+        molblock: best.conformer.molfile,
+        energy_kcal_mol: e0 === null ? null : round(e0, 4),
+        force_field: set.forceField,
+        hydrogens: addHydrogens,
+        seed,
+        conformers_requested: numConformers,
+        conformers: checked.map(({ conformer }) => ({
+          energy_kcal_mol: conformer.energy === null ? null : round(conformer.energy, 4),
+          relative_energy_kcal_mol: conformer.energy === null || e0 === null ? null : round(conformer.energy - e0, 4),
+          converged: conformer.converged,
+          rmsd_to_first: round(bestRmsd(best.conformer.heavy, conformer.heavy, symmetry), 3),
+          xyz: conformer === best.conformer ? xyz : xyzFromMolfile(conformer.molfile, comment),
+        })),
+        assigned_stereo: best.check.assigned,
+        warnings,
+        method:
+          `OpenChemLib ConformerGenerator (strategy likely-random, seed ${seed}), then ${set.forceField ?? "no"} minimisation` +
+          (set.forceField === null ? "" : ` (OpenChemLib ForceFieldMMFF94, '${FORCE_FIELD}' tables)`) +
+          `; conformers within ${DUPLICATE_RMSD} Å heavy-atom RMSD of a lower one are dropped; coordinates in Å.`,
+        citations: [
+          "Sander T, Freyss J, von Korff M, Rufener C. DataWarrior: an open-source program for chemistry aware data visualization and analysis. J Chem Inf Model 2015;55:460-473 (OpenChemLib conformer generator).",
+          "Halgren TA. Merck molecular force field. I. Basis, form, scope, parameterization, and performance of MMFF94. J Comput Chem 1996;17:490-519.",
+          "Halgren TA. MMFF VI. MMFF94s option for energy minimization studies. J Comput Chem 1999;20:720-729.",
+        ],
+      };
+    } finally {
+      mol.delete();
+    }
+  },
+};

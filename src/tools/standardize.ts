@@ -1,0 +1,146 @@
+import { standardize } from "../domain/chem/standardize.js";
+import { withMol } from "../domain/chem/rdkit.js";
+import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+
+/** Standardisation re-reads the molecule after each step; past this size a call would not fit its budget. */
+export const STANDARDIZE_MAX_ATOMS = 2000;
+
+interface Args {
+  smiles: string;
+  strip_salts?: boolean;
+  keep_largest_fragment?: boolean;
+  neutralize?: boolean;
+}
+
+const str = (description: string) => ({ type: "string", description });
+const int = (description: string) => ({ type: "integer", description });
+
+export const standardizeTool: ChemTool<Args> = {
+  kind: "chem",
+  name: "standardize",
+  title: "Standardise to the parent structure",
+  description:
+    "Clean a structure into its parent, the form registries such as ChEMBL use to compare compounds: disconnects metal-ligand " +
+    "bonds, applies RDKit's normalisation rules (nitro, azide, sulfoxide, charge-separated forms...) and reionisation, strips salts " +
+    "and solvents from RDKit's salt list (HCl, Na+, water, TFA, mesylate, tosylate, maleate...), keeps the largest organic fragment, " +
+    "then neutralises charges by adding or removing hydrogens (zwitterions and quaternary ammonium keep their charges). Equals " +
+    "RDKit's rdMolStandardize.ChargeParent except that listed counter-ions are removed even when larger than the parent. Returns " +
+    "parent_smiles (canonical), the canonical input, every change made, the fragments removed and each atom whose charge changed. " +
+    "Use it before comparing, deduplicating or looking up compounds given as salts or charged forms.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      smiles: smilesProperty("The molecule as SMILES, salts and solvents included, e.g. CN1CCC[C@H]1c1cccnc1.Cl"),
+      strip_salts: { type: "boolean", default: true, description: "Remove fragments on RDKit's salt and solvent list (default true)." },
+      keep_largest_fragment: { type: "boolean", default: true, description: "Keep only the largest organic fragment (default true)." },
+      neutralize: { type: "boolean", default: true, description: "Neutralise charges where a hydrogen can be added or removed (default true)." },
+    },
+    required: ["smiles"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      parent_smiles: str("Canonical SMILES of the parent structure."),
+      input_smiles: str("Canonical SMILES of the input."),
+      changed: { type: "boolean", description: "Whether the parent differs from the input." },
+      net_charge: int("Net formal charge of the parent (non-zero for permanent charges such as quaternary ammonium)."),
+      changes: {
+        type: "array",
+        description: "Each change, in order.",
+        items: {
+          type: "object",
+          properties: {
+            step: {
+              type: "string",
+              enum: ["metal_disconnection", "normalization", "reionization", "salt_stripping", "largest_fragment", "neutralization"],
+              description: "Which step made it.",
+            },
+            description: str("What changed."),
+            removed: { type: "array", items: { type: "string" }, description: "SMILES of the fragments the step removed." },
+          },
+          required: ["step", "description"],
+          additionalProperties: false,
+        },
+      },
+      fragments_removed: {
+        type: "array",
+        description: "Fragments removed: salts and solvents (with the salt-list pattern) and smaller fragments.",
+        items: {
+          type: "object",
+          properties: {
+            smiles: str("The fragment."),
+            reason: { type: "string", enum: ["salt_or_solvent", "smaller_fragment"], description: "Why it was removed." },
+            pattern: str("The salt-list SMARTS it matched."),
+            name: str("What that pattern stands for."),
+          },
+          required: ["smiles", "reason"],
+          additionalProperties: false,
+        },
+      },
+      charge_changes: {
+        type: "array",
+        description: "Atoms the neutralisation changed.",
+        items: {
+          type: "object",
+          properties: {
+            element: str("Element symbol."),
+            charge_before: int("Formal charge before."),
+            charge_after: int("Formal charge after."),
+            hydrogens_before: int("Hydrogens before."),
+            hydrogens_after: int("Hydrogens after."),
+          },
+          required: ["element", "charge_before", "charge_after", "hydrogens_before", "hydrogens_after"],
+          additionalProperties: false,
+        },
+      },
+      warnings: { type: "array", items: { type: "string" }, description: "Anything to check (metal complexes, skipped steps)." },
+      method: str("What was done."),
+      citations: { type: "array", items: { type: "string" }, description: "Sources of the rules." },
+    },
+    required: ["parent_smiles", "input_smiles", "changed", "net_charge", "changes", "fragments_removed", "charge_changes", "warnings", "method", "citations"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 30_000,
+  run({ smiles, strip_salts = true, keep_largest_fragment = true, neutralize = true }, { rdkit }) {
+    return withMol(
+      rdkit,
+      smiles,
+      (mol) => {
+        const input = mol.get_smiles();
+        const r = standardize(rdkit, mol, smiles, { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize });
+        const steps = ["cleanup (metal disconnection, normalisation, reionisation)"];
+        if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
+        if (keep_largest_fragment) steps.push("largest organic fragment");
+        if (neutralize) steps.push("neutralisation (Uncharger), cleanup");
+        const netCharge = netChargeOf(rdkit, r.parent);
+        return {
+          parent_smiles: r.parent,
+          input_smiles: input,
+          changed: r.parent !== input,
+          net_charge: netCharge,
+          changes: r.changes,
+          fragments_removed: r.fragmentsRemoved,
+          charge_changes: r.chargeChanges,
+          warnings: r.warnings,
+          method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}.`,
+          citations: [
+            "RDKit rdMolStandardize (MolStandardize, Release 2022.09; S. Leung, G. Landrum): Cleanup, LargestFragmentChooser, Uncharger, ChargeParent. https://www.rdkit.org",
+            "Swain M. MolVS: molecule validation and standardization. https://molvs.readthedocs.io (normalisation transforms, acid/base pairs).",
+            "RDKit Data/Salts.txt (G. Landrum, definitions from T. Zoller), as used by rdkit.Chem.SaltRemover.",
+          ],
+        };
+      },
+      { maxAtoms: STANDARDIZE_MAX_ATOMS },
+    );
+  },
+};
+
+function netChargeOf(rdkit: Parameters<ChemTool["run"]>[1]["rdkit"], smiles: string): number {
+  return withMol(rdkit, smiles, (m) => {
+    const json = JSON.parse(m.get_json()) as { molecules: { atoms: { chg?: number }[] }[] };
+    return json.molecules[0]!.atoms.reduce((s, a) => s + (a.chg ?? 0), 0);
+  });
+}

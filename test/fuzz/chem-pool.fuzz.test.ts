@@ -1,0 +1,65 @@
+/**
+ * Fuzzing every chemistry tool straight through the worker pool (no protocol: many calls per second):
+ * random and mutated SMILES and SMARTS in arguments built from each tool's own inputSchema (and kept
+ * only when the schema accepts them, as the server would). Every call must answer a result matching the
+ * outputSchema or a declared ToolError (outcomes.ts), and the pool must keep answering afterwards.
+ * Tools are found in the registry, so tools added later are fuzzed too; the whole file shares one time
+ * budget (FUZZ_POOL_MS, default 24 s, times FUZZ_SCALE), split evenly across the tools.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { WorkerPool } from "../../src/server/pool.js";
+import { allTools } from "../../src/tools/index.js";
+import type { ChemTool } from "../../src/tools/types.js";
+import { anySmarts, anySmiles, argsFor, fuzzParams, timeBox, type StringSources } from "./arbitraries.js";
+import { checkedRun, moljsonSource, validatorsOf } from "./outcomes.js";
+
+const TOOLS = allTools({}).filter((t): t is ChemTool => t.kind === "chem" && !t.testOnly);
+const TOTAL_MS = Number(process.env.FUZZ_POOL_MS ?? 24_000);
+const WORKERS = 2;
+/** Two tools are fuzzed at a time, one per worker. */
+const PER_TOOL_MS = Math.max(300, (TOTAL_MS * WORKERS) / Math.max(1, TOOLS.length));
+const CALL_BUDGET_MS = 8_000;
+
+describe("random and mutated SMILES and SMARTS through every chemistry tool (worker pool)", { concurrency: WORKERS }, () => {
+  let pool: WorkerPool;
+  let sources: StringSources;
+
+  before(async () => {
+    pool = new WorkerPool({ size: WORKERS, maxQueue: 1_000, log: () => {} });
+    await pool.ready();
+    sources = { smiles: anySmiles(), smarts: anySmarts(), json: await moljsonSource(pool, new Map(TOOLS.map((t) => [t.name, t]))) };
+  });
+
+  after(async () => {
+    // The pool still answers after everything the fuzzing sent (traps replace workers; nothing leaks a dead one).
+    const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 })) as { canonical: string };
+    assert.equal(value.canonical, "CCO");
+    await pool.close();
+  });
+
+  test("the registry has chemistry tools to fuzz", () => assert.ok(TOOLS.length >= 10, `${TOOLS.length} chemistry tools`));
+
+  for (const tool of TOOLS) {
+    test(tool.name, { timeout: PER_TOOL_MS + 60_000 }, async (t) => {
+      const { input } = validatorsOf(tool);
+      const args = argsFor(tool.inputSchema, sources).filter((a) => input(a));
+      const seen = { ok: 0, errors: new Map<string, number>() };
+      const box = timeBox(PER_TOOL_MS);
+      await fc.assert(
+        fc.asyncProperty(args, (a) =>
+          box(async () => {
+            const outcome = await checkedRun(pool, tool, a, CALL_BUDGET_MS);
+            if (outcome.ok) seen.ok++;
+            else seen.errors.set(outcome.code, (seen.errors.get(outcome.code) ?? 0) + 1);
+          }),
+        ),
+        fuzzParams(300),
+      );
+      const total = seen.ok + [...seen.errors.values()].reduce((a, b) => a + b, 0);
+      assert.ok(total > 0, `${tool.name}: no call made`);
+      t.diagnostic(`${total} calls: ${seen.ok} results, errors ${JSON.stringify(Object.fromEntries(seen.errors))}`);
+    });
+  }
+});
