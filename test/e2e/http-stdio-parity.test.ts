@@ -133,6 +133,8 @@ describe("2026-07-28: the same bytes over stdio and HTTP", () => {
   test("every tool: a call built from its schema, a call without arguments, an invalid SMILES", async () => {
     const seen: string[] = [];
     for (const tool of tools) {
+      // test_memory reports live memory figures, which differ between two processes by nature.
+      if (tool.name === "test_memory") continue;
       const offline = tool.annotations?.openWorldHint === true;
       if (!offline && tool.name !== "test_sleep" && tool.name !== "test_crash") {
         const answer = await same(call(tool.name, exampleFor(tool.inputSchema, tool.name)), `${tool.name} example`);
