@@ -13,6 +13,16 @@ const port = parentPort;
 const tools = chemToolsByName();
 const rdkit = await loadRDKit();
 
+/**
+ * A failure inside the WASM engine rather than in our code: a trap (WebAssembly.RuntimeError, e.g. the
+ * SMILES parser's recursion exhausting the WASM stack) or a C++ exception that escaped RDKit
+ * (WebAssembly.Exception, seen on long chains of ~600 atoms).
+ */
+function isWasmFailure(e: unknown): boolean {
+  const wasm = (globalThis as { WebAssembly?: Record<string, unknown> }).WebAssembly ?? {};
+  return [wasm.RuntimeError, wasm.Exception].some((ctor) => typeof ctor === "function" && e instanceof (ctor as new () => object));
+}
+
 function post(message: ToMain): void {
   port.postMessage(message);
 }
@@ -34,7 +44,7 @@ port.on("message", (message: ToWorker) => {
   } catch (e) {
     if (e instanceof ToolError) {
       post({ type: "done", jobId, ok: false, error: e.toPayload() });
-    } else if ((e as Error)?.constructor?.name === "RuntimeError") {
+    } else if (isWasmFailure(e)) {
       // A WASM trap (e.g. the SMILES parser's recursion exhausting the WASM stack on a long unbranched
       // chain of ~900 atoms). The input caused it, so the caller gets a typed error; the engine's C++
       // state may be inconsistent after a trap, so this worker is replaced.

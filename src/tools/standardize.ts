@@ -2,8 +2,13 @@ import { standardize } from "../domain/chem/standardize.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
 
-/** Standardisation re-reads the molecule after each step; past this size a call would not fit its budget. */
-export const STANDARDIZE_MAX_ATOMS = 2000;
+/**
+ * Standardisation re-reads the molecule after each step and runs RDKit reactions on it; RDKit's WASM build
+ * throws C++ exceptions on long chains from about 600 atoms (found by test/fuzz/giant-molecules), which
+ * leave its reaction engine unusable for the rest of the call. Parent structures of real compounds are far
+ * smaller, so larger inputs are refused up front.
+ */
+export const STANDARDIZE_MAX_ATOMS = 500;
 
 interface Args {
   smiles: string;
