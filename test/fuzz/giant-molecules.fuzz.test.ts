@@ -1,0 +1,141 @@
+/**
+ * Giant molecules (long chains, huge rings, many fragments, deep branches, long ring-closure lists, a
+ * SMILES at the schema's maxLength) through every chemistry tool that takes a SMILES, straight through
+ * the worker pool, and a few through a real server process. Every call must end in a result that matches
+ * the outputSchema or a declared typed error (MOLECULE_TOO_LARGE, TIMEOUT, ...): never an internal error,
+ * never a dead pool or process. A molecule whose parse exhausts the WASM stack (the worker is replaced)
+ * goes through three tools only, since each such call costs a worker restart.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { ToolError } from "../../src/domain/errors.js";
+import { WorkerPool } from "../../src/server/pool.js";
+import { allTools } from "../../src/tools/index.js";
+import type { ChemTool, JsonSchema } from "../../src/tools/types.js";
+import { ServerProcess } from "../helpers/server-process.js";
+import { FUZZ_SCALE, giantMolecules } from "./arbitraries.js";
+import { checkedRun, validatorsOf } from "./outcomes.js";
+
+const CALL_BUDGET_MS = 10_000;
+const TOTAL_MS = Number(process.env.FUZZ_GIANT_MS ?? 30_000) * FUZZ_SCALE;
+const TRAP_TOOLS = ["canonical_smiles", "calc_properties", "ecfp4"];
+
+/** Arguments putting `smiles` in every SMILES slot of the tool's schema (other properties: defaults). */
+function giantArgs(tool: ChemTool, smiles: string): Record<string, unknown> | undefined {
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = (tool.inputSchema.required ?? []) as string[];
+  const args: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(props)) {
+    if (!/smiles/i.test(name) || (!required.includes(name) && required.some((r) => /smiles/i.test(r)))) continue;
+    if (schema.type === "string") args[name] = smiles;
+    else if (schema.type === "array") args[name] = Array.from({ length: Math.max(2, Number(schema.minItems ?? 1)) }, (_, i) => (i === 0 ? smiles : "CCO"));
+  }
+  for (const name of required) if (!(name in args) && /smarts/i.test(name)) args[name] = "[#6]~[#6]";
+  if (Object.keys(args).length === 0) return undefined;
+  return validatorsOf(tool).input(args) ? args : undefined;
+}
+
+describe("giant molecules through every chemistry tool (worker pool)", () => {
+  const tools = allTools({}).filter((t): t is ChemTool => t.kind === "chem" && !t.testOnly);
+  let pool: WorkerPool;
+
+  before(async () => {
+    pool = new WorkerPool({ size: 2, maxQueue: 1_000, log: () => {} });
+    await pool.ready();
+  });
+
+  after(async () => {
+    const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 })) as { canonical: string };
+    assert.equal(value.canonical, "CCO", "the pool still answers");
+    await pool.close();
+  });
+
+  test("each giant ends in a result or a declared error, in every tool", { timeout: TOTAL_MS + 120_000 }, async (t) => {
+    const deadline = Date.now() + TOTAL_MS;
+    const parse = tools.find((x) => x.name === "parse_smiles")!;
+    const summary: string[] = [];
+    for (const giant of giantMolecules()) {
+      const first = await checkedRun(pool, parse, { smiles: giant.smiles }, CALL_BUDGET_MS);
+      let trapped = false;
+      if (!first.ok && first.code === "MOLECULE_TOO_LARGE") {
+        // Was it the WASM stack? Then each call restarts a worker: three tools are enough.
+        trapped = await pool.run("parse_smiles", { smiles: giant.smiles }, { budgetMs: CALL_BUDGET_MS }).then(
+          () => false,
+          (e: unknown) => e instanceof ToolError && e.details.reason === "engine_stack_exhausted",
+        );
+      }
+      const chosen = trapped ? tools.filter((x) => TRAP_TOOLS.includes(x.name)) : tools;
+      const outcomes = new Map<string, number>();
+      // Two calls at a time, one per worker.
+      const queue = chosen.map((tool) => ({ tool, args: giantArgs(tool, giant.smiles) })).filter((j) => j.args !== undefined);
+      await Promise.all(
+        [0, 1].map(async () => {
+          for (let job = queue.shift(); job; job = queue.shift()) {
+            if (Date.now() > deadline) return;
+            const r = await checkedRun(pool, job.tool, job.args!, CALL_BUDGET_MS);
+            const key = r.ok ? "ok" : r.code;
+            outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+          }
+        }),
+      );
+      summary.push(`${giant.name}: ${first.ok ? "parses" : first.code}${trapped ? " (WASM stack)" : ""}; ${JSON.stringify(Object.fromEntries(outcomes))}`);
+      if (Date.now() > deadline) {
+        summary.push("(time budget reached)");
+        break;
+      }
+    }
+    for (const line of summary) t.diagnostic(line);
+  });
+});
+
+describe("giant molecules and giant requests through a real server process", () => {
+  let server: ServerProcess;
+  let id = 0;
+
+  before(() => {
+    server = new ServerProcess({ CHEMATIC_WORKERS: "2", CHEMATIC_OFFLINE: "1", CHEMATIC_LOG_LEVEL: "error" });
+  });
+
+  after(async () => {
+    assert.equal(server.child.exitCode, null, "the server never exited");
+    assert.equal(await server.close(), 0);
+    for (const line of server.lines) assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, "2.0");
+  });
+
+  async function call(name: string, args: Record<string, unknown>): Promise<{ code?: string; rpc?: number; value?: Record<string, unknown> }> {
+    const r = await server.modernCall(++id, name, args);
+    if (r.error) {
+      assert.notEqual(r.error.code, -32603, `${name}: Internal error: ${JSON.stringify(r.error)}`);
+      return { rpc: r.error.code };
+    }
+    const structured = r.result!.structuredContent as Record<string, unknown>;
+    if (r.result!.isError) return { code: (structured.error as { code: string }).code };
+    return { value: structured };
+  }
+
+  test("a chain deeper than the WASM stack is answered MOLECULE_TOO_LARGE, and the next call works", { timeout: 60_000 }, async () => {
+    assert.equal((await call("canonical_smiles", { smiles: "C".repeat(1_000) })).code, "MOLECULE_TOO_LARGE");
+    assert.equal((await call("canonical_smiles", { smiles: "OCC" })).value?.canonical, "CCO");
+  });
+
+  test("SMILES at the schema's maxLength and one character over", { timeout: 60_000 }, async () => {
+    const max = `${"C.".repeat(49_999)}CC`;
+    assert.equal(max.length, 100_000);
+    assert.equal((await call("calc_properties", { smiles: max })).code, "MOLECULE_TOO_LARGE");
+    assert.equal((await call("calc_properties", { smiles: `${max}C` })).code, "INVALID_ARGUMENTS");
+  });
+
+  test("tanimoto with 10,000 molecules in one request", { timeout: 90_000 }, async () => {
+    const list = Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? "c1ccccc1O" : i % 3 === 1 ? "CCN(CC)CC" : "C1CC"));
+    const r = await call("tanimoto", { smiles: "c1ccccc1N", smiles_list: list, top_k: 5 });
+    assert.ok(r.value !== undefined || r.code === "TIMEOUT", JSON.stringify(r).slice(0, 300));
+  });
+
+  test("a salt of 3,000 ion pairs (6,000 atoms) is answered once", { timeout: 60_000 }, async () => {
+    const fragments = Array.from({ length: 3_000 }, () => "[Na+].[Cl-]").join(".");
+    const r = await call("parse_smiles", { smiles: fragments });
+    assert.ok(r.value !== undefined || r.code !== undefined, JSON.stringify(r).slice(0, 300));
+    const counts = server.messages.filter((m) => m.id === id).length;
+    assert.equal(counts, 1);
+  });
+});
