@@ -156,7 +156,7 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
         throw new ToolError("DISCONNECTED_MOLECULE", "retrosynthesis works on one connected molecule; the SMILES has several parts", {
           argument: "smiles",
           fragments: target.split(".").length,
-        });
+        }, "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.");
       }
       const scores = new SaScores(rdkit);
       const bonds = findBricsBonds(rdkit, mol);

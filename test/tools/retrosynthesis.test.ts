@@ -4,8 +4,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadRDKit } from "../../src/domain/chem/rdkit.js";
-import { findBricsBonds } from "../../src/domain/chem/brics.js";
+import { loadRDKit, wasmHeapBytes } from "../../src/domain/chem/rdkit.js";
+import { bricsDecompose, findBricsBonds } from "../../src/domain/chem/brics.js";
 import { ToolError } from "../../src/domain/errors.js";
 import { createAjv } from "../../src/server/registry.js";
 import { RETRO_MAX_ATOMS, retrosynthesisTool } from "../../src/tools/retrosynthesis.js";
@@ -145,4 +145,41 @@ test("stereo is kept through a cut, with RDKit's parity (FragmentOnBonds), for e
   const e = run({ smiles: "C/C=C/C(=O)NCC" });
   assert.ok(e.disconnections.some((d) => d.fragments.includes("[1*]C(=O)/C=C/C")), "E double bond kept");
   assert.ok(e.disconnections.some((d) => d.bond.order === "double" && d.fragments.includes("[7*]=CC")), "the L7 C=C cut keeps its double bond");
+});
+
+test("the full decomposition stops with TIMEOUT at its deadline or fragment cap, and frees every handle", () => {
+  const sugar = "CC(=O)OC[C@H]1O[C@@H](OC(C)=O)[C@H](OC(C)=O)[C@@H](OC(C)=O)[C@@H]1OC(C)=O";
+  const mol = rdkit.get_mol(sugar)!;
+  try {
+    const full = bricsDecompose(rdkit, mol);
+    assert.ok(full.nodes > 20);
+    const timeout = (options: Parameters<typeof bricsDecompose>[2]): ToolError => {
+      try {
+        bricsDecompose(rdkit, mol, options);
+      } catch (err) {
+        assert.ok(err instanceof ToolError);
+        return err;
+      }
+      assert.fail("expected TIMEOUT");
+    };
+    assert.equal(timeout({ deadline: performance.now() - 1 }).code, "TIMEOUT");
+    const capped = timeout({ maxNodes: 10 });
+    assert.equal(capped.code, "TIMEOUT");
+    assert.equal(capped.details.max_fragments, 10);
+    // The WASM heap never shrinks, so growth over repeated runs (after a warm-up) would mean a leak.
+    for (let i = 0; i < 5; i++) {
+      bricsDecompose(rdkit, mol);
+      timeout({ maxNodes: 10 });
+    }
+    const before = wasmHeapBytes();
+    for (let i = 0; i < 40; i++) {
+      bricsDecompose(rdkit, mol);
+      timeout({ maxNodes: 10 });
+      timeout({ deadline: performance.now() - 1 });
+      run({ smiles: sugar, mode: "full" });
+    }
+    assert.equal(wasmHeapBytes(), before, "the WASM heap stays flat");
+  } finally {
+    mol.delete();
+  }
 });

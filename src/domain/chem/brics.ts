@@ -10,25 +10,31 @@
  *                     rule order (a rule is skipped when either environment matches nowhere in the molecule),
  *                     unique matches (at most 1000 per pattern, RDKit's default), and a bond already taken
  *                     by an earlier match, in either direction, is skipped.
- *   breakBricsBond    BreakBRICSBonds(mol, [bond]) for one bond: the bond is removed and each of its atoms gets
- *                     a new dummy atom, bonded with the removed bond's type, whose isotope is the label of the
- *                     environment of the atom it is bonded to ([1*]C(C)=O is the L1 side of an amide cut).
- *                     Done by editing the molecule's MolJSON: the cut bond keeps its place in the bond list
- *                     (re-pointed to the first dummy) and the second dummy's bond follows it immediately, so
- *                     each cut atom keeps its neighbour order and its tetrahedral parity. That is what RDKit's
- *                     FragmentOnBonds does; RDKit's own single-bond path (an EditableMol RemoveBond plus
- *                     AddBond) moves the new bond to the end of the atom's list without adjusting the parity,
- *                     which inverts a cut stereocentre whose cut bond was not its last one (see the oracle test).
+ *   cutSmiles         BreakBRICSBonds(mol, [bond]) for one bond, as canonical SMILES (BricsCutter holds the
+ *                     molecule): the bond is removed and each of its atoms gets a new dummy atom, bonded with
+ *                     the removed bond's type, whose isotope is the label of the environment of the atom it is
+ *                     bonded to ([1*]C(C)=O is the L1 side of an amide cut). Done by editing the molecule's
+ *                     MolJSON: the cut bond keeps its place in the bond list (re-pointed to the first dummy)
+ *                     and the second dummy's bond follows it immediately, so each cut atom keeps its neighbour
+ *                     order and its tetrahedral parity. That is what RDKit's FragmentOnBonds does; RDKit's own
+ *                     single-bond path (an EditableMol RemoveBond plus AddBond) moves the new bond to the end
+ *                     of the atom's list without adjusting the parity, which inverts a cut stereocentre whose
+ *                     cut bond was not its last one (shown in the oracle test). MinimalLib's stereo perception
+ *                     after reading MolJSON drops cis/trans double bonds, so a molecule with stereo is read
+ *                     without it, written as SMILES, and read again with it.
  *   bricsDecompose    BRICSDecompose(mol) with its defaults (minFragmentSize 1, keepNonLeafNodes false,
  *                     singlePass false): RDKit's algorithm step for step. The 14 rule groups are applied in
  *                     order; within a group a pool of fragments, keyed by canonical SMILES, is worked through:
  *                     each fragment is run through every reaction of the group
  *                     ('[$(envA):1]<bond>;!@[$(envB):2]>>[a*]-[*:1].[b*]-[*:2]', one bond cut per product
  *                     set), new products join the pool, and a fragment that any reaction cut leaves it. The
- *                     fragments left after the last group are the result. The reactions bond every dummy by
- *                     a single bond (a C=C cut gives [7*]CC, not [7*]=CC) and environments are re-matched on
- *                     the fragments, dummies included, so the result can differ from cutting all bonds of
- *                     findBricsBonds at once; it is RDKit's.
+ *                     fragments left after the last group are the result. As natively, the fragments are the
+ *                     reaction products themselves (not re-read from SMILES), so each atom keeps its own
+ *                     implicit-H flag. The reactions bond every dummy by a single bond (a C=C cut gives
+ *                     [7*]CC, not [7*]=CC) and environments are re-matched on the fragments, dummies included,
+ *                     so the result can differ from cutting all bonds of findBricsBonds at once; it is RDKit's.
+ *                     The work grows with the number of partial decompositions (natively minutes for some
+ *                     sugars with 40 BRICS bonds), hence the deadline and the fragment cap.
  *
  * Every RDKit handle is deleted on every path; the compiled environment and bond queries and the reactions
  * are made once per RDKit module (per worker thread) and kept.
@@ -291,13 +297,18 @@ export class BricsCutter {
 /**
  * MolJSON reading options. MinimalLib's stereo assignment after reading MolJSON drops a double bond's
  * cis/trans (it looks for bond directions, which MolJSON does not carry); without it the "stereo" fields
- * of atoms and bonds are kept as written, as a native edit of the molecule keeps them.
+ * of atoms and bonds are kept as written, as a native edit of the molecule keeps them. CIP labels are not
+ * needed for SMILES, and assigning them is most of the reading time of a large molecule.
  */
-const FROM_JSON = JSON.stringify({ assignStereo: false });
+const FROM_JSON = JSON.stringify({ assignStereo: false, assignCIPLabels: false });
+/** SMILES reading options for canonical SMILES only (CIP labels play no part in it). */
+const FOR_SMILES = JSON.stringify({ assignCIPLabels: false });
+/** A reaction product written with every H count explicit (see bricsDecompose). */
+const RAW_SMILES = JSON.stringify({ allHsExplicit: true });
 
 /** Builds a molecule from MolJSON (sanitised); throws when RDKit refuses it. Caller deletes. */
-function molFromJson(rdkit: RDKit, json: string, perceiveStereo = false): RDKitMol {
-  const mol = perceiveStereo ? rdkit.get_mol(json) : rdkit.get_mol(json, FROM_JSON);
+function molFromJson(rdkit: RDKit, json: string): RDKitMol {
+  const mol = rdkit.get_mol(json, FROM_JSON);
   if (!mol || !mol.is_valid()) {
     mol?.delete();
     throw new Error("RDKit could not rebuild a BRICS fragment");
@@ -311,7 +322,7 @@ function molFromJson(rdkit: RDKit, json: string, perceiveStereo = false): RDKitM
  */
 export function cutSmiles(rdkit: RDKit, cutter: BricsCutter, bond: BricsBond): string {
   if (!cutter.hasStereo) {
-    const plain = molFromJson(rdkit, cutter.cutJson(bond), true);
+    const plain = molFromJson(rdkit, cutter.cutJson(bond));
     try {
       return plain.get_smiles();
     } finally {
@@ -327,7 +338,7 @@ export function cutSmiles(rdkit: RDKit, cutter: BricsCutter, bond: BricsBond): s
   } finally {
     broken.delete();
   }
-  const reread = rdkit.get_mol(written);
+  const reread = rdkit.get_mol(written, FOR_SMILES);
   if (!reread || !reread.is_valid()) {
     reread?.delete();
     throw new Error(`RDKit could not re-read the BRICS cut ${written}`);
@@ -365,7 +376,7 @@ function decomposeTimeout(message: string, details: Record<string, unknown>): To
 
 /** Builds a sanitised molecule from SMILES; throws when RDKit refuses it. Caller deletes. */
 function molFromSmiles(rdkit: RDKit, smiles: string): RDKitMol {
-  const mol = rdkit.get_mol(smiles);
+  const mol = rdkit.get_mol(smiles, FOR_SMILES);
   if (!mol || !mol.is_valid()) {
     mol?.delete();
     throw new Error(`RDKit could not sanitise the BRICS fragment ${smiles}`);
@@ -450,7 +461,11 @@ export function bricsDecompose(rdkit: RDKit, mol: RDKitMol, options: DecomposeOp
               // minFragmentSize 1 never refuses a product here: every BRICS link atom is a real atom.
               matched = true;
               for (const prod of set) {
-                const raw = prod.get_smiles();
+                // Valences and ring/aromaticity perception on the product (it is searched again if kept).
+                prod.convert_to_aromatic_form();
+                // Every atom's H count written out: an unsanitised product has no radicals assigned yet, so
+                // a bracket atom such as [C] would otherwise be written as C.
+                const raw = prod.get_smiles(RAW_SMILES);
                 let canonical = canonicalOf.get(raw);
                 if (canonical === undefined) {
                   // The sanitised product's canonical SMILES, as SanitizeMol + MolToSmiles give it natively.
@@ -465,8 +480,7 @@ export function bricsDecompose(rdkit: RDKit, mol: RDKitMol, options: DecomposeOp
                 if (allNodes.has(canonical)) continue;
                 // The product itself becomes the fragment, as natively: it keeps each atom's own implicit-H
                 // flag (a bracket [CH]= of the input becomes a [CH] radical when a later C=C cut makes it
-                // single-bonded, exactly as in RDKit). Ring perception and aromaticity make it searchable.
-                prod.convert_to_aromatic_form();
+                // single-bonded, exactly as in RDKit).
                 allNodes.add(canonical);
                 active.set(canonical, prod);
                 adopted.add(prod);
