@@ -260,6 +260,18 @@ function tally(ids: ReadonlyArray<Id | null | undefined>): Map<string, number> {
   return counts;
 }
 
+test("the oracle: which lines must be answered, and with which id", () => {
+  const ask = (text: string) => expectedAnswers(Buffer.from(text));
+  assert.deepEqual(ask('{"jsonrpc":"2.0","id":7,"method":"ping"}\n'), [7]);
+  assert.deepEqual(ask('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'), []);
+  assert.deepEqual(ask('{"jsonrpc":"2.0","id":"a","result":{}}\n'), []);
+  assert.deepEqual(ask('{"jsonrpc":"1.0","id":"a","method":"ping"}\r\n\n  \n'), ["a"]);
+  assert.deepEqual(ask('{"jsonrpc":"2.0","id":null,"method":"ping"}\nnot json\n[1]\n'), [null, null, null]);
+  assert.deepEqual(ask('{"jsonrpc":"2.0","id":3,"method":"ping","params":[]}'), [3]);
+  assert.deepEqual(ask(`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":${"[".repeat(70)}${"]".repeat(70)}}}`), [null]);
+  assert.deepEqual(expectedAnswers(Buffer.from([0xff, 0x0a, 0x7b, 0x7d])), [null, null]);
+});
+
 describe("random and mutated JSON-RPC lines over stdio to a real child process", () => {
   let server: ServerProcess;
   let expectedTotal = 0;
@@ -296,7 +308,7 @@ describe("random and mutated JSON-RPC lines over stdio to a real child process",
     );
   }
 
-  test("batches of random, mutated and broken lines: one answer per request, valid lines only, no crash", { timeout: 120_000 }, async () => {
+  test("batches of random, mutated and broken lines: one answer per request, valid lines only, no crash", { timeout: 120_000 }, async (t) => {
     const box = timeBox(18_000);
     await fc.assert(
       fc.asyncProperty(fc.array(lineSpec, { minLength: 1, maxLength: 12 }), fc.constantFrom("\n", "\r\n"), (specs, eol) =>
@@ -307,6 +319,7 @@ describe("random and mutated JSON-RPC lines over stdio to a real child process",
       ),
       fuzzParams(400),
     );
+    t.diagnostic(`${server.lines.length} stdout lines, ${expectedTotal} answers expected and received`);
   });
 
   test("the limits at their edges", { timeout: 120_000 }, async () => {

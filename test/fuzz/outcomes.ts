@@ -26,7 +26,7 @@ export function validatorsOf(tool: AnyTool): { input: ValidateFunction; output: 
   return v;
 }
 
-export type Outcome = { ok: true } | { ok: false; code: string };
+export type Outcome = { ok: true } | { ok: false; code: string; reason?: unknown };
 
 /**
  * Runs one call through the pool and checks its outcome. `budgetMs` caps the tool's own budget so a
@@ -44,7 +44,7 @@ export async function checkedRun(pool: WorkerPool, tool: ChemTool, args: Record<
     assert.ok(trap || tool.errors.includes(e.code) || UNIVERSAL_CODES.includes(e.code), `${tool.name} answered ${e.code}, which it does not declare (${e.message}) for ${preview(args)}`);
     assert.equal(typeof e.message, "string");
     assert.ok(e.message.length > 0 && e.message.length < 5_000, `${tool.name}: a short message`);
-    return { ok: false, code: e.code };
+    return { ok: false, code: e.code, reason: e.details?.reason };
   }
   const split = splitExtraContent(raw);
   assert.ok(split !== null, `${tool.name}: malformed extra content blocks for ${preview(args)}`);
