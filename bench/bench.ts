@@ -8,7 +8,8 @@
  *   http     autocannon, 16 connections, our Streamable HTTP endpoint with a pool of 1 worker and of one per core.
  *   cold     process start to the first tools/list answer, and to the first tools/call answer (ours, SDK).
  *   memory   RSS and WASM heap after BENCH_MEMORY_CALLS mixed calls (ours, SDK).
- *   chembl   a 20,000-row bioactivity walk from the fake ChEMBL with 50 ms added per page, against its floor.
+ *   chembl   a 20,000-row bioactivity view from the fake ChEMBL with 0 and 50 ms added per page: the walk alone
+ *            (in-process) and the spill through chembl_get_bioactivities over stdio, against the floor.
  *
  * Environment (all optional):
  *   BENCH_SECTIONS       comma list of the sections above (default: all)
@@ -18,7 +19,7 @@
  *   BENCH_HTTP_SECONDS   autocannon duration per run (default 6)
  *   BENCH_COLD_RUNS      cold starts per server (default 5)
  *   BENCH_MEMORY_CALLS   calls before the memory reading (default 100000)
- *   BENCH_CHEMBL_RUNS    timed walks per latency (default 3)
+ *   BENCH_CHEMBL_RUNS    timed walks and spills per latency (default 3)
  *   BENCH_OUT            the markdown file (default docs/benchmarks.md; "-" prints it only)
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -34,7 +35,7 @@ import { HttpServerProcess, modernHeaders } from "../test/helpers/http.js";
 import { fixed, median, mib, percentile, ratio, sortedCopy, table } from "./lib/stats.js";
 import { StdioClient, type LoadResult } from "./lib/stdio-client.js";
 import { BENCH_TOOLS, MODERN_META, MOLECULES, argsFor } from "./lib/workload.js";
-import { renderReport, type StdioFact } from "./report.js";
+import { renderReport, type IsolationFacts, type StdioFact } from "./report.js";
 
 const env = process.env;
 const CORES = availableParallelism();
@@ -72,12 +73,15 @@ function machine(rdkit: RDKit): string[] {
   const sdkVersion = (JSON.parse(readFileSync(`${ROOT}node_modules/@modelcontextprotocol/server/package.json`, "utf8")) as { version: string }).version;
   const ours = (JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { version: string }).version;
   let commit = "unknown";
-  try {
-    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).trim();
-    if (dirty) commit += " + uncommitted changes";
-  } catch {
-    // not a git checkout
+  for (const cwd of [ROOT, process.cwd()]) {
+    try {
+      commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+      const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+      if (dirty) commit += " + uncommitted changes";
+      break;
+    } catch {
+      // not a git checkout: try the next place
+    }
   }
   return [
     `- CPU: ${cpus()[0]?.model ?? "unknown"}, ${CORES} logical cores available; ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
@@ -160,12 +164,16 @@ async function stdioSection(rdkit: RDKit): Promise<StdioRow[]> {
   return rows;
 }
 
+function range(values: number[]): string {
+  return `${fixed(Math.min(...values), 0)}-${fixed(Math.max(...values), 0)}`;
+}
+
 function stdioTable(rows: StdioRow[]): string {
   const body: string[][] = [];
   for (const r of rows) {
     const base = median(r.inProcess.callsPerSecond);
     const baseLat = sortedCopy(r.inProcess.latencies);
-    body.push([`\`${r.tool}\``, "in-process loop", "-", fixed(base, 0), fixed(percentile(baseLat, 50), 3), fixed(percentile(baseLat, 99), 3), "1.00", "-"]);
+    body.push([`\`${r.tool}\``, "in-process loop", "-", fixed(base, 0), range(r.inProcess.callsPerSecond), fixed(percentile(baseLat, 50), 3), fixed(percentile(baseLat, 99), 3), "1.00", "-"]);
     for (const k of IN_FLIGHT) {
       const o = r.ours[k]!;
       const s = r.sdk[k]!;
@@ -173,11 +181,11 @@ function stdioTable(rows: StdioRow[]): string {
       const sc = median(s.callsPerSecond);
       const ol = sortedCopy(o.latencies);
       const sl = sortedCopy(s.latencies);
-      body.push(["", "**ours**", String(k), `**${fixed(oc, 0)}**`, fixed(percentile(ol, 50), 3), fixed(percentile(ol, 99), 3), ratio(oc, base), `**${ratio(oc, sc)}**`]);
-      body.push(["", "SDK server", String(k), fixed(sc, 0), fixed(percentile(sl, 50), 3), fixed(percentile(sl, 99), 3), ratio(sc, base), "1.00"]);
+      body.push(["", "**ours**", String(k), `**${fixed(oc, 0)}**`, range(o.callsPerSecond), fixed(percentile(ol, 50), 3), fixed(percentile(ol, 99), 3), ratio(oc, base), `**${ratio(oc, sc)}**`]);
+      body.push(["", "SDK server", String(k), fixed(sc, 0), range(s.callsPerSecond), fixed(percentile(sl, 50), 3), fixed(percentile(sl, 99), 3), ratio(sc, base), "1.00"]);
     }
   }
-  return table(["tool", "server", "in flight", "calls/s", "p50 ms", "p99 ms", "÷ in-process", "÷ SDK"], body);
+  return table(["tool", "server", "in flight", "calls/s", "rounds: min-max", "p50 ms", "p99 ms", "÷ in-process", "÷ SDK"], body);
 }
 
 /** p50/p99 latency ratios, SDK over ours (above 1: ours answers sooner). */
@@ -200,7 +208,71 @@ function stdioFacts(rows: StdioRow[]): StdioFact[] {
       vsSdk: median(r.ours[k]!.callsPerSecond) / median(r.sdk[k]!.callsPerSecond),
       vsInProcess: median(r.ours[k]!.callsPerSecond) / median(r.inProcess.callsPerSecond),
       sdkVsInProcess: median(r.sdk[k]!.callsPerSecond) / median(r.inProcess.callsPerSecond),
+      // A tie: the two servers' ranges over the rounds overlap.
+      overlap: Math.max(...r.ours[k]!.callsPerSecond) >= Math.min(...r.sdk[k]!.callsPerSecond) && Math.max(...r.sdk[k]!.callsPerSecond) >= Math.min(...r.ours[k]!.callsPerSecond),
     })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What the worker pool buys and costs: the thread hop, isolation from a slow call, the budget
+
+async function isolationSection(): Promise<IsolationFacts> {
+  // The hop: test_sleep {ms: 0} does no work, so its round trip is the pool's cost.
+  process.env.CHEMATIC_TEST_TOOLS = "1"; // the worker reads it to register the test tools
+  const { WorkerPool } = await import("../src/server/pool.js");
+  const { testSleepTool } = await import("../src/tools/testing.js");
+  const pool = new WorkerPool({ size: 1 });
+  await pool.ready();
+  const hop: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < 4_000; i++) {
+    const t = performance.now();
+    await pool.run("test_sleep", { ms: 0 }, { budgetMs: 5_000 });
+    if (i >= 1_000) hop.push((performance.now() - t) * 1000);
+    const d = performance.now();
+    testSleepTool.run({ ms: 0 }, { rdkit: undefined as never, progress: () => {} });
+    if (i >= 1_000) direct.push((performance.now() - d) * 1000);
+  }
+  await pool.close();
+
+  const rows: IsolationFacts["rows"] = [];
+  for (const [label, make] of [
+    [`ours (${CORES} workers)`, () => ourServer("iso", { CHEMATIC_TEST_TOOLS: "1" })],
+    ["SDK server", () => sdkServer("iso", { CHEMATIC_TEST_TOOLS: "1" })],
+  ] as const) {
+    const server = make();
+    try {
+      await server.load("canonical_smiles", (i) => argsFor("canonical_smiles", i), 200, 8);
+      // 20 quick calls, one after another, while a 1-second call holds a thread.
+      const slowStart = performance.now();
+      const slow = server.call("test_sleep", { ms: 1_000 }).then(() => performance.now() - slowStart);
+      await new Promise((r) => setTimeout(r, 50));
+      const fast: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        await server.callOk("canonical_smiles", argsFor("canonical_smiles", i));
+        fast.push(performance.now() - t);
+      }
+      const slowMs = await slow;
+      // A call past its budget (test_sleep's is 1.5 s): ours stops it; in-process, nothing can.
+      const t = performance.now();
+      const over = await server.call("test_sleep", { ms: 3_000 });
+      const code = (over.result?.structuredContent?.error as { code?: string } | undefined)?.code;
+      const overBudget = `${code ?? (over.error ? `JSON-RPC ${over.error.code}` : "completed")} after ${fixed(performance.now() - t, 0)} ms`;
+      rows.push({ server: label, fastP50: median(fast), fastMax: Math.max(...fast), slowMs, overBudget });
+    } finally {
+      await server.close();
+    }
+  }
+  log("isolation done");
+  return { hopP50Us: median(hop), directP50Us: median(direct), rows };
+}
+
+function isolationTable(f: IsolationFacts): string {
+  return table(
+    ["server", "20 canonical_smiles calls while a 1 s call runs: p50 ms", "max ms", "the 1 s call took, ms", "a 3 s call with a 1.5 s budget"],
+    f.rows.map((r) => [r.server, fixed(r.fastP50, 2), fixed(r.fastMax, 1), fixed(r.slowMs, 0), r.overBudget]),
   );
 }
 
@@ -234,13 +306,13 @@ async function httpSection(): Promise<HttpRow[]> {
         rows.push({
           workers,
           tool,
-          rps: r.totalCompletedRequests / r.duration,
+          rps: r.requests.total / r.duration,
           p50: r.latency.p50,
           p99: r.latency.p99,
           mean: r.latency.average,
           bad: r.non2xx + r.errors + r.timeouts + r.mismatches,
         });
-        log(`http: ${tool}, ${workers} worker(s): ${(r.totalCompletedRequests / r.duration).toFixed(0)} req/s`);
+        log(`http: ${tool}, ${workers} worker(s): ${(r.requests.total / r.duration).toFixed(0)} req/s`);
       }
     } finally {
       await server.stop();
@@ -403,12 +475,12 @@ function memoryTable(rows: MemoryRow[]): string {
 // ChEMBL spill
 
 interface ChemblRow {
+  what: string;
   latencyMs: number;
   concurrency: number;
   pages: number;
   floorMs: number;
   runsMs: number[];
-  rows: number;
 }
 
 async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; target: string; stop: () => Promise<void> }> {
@@ -421,14 +493,30 @@ async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; targ
   return { ...info, stop: () => new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.stdin.end())) };
 }
 
+/** The spill end to end: chembl_get_bioactivities on a fresh server (its response cache empty), timed from request to answer. */
+async function spillOnce(baseUrl: string, target: string, concurrency: number): Promise<number> {
+  const server = ourServer("spill", { CHEMATIC_OFFLINE: "0", CHEMBL_API_BASE_URL: baseUrl, CHEMBL_MAX_CONCURRENT_PAGES: String(concurrency), CHEMATIC_WORKERS: "1" });
+  try {
+    await server.request("tools/list");
+    const t = performance.now();
+    const value = await server.callOk("chembl_get_bioactivities", { target_chembl_id: target });
+    const ms = performance.now() - t;
+    if (value.staged_row_count !== CHEMBL_ROWS || value.truncated !== false) throw new Error(`spill staged ${String(value.staged_row_count)} rows (truncated ${String(value.truncated_by)})`);
+    return ms;
+  } finally {
+    await server.close();
+  }
+}
+
 async function chemblSection(): Promise<ChemblRow[]> {
-  const spill = allTools({}).find((t) => /spill/.test(t.name));
-  if (spill) log(`chembl: a spill tool (${spill.name}) is registered; this bench measures the walk it stages (walkActivities)`);
+  const spills = allTools({}).some((t) => t.name === "chembl_get_bioactivities") && allTools({}).some((t) => t.name === "chembl_dataframe_query");
   const out: ChemblRow[] = [];
+  const concurrency = 4; // CHEMBL_MAX_CONCURRENT_PAGES's default
+  const pages = Math.ceil(CHEMBL_ROWS / 1000);
   for (const latencyMs of [0, CHEMBL_LATENCY_MS]) {
     const upstream = await startUpstream(latencyMs);
     try {
-      const config = { apiBaseUrl: upstream.baseUrl, requestTimeoutMs: 30_000, deadlineMs: 54_000, maxConcurrentPages: 4, offline: false };
+      const config = { apiBaseUrl: upstream.baseUrl, requestTimeoutMs: 30_000, deadlineMs: 54_000, maxConcurrentPages: concurrency, offline: false };
       const walk = async () => {
         // A fresh service each time: its response cache would otherwise answer the second walk.
         const service = new ChemblService(config);
@@ -438,11 +526,17 @@ async function chemblSection(): Promise<ChemblRow[]> {
         return performance.now() - t;
       };
       await walk(); // warm-up: the fake renders every page once
-      const runsMs: number[] = [];
-      for (let i = 0; i < CHEMBL_RUNS; i++) runsMs.push(await walk());
-      const pages = Math.ceil(CHEMBL_ROWS / 1000);
-      out.push({ latencyMs, concurrency: config.maxConcurrentPages, pages, floorMs: (pages * latencyMs) / config.maxConcurrentPages, runsMs, rows: CHEMBL_ROWS });
-      log(`chembl: latency ${latencyMs} ms: ${runsMs.map((m) => m.toFixed(0)).join(", ")} ms`);
+      const floorMs = (pages * latencyMs) / concurrency;
+      const walks: number[] = [];
+      for (let i = 0; i < CHEMBL_RUNS; i++) walks.push(await walk());
+      out.push({ what: "walk (ChemblService.walkActivities, in-process)", latencyMs, concurrency, pages, floorMs, runsMs: walks });
+      log(`chembl: walk, latency ${latencyMs} ms: ${walks.map((m) => m.toFixed(0)).join(", ")} ms`);
+      if (spills) {
+        const runs: number[] = [];
+        for (let i = 0; i < CHEMBL_RUNS; i++) runs.push(await spillOnce(upstream.baseUrl, upstream.target, concurrency));
+        out.push({ what: "spill (chembl_get_bioactivities over stdio: walk + DuckDB staging + answer)", latencyMs, concurrency, pages, floorMs, runsMs: runs });
+        log(`chembl: spill, latency ${latencyMs} ms: ${runs.map((m) => m.toFixed(0)).join(", ")} ms`);
+      }
     } finally {
       await upstream.stop();
     }
@@ -450,10 +544,15 @@ async function chemblSection(): Promise<ChemblRow[]> {
   return out;
 }
 
+function ratioOf(row: ChemblRow | undefined): number {
+  return row && row.floorMs > 0 ? median(row.runsMs) / row.floorMs : NaN;
+}
+
 function chemblTable(rows: ChemblRow[]): string {
   return table(
-    ["added latency per page", "pages (1000 rows)", "pacer concurrency", "floor = pages × latency ÷ concurrency, ms", "walk, ms (median of runs)", "runs, ms", "÷ floor"],
+    ["measured", "added latency per page", "pages (1000 rows)", "pacer concurrency", "floor = pages × latency ÷ concurrency, ms", "median, ms", "runs, ms", "÷ floor"],
     rows.map((r) => [
+      r.what,
       `${r.latencyMs} ms`,
       String(r.pages),
       String(r.concurrency),
@@ -468,8 +567,9 @@ function chemblTable(rows: ChemblRow[]): string {
 // ---------------------------------------------------------------------------------------------------
 
 const rdkit = await loadRDKit();
-const results: { stdio?: StdioRow[]; http?: HttpRow[]; cold?: ColdRow[]; memory?: MemoryRow[]; chembl?: ChemblRow[] } = {};
+const results: { stdio?: StdioRow[]; isolation?: IsolationFacts; http?: HttpRow[]; cold?: ColdRow[]; memory?: MemoryRow[]; chembl?: ChemblRow[] } = {};
 if (SECTIONS.has("stdio")) results.stdio = await stdioSection(rdkit);
+if (SECTIONS.has("stdio")) results.isolation = await isolationSection();
 if (SECTIONS.has("http")) results.http = await httpSection();
 if (SECTIONS.has("cold")) results.cold = await coldSection();
 if (SECTIONS.has("memory")) results.memory = await memorySection();
@@ -478,11 +578,29 @@ if (SECTIONS.has("chembl")) results.chembl = await chemblSection();
 const markdown = renderReport({
   machine: machine(rdkit),
   settings: { cores: CORES, rounds: ROUNDS, fixedN: FIXED_N, targetSeconds: TARGET_SECONDS, httpSeconds: HTTP_SECONDS, httpConnections: HTTP_CONNECTIONS, coldRuns: COLD_RUNS, memoryCalls: MEMORY_CALLS, chemblRuns: CHEMBL_RUNS, chemblRows: CHEMBL_ROWS, chemblLatencyMs: CHEMBL_LATENCY_MS },
-  stdio: results.stdio && { table: stdioTable(results.stdio), latency: latencyTable(results.stdio), facts: stdioFacts(results.stdio) },
-  http: results.http && { table: httpTable(results.http) },
-  cold: results.cold && { table: coldTable(results.cold) },
-  memory: results.memory && { table: memoryTable(results.memory) },
-  chembl: results.chembl && { table: chemblTable(results.chembl), spillTool: allTools({}).find((t) => /spill/.test(t.name))?.name },
+  stdio: results.stdio && { table: stdioTable(results.stdio), latency: latencyTable(results.stdio), facts: stdioFacts(results.stdio), isolation: results.isolation!, isolationTable: isolationTable(results.isolation!) },
+  http: results.http && {
+    table: httpTable(results.http),
+    scaling: results.http.filter((r) => r.workers === CORES && CORES > 1).map((r) => ({ tool: r.tool, ratio: r.rps / results.http!.find((x) => x.tool === r.tool && x.workers === 1)!.rps })),
+    failed: results.http.reduce((a, r) => a + r.bad, 0),
+  },
+  cold: results.cold && {
+    table: coldTable(results.cold),
+    listVsSdk: median(results.cold.find((r) => r.server === "SDK server")!.list) / median(results.cold[0]!.list),
+    callVsSdk: median(results.cold.find((r) => r.server === "SDK server")!.call) / median(results.cold[0]!.call),
+    callOneWorkerVsSdk: median(results.cold.find((r) => r.server === "SDK server")!.call) / median(results.cold[1]!.call),
+  },
+  memory: results.memory && {
+    table: memoryTable(results.memory),
+    wasmGrowthMiB: results.memory.map((r) => ({ server: r.server, mib: (r.after.wasm.reduce((a, b) => a + b, 0) - r.before.wasm.reduce((a, b) => a + b, 0)) / 2 ** 20 })),
+  },
+  chembl: results.chembl && {
+    table: chemblTable(results.chembl),
+    walkRatio: ratioOf(results.chembl.find((r) => r.what.startsWith("walk") && r.latencyMs > 0)),
+    spillRatio: ratioOf(results.chembl.find((r) => r.what.startsWith("spill") && r.latencyMs > 0)),
+    walkMs0: median(results.chembl.find((r) => r.what.startsWith("walk") && r.latencyMs === 0)?.runsMs ?? [NaN]),
+    spillMs0: median(results.chembl.find((r) => r.what.startsWith("spill") && r.latencyMs === 0)?.runsMs ?? [NaN]),
+  },
 });
 if (OUT !== "-") {
   writeFileSync(OUT, markdown);

@@ -30,8 +30,9 @@ declare module "autocannon" {
   }
   interface Result {
     latency: Histogram;
+    /** Requests per second sample; `total` is the number of completed requests. */
     requests: Histogram;
-    totalCompletedRequests: number;
+    /** Seconds. */
     duration: number;
     errors: number;
     timeouts: number;
