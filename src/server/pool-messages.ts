@@ -3,10 +3,12 @@ import type { DomainErrorPayload } from "../domain/errors.js";
 
 export type ToWorker =
   | { type: "run"; jobId: number; tool: string; args: Record<string, unknown> }
-  | { type: "stats"; requestId: number };
+  | { type: "stats"; requestId: number }
+  /** The first message to every worker: RDKit's compiled WASM to share, or null to compile its own. */
+  | { type: "wasm"; module: WebAssembly.Module | null };
 
 export type ToMain =
-  | { type: "ready"; heapBytes: number }
+  | { type: "ready"; heapBytes: number; sharedWasm: boolean }
   | { type: "progress"; jobId: number; progress: number; total?: number | undefined; message?: string | undefined }
   | { type: "done"; jobId: number; ok: true; value: unknown }
   | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string; replaceWorker?: boolean }
