@@ -3,12 +3,10 @@ import type { DomainErrorPayload } from "../domain/errors.js";
 
 export type ToWorker =
   | { type: "run"; jobId: number; tool: string; args: Record<string, unknown> }
-  | { type: "stats"; requestId: number }
-  /** The first message to every worker: RDKit's compiled WASM to share, or null to compile its own. */
-  | { type: "wasm"; module: WebAssembly.Module | null };
+  | { type: "stats"; requestId: number };
 
 export type ToMain =
-  | { type: "ready"; heapBytes: number; sharedWasm: boolean }
+  | { type: "ready"; heapBytes: number }
   | { type: "progress"; jobId: number; progress: number; total?: number | undefined; message?: string | undefined }
   | { type: "done"; jobId: number; ok: true; value: unknown }
   | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string; replaceWorker?: boolean }

@@ -9,7 +9,6 @@
 import { Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
-import { compileRDKitWasm } from "../domain/chem/rdkit-wasm.js";
 import { ToolError } from "../domain/errors.js";
 import type { ToMain, ToWorker } from "./pool-messages.js";
 import type { ProgressReporter } from "../tools/types.js";
@@ -66,7 +65,6 @@ interface Slot {
   worker: Worker;
   job?: Job;
   ready: boolean;
-  sharedWasm: boolean;
   stats: Map<number, (bytes: number) => void>;
   heapBytes: number;
 }
@@ -87,28 +85,13 @@ export class WorkerPool {
   private closed = false;
   private readonly log: (message: string) => void;
   private readonly output: ((line: string) => void) | undefined;
-  private readonly wasm: Promise<WebAssembly.Module | null>;
 
   constructor(options: PoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultPoolSize());
     this.maxQueue = Math.max(0, options.maxQueue ?? 256);
     this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
     this.output = options.output;
-    // Compiled once here, off this thread, then posted to every worker (present and future replacements),
-    // which share its machine code. Should compiling fail, each worker compiles its own.
-    this.wasm = compileRDKitWasm().then(
-      (module) => module,
-      (e: unknown) => {
-        this.log(`chematic-mcp: compiling RDKit's WASM for sharing failed; each worker compiles its own: ${(e as Error).message}`);
-        return null;
-      },
-    );
     if (!options.lazy) this.spawnAll();
-  }
-
-  /** How many workers started from the shared compiled module (the rest compiled their own). */
-  get sharedWasmWorkers(): number {
-    return this.slots.filter((s) => s.sharedWasm).length;
   }
 
   private spawnAll(): void {
@@ -205,14 +188,12 @@ export class WorkerPool {
     } else {
       worker.stdout.pipe(process.stderr, { end: false });
     }
-    const slot: Slot = { worker, ready: false, sharedWasm: false, stats: new Map(), heapBytes: 0 };
+    const slot: Slot = { worker, ready: false, stats: new Map(), heapBytes: 0 };
     worker.on("message", (m: ToMain) => this.onMessage(slot, m));
     worker.on("error", (e) => this.onWorkerFailure(slot, `worker error: ${e.stack ?? e.message}`));
     worker.on("exit", (code) => {
       if (!this.closed && this.slots.includes(slot)) this.onWorkerFailure(slot, `worker exited with code ${code}`);
     });
-    // The worker buffers jobs until this arrives and RDKit is loaded.
-    void this.wasm.then((module) => worker.postMessage({ type: "wasm", module } satisfies ToWorker));
     return slot;
   }
 
@@ -220,7 +201,6 @@ export class WorkerPool {
     switch (m.type) {
       case "ready":
         slot.ready = true;
-        slot.sharedWasm = m.sharedWasm;
         slot.heapBytes = m.heapBytes;
         return;
       case "stats": {

@@ -1,10 +1,9 @@
 /**
  * Entry point of a chemistry worker thread. Owns one RDKit instance and runs one tool call at a time,
- * so the main thread only speaks protocol. Messages: the compiled WASM to start from (always first), run
- * a job, report heap stats.
+ * so the main thread only speaks protocol. Messages: run a job, report heap stats.
  */
 import { parentPort } from "node:worker_threads";
-import { loadRDKit, wasmHeapBytes, type RDKit } from "../domain/chem/rdkit.js";
+import { loadRDKit, wasmHeapBytes } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { chemToolsByName } from "../tools/index.js";
 import type { ToMain, ToWorker } from "./pool-messages.js";
@@ -12,9 +11,7 @@ import type { ToMain, ToWorker } from "./pool-messages.js";
 if (!parentPort) throw new Error("worker.ts must run as a worker thread");
 const port = parentPort;
 const tools = chemToolsByName();
-let rdkit: RDKit | undefined;
-/** Jobs and stats requests that arrive while RDKit loads; answered in order once it is ready. */
-const early: ToWorker[] = [];
+const rdkit = await loadRDKit();
 
 /**
  * A failure inside the WASM engine rather than in our code: a trap (WebAssembly.RuntimeError, e.g. the
@@ -30,35 +27,7 @@ function post(message: ToMain): void {
   port.postMessage(message);
 }
 
-// One listener for the worker's whole life, attached at once: a message posted before RDKit is ready
-// is kept, never dropped.
 port.on("message", (message: ToWorker) => {
-  if (message.type === "wasm") {
-    void start(message.module);
-    return;
-  }
-  if (!rdkit) early.push(message);
-  else handle(rdkit, message);
-});
-
-async function start(compiled: WebAssembly.Module | null): Promise<void> {
-  let shared = compiled !== null;
-  let engine: RDKit;
-  try {
-    engine = await loadRDKit(compiled ?? undefined);
-  } catch (e) {
-    if (!shared) throw e;
-    // The shared module would not instantiate here: compile our own instead.
-    shared = false;
-    engine = await loadRDKit();
-  }
-  rdkit = engine;
-  post({ type: "ready", heapBytes: wasmHeapBytes(), sharedWasm: shared });
-  for (const message of early.splice(0)) handle(engine, message);
-}
-
-function handle(rdkit: RDKit, message: ToWorker): void {
-  if (message.type === "wasm") return;
   if (message.type === "stats") {
     post({ type: "stats", requestId: message.requestId, heapBytes: wasmHeapBytes() });
     return;
@@ -91,4 +60,6 @@ function handle(rdkit: RDKit, message: ToWorker): void {
       post({ type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` });
     }
   }
-}
+});
+
+post({ type: "ready", heapBytes: wasmHeapBytes() });

@@ -16,27 +16,12 @@ export const MAX_ATOMS = 10_000;
 
 let modulePromise: Promise<RDKit> | undefined;
 
-/**
- * Loads the WASM module once per thread, from `compiled` when given (see rdkit-wasm.ts). RDKit never
- * writes to stdout (checked in tests).
- */
-export function loadRDKit(compiled?: WebAssembly.Module): Promise<RDKit> {
-  const options = compiled
-    ? {
-        // Emscripten's hook for a caller-supplied instance: instantiate the shared module with RDKit's imports.
-        instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
-          void WebAssembly.instantiate(compiled, imports).then((instance) => done(instance, compiled));
-          return {};
-        },
-      }
-    : {};
-  modulePromise ??= (initRDKitModule as unknown as (options: object) => Promise<RDKit>)(options).then((rdkit) => {
+/** Loads the WASM module once per thread. RDKit never writes to stdout (checked in tests). */
+export function loadRDKit(): Promise<RDKit> {
+  modulePromise ??= (initRDKitModule as unknown as () => Promise<RDKit>)().then((rdkit) => {
     // Keep error messages for INVALID_SMILES; silence warnings and info, which would go to stderr.
     rdkit.disable_logging();
     return rdkit;
-  }, (e: unknown) => {
-    modulePromise = undefined; // a failed start may be retried (without a shared module)
-    throw e;
   });
   return modulePromise;
 }
