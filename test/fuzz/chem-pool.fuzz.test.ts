@@ -33,10 +33,13 @@ describe("random and mutated SMILES and SMARTS through every chemistry tool (wor
   });
 
   after(async () => {
-    // The pool still answers after everything the fuzzing sent (traps replace workers; nothing leaks a dead one).
-    const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 })) as { canonical: string };
-    assert.equal(value.canonical, "CCO");
-    await pool.close();
+    try {
+      // The pool still answers after everything the fuzzing sent (traps replace workers; nothing leaks a dead one).
+      const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 })) as { canonical: string };
+      assert.equal(value.canonical, "CCO");
+    } finally {
+      await pool.close(); // live worker threads would keep the test process from exiting
+    }
   });
 
   test("the registry has chemistry tools to fuzz", () => assert.ok(TOOLS.length >= 10, `${TOOLS.length} chemistry tools`));

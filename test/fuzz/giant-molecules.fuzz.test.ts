@@ -9,6 +9,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { ToolError } from "../../src/domain/errors.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import type { ChemTool, JsonSchema } from "../../src/tools/types.js";
@@ -45,9 +46,16 @@ describe("giant molecules through every chemistry tool (worker pool)", () => {
   });
 
   after(async () => {
-    const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 })) as { canonical: string };
-    assert.equal(value.canonical, "CCO", "the pool still answers");
-    await pool.close();
+    try {
+      const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 }).catch(async (e: unknown) => {
+        const heaps = await pool.heapBytes();
+        throw new Error(`the pool no longer answers a small molecule (WASM heaps ${heaps.map((b) => (b / 2 ** 20).toFixed(0)).join(", ")} MiB): ${JSON.stringify(e instanceof ToolError ? e.toPayload() : String(e))}`);
+      })) as { canonical: string };
+      assert.equal(value.canonical, "CCO", "the pool still answers");
+    } finally {
+      // Always: live worker threads would keep the test process from exiting.
+      await pool.close();
+    }
   });
 
   test("each giant ends in a result or a declared error, in every tool", { timeout: TOTAL_MS + 120_000 }, async (t) => {
