@@ -7,13 +7,18 @@
  * by more than SOAK_MAX_WASM_GROWTH_MIB (default 8) per worker after the first sample.
  *
  *   npm run build && node build/bench/soak.js
- *   SOAK_MINUTES=3 SOAK_SAMPLE_SECONDS=30 node build/bench/soak.js
+ *   SOAK_MINUTES=3 SOAK_SAMPLE_SECONDS=30 SOAK_OUT=- node build/bench/soak.js
+ *
+ * The table and the verdict also go to SOAK_OUT (default docs/soak.md; "-" writes no file), with the
+ * machine, the commit and the settings.
  *
  * The calls: every chemistry tool whose only required argument is `smiles`, over ten drug-like molecules,
  * plus a share of invalid SMILES (the error paths must not leak either) and tools/list now and then.
  * Tools with a budget over 20 s (3D embedding) are called 20 times less often.
  */
-import { availableParallelism } from "node:os";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, platform, release, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { HttpServerProcess, modernHeaders } from "../test/helpers/http.js";
 import { fixed, mib, percentile, sortedCopy, table } from "./lib/stats.js";
@@ -27,6 +32,8 @@ const HTTP_CLIENTS = Number(process.env.SOAK_HTTP_CLIENTS ?? 4);
 const MAX_WASM_GROWTH_MIB = Number(process.env.SOAK_MAX_WASM_GROWTH_MIB ?? 8);
 const WORKERS = Math.max(1, availableParallelism());
 const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const OUT = process.env.SOAK_OUT ?? `${ROOT}docs/soak.md`;
 const INVALID = ["C1CC", "c1cccc1", "C(((", "[Xx]", "N(C)(C)(C)(C)C", "C=C=C=C=C=C=C=C1"];
 const ENV = { CHEMATIC_TEST_TOOLS: "1", CHEMATIC_OFFLINE: "1", CHEMATIC_LOG_LEVEL: "error", CHEMATIC_WORKERS: String(WORKERS) };
 
@@ -156,7 +163,15 @@ async function main(): Promise<number> {
   let httpId = 1_000_000_000;
   const started = Date.now();
   let alive = true;
-  process.stdout.write(`${table(header, [])}\n`);
+  const startedAt = new Date().toISOString();
+  const loadAtStart = loadavg();
+  /** Everything printed on stdout, for SOAK_OUT. */
+  const printed: string[] = [];
+  const print = (text: string) => {
+    printed.push(text);
+    process.stdout.write(text);
+  };
+  print(`${table(header, [])}\n`);
   while (!stop()) {
     await new Promise((r) => setTimeout(r, Math.min(SAMPLE_SECONDS * 1000, Math.max(0, end - Date.now()))));
     const seconds = (performance.now() - lastAt) / 1000;
@@ -185,7 +200,7 @@ async function main(): Promise<number> {
     lastStdio = stdioCounters.calls;
     lastHttp = httpCounters.calls;
     rows.push(row);
-    process.stdout.write(`| ${row.join(" | ")} |\n`);
+    print(`| ${row.join(" | ")} |\n`);
     if (!alive) break;
   }
   stopping = true;
@@ -201,16 +216,50 @@ async function main(): Promise<number> {
   };
   const wasmGrowth = [...growth((s) => s.stdio), ...growth((s) => s.http)];
   const unexpected = [...stdioCounters.unexpected, ...httpCounters.unexpected];
-  process.stdout.write(
+  print(
     `\n${stdioCounters.calls} stdio and ${httpCounters.calls} HTTP calls in ${fixed((Date.now() - started) / 60_000, 1)} min; ` +
       `${stdioCounters.expectedErrors + httpCounters.expectedErrors} expected INVALID_SMILES answers; ${unexpected.length} unexpected failures; ` +
       `WASM heap growth since the first sample (MiB per worker): ${wasmGrowth.map((g) => fixed(g, 1)).join(", ") || "n/a"}; ` +
       `servers ${alive ? "alive throughout" : "DIED"}.\n`,
   );
-  for (const u of unexpected.slice(0, 10)) process.stdout.write(`  unexpected: ${u}\n`);
+  for (const u of unexpected.slice(0, 10)) print(`  unexpected: ${u}\n`);
   const ok = alive && unexpected.length === 0 && wasmGrowth.every((g) => g <= MAX_WASM_GROWTH_MIB);
-  process.stdout.write(ok ? "soak: PASS\n" : "soak: FAIL\n");
+  print(ok ? "\nsoak: PASS\n" : "\nsoak: FAIL\n");
+  if (OUT !== "-") {
+    writeFileSync(OUT, soakReport(printed.join(""), { startedAt, loadAtStart, tools: plan.tools, slow: [...plan.slow] }));
+    process.stderr.write(`soak: wrote ${OUT}\n`);
+  }
   return ok ? 0 : 1;
+}
+
+function soakReport(body: string, run: { startedAt: string; loadAtStart: number[]; tools: string[]; slow: string[] }): string {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
+    } catch {
+      return "unknown";
+    }
+  };
+  const dirty = git("status", "--porcelain", "--untracked-files=no") !== "";
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(", ");
+  return [
+    "# Soak",
+    "",
+    `Written by \`node build/bench/soak.js\` (bench/soak.ts; not in CI): ${MINUTES} minutes of mixed calls over stdio and Streamable HTTP at once, ` +
+      `memory sampled every ${SAMPLE_SECONDS} s. Each server runs ${WORKERS} worker(s) with CHEMATIC_TEST_TOOLS=1 (for \`test_memory\`, which reads each worker's WASM and JS heap) ` +
+      `and CHEMATIC_OFFLINE=1. Load: stdio ${STDIO_IN_FLIGHT} calls in flight, HTTP ${HTTP_CLIENTS} clients each with one call in flight; the calls cycle through ` +
+      `${run.tools.length} tools (${run.tools.map((t) => `\`${t}\``).join(", ")}; ${run.slow.length > 0 ? `${run.slow.join(", ")} 20 times less often` : "none rarer"}) ` +
+      "over ten drug-like molecules, one call in 11 with an invalid SMILES (it must fail with INVALID_SMILES), and tools/list now and then.",
+    "",
+    `Pass: no server exits, no unexpected failure, and each worker's WASM heap grows by at most ${MAX_WASM_GROWTH_MIB} MiB after the first sample (the WASM heap never shrinks, so a leak shows as growth).`,
+    "",
+    `- Run: ${run.startedAt}; commit ${git("rev-parse", "--short", "HEAD")}${dirty ? " + uncommitted changes" : ""}`,
+    `- Machine: ${cpus()[0]?.model ?? "unknown CPU"}, ${availableParallelism()} logical cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${platform()} ${release()}; Node ${process.version}`,
+    `- Load average (1, 5, 15 min) at start: ${load(run.loadAtStart)}; at end: ${load(loadavg())}`,
+    "",
+    body.trimEnd(),
+    "",
+  ].join("\n");
 }
 
 main().then(
