@@ -3,7 +3,9 @@ import type { DomainErrorPayload } from "../domain/errors.js";
 
 export type ToWorker =
   | { type: "run"; jobId: number; tool: string; args: Record<string, unknown> }
-  | { type: "stats"; requestId: number };
+  | { type: "stats"; requestId: number }
+  /** Load RDKit now. A worker holds every other message until it has. */
+  | { type: "start" };
 
 export type ToMain =
   | { type: "ready"; heapBytes: number }

@@ -5,6 +5,11 @@
  *   running then is stopped the only way WASM can be stopped: its worker is terminated and replaced.
  * - Past the queue bound a call is refused at once with BUSY rather than waiting without end.
  * - An aborted call (notifications/cancelled) leaves the queue, or has its worker replaced.
+ * - Calls go only to workers that have loaded RDKit; a worker still loading (at start, or a replacement)
+ *   takes calls from the queue once it is ready, so a call never waits on a load while a loaded worker is free.
+ * - At start, at most one worker per core but one loads RDKit at a time (the main thread needs the
+ *   remaining core): the others start loading when the first is ready. On a small machine this makes the
+ *   first call faster than loading them all at once.
  */
 import { Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
@@ -65,6 +70,8 @@ interface Slot {
   worker: Worker;
   job?: Job;
   ready: boolean;
+  /** Told to load RDKit (see WorkerPool.startDeferred). */
+  started: boolean;
   stats: Map<number, (bytes: number) => void>;
   heapBytes: number;
 }
@@ -95,7 +102,23 @@ export class WorkerPool {
   }
 
   private spawnAll(): void {
-    if (this.slots.length === 0 && !this.closed) for (let i = 0; i < this.size; i++) this.slots.push(this.spawn());
+    if (this.slots.length > 0 || this.closed) return;
+    const firstBatch = Math.max(1, Math.min(this.size, availableParallelism() - 1));
+    for (let i = 0; i < this.size; i++) this.slots.push(this.spawn(i < firstBatch));
+  }
+
+  /** How many workers have been told to load RDKit (the rest wait for the first to be ready). */
+  get startedWorkers(): number {
+    return this.slots.filter((s) => s.started).length;
+  }
+
+  private startDeferred(): void {
+    for (const slot of this.slots) if (!slot.started) this.startWorker(slot);
+  }
+
+  private startWorker(slot: Slot): void {
+    slot.started = true;
+    slot.worker.postMessage({ type: "start" } satisfies ToWorker);
   }
 
   /** Resolves when every worker has loaded RDKit. */
@@ -127,8 +150,10 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new ToolError("BUSY", "The server is shutting down"));
     if (options.signal?.aborted) return Promise.reject(new CancelledError());
     this.spawnAll();
-    const idle = this.slots.find((s) => !s.job);
-    if (!idle && this.queue.length >= this.maxQueue) {
+    const idle = this.slots.find((s) => s.ready && !s.job);
+    // A worker still loading RDKit will take a queued call as soon as it is ready: count it as a place.
+    const loading = this.slots.filter((s) => !s.ready).length;
+    if (!idle && this.queue.length >= this.maxQueue + loading) {
       return Promise.reject(
         new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${this.queue.length} calls are waiting`, {
           workers: this.size,
@@ -178,7 +203,7 @@ export class WorkerPool {
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
-  private spawn(): Slot {
+  private spawn(start: boolean): Slot {
     // Workers inherit the environment (test-tool switch, log level). Whatever a worker prints (an engine
     // message, a stray console.log) is sent to stderr: stdout carries protocol only.
     const output = this.output;
@@ -188,12 +213,13 @@ export class WorkerPool {
     } else {
       worker.stdout.pipe(process.stderr, { end: false });
     }
-    const slot: Slot = { worker, ready: false, stats: new Map(), heapBytes: 0 };
+    const slot: Slot = { worker, ready: false, started: false, stats: new Map(), heapBytes: 0 };
     worker.on("message", (m: ToMain) => this.onMessage(slot, m));
     worker.on("error", (e) => this.onWorkerFailure(slot, `worker error: ${e.stack ?? e.message}`));
     worker.on("exit", (code) => {
       if (!this.closed && this.slots.includes(slot)) this.onWorkerFailure(slot, `worker exited with code ${code}`);
     });
+    if (start) this.startWorker(slot);
     return slot;
   }
 
@@ -202,6 +228,8 @@ export class WorkerPool {
       case "ready":
         slot.ready = true;
         slot.heapBytes = m.heapBytes;
+        this.startDeferred();
+        if (!slot.job) this.next(slot);
         return;
       case "stats": {
         const cb = slot.stats.get(m.requestId);
@@ -278,12 +306,14 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
     this.log(`chematic-mcp: replacing chemistry worker: ${why}`);
-    const fresh = this.spawn();
+    const fresh = this.spawn(true);
     this.slots[index] = fresh;
     slot.job = undefined;
     for (const cb of slot.stats.values()) cb(0);
     void slot.worker.terminate();
-    if (!this.closed) this.next(fresh);
+    // The queue waits for a loaded worker: the fresh one takes calls once it is ready (see "ready").
+    // Should the first worker fail before it was ever ready, the deferred ones must not wait for it.
+    this.startDeferred();
   }
 
   private onWorkerFailure(slot: Slot, why: string): void {

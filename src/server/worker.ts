@@ -1,9 +1,10 @@
 /**
  * Entry point of a chemistry worker thread. Owns one RDKit instance and runs one tool call at a time,
- * so the main thread only speaks protocol. Messages: run a job, report heap stats.
+ * so the main thread only speaks protocol. Messages: start (load RDKit; the pool staggers this so the
+ * first worker is not slowed by the others), run a job, report heap stats.
  */
 import { parentPort } from "node:worker_threads";
-import { loadRDKit, wasmHeapBytes } from "../domain/chem/rdkit.js";
+import { loadRDKit, wasmHeapBytes, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { chemToolsByName } from "../tools/index.js";
 import type { ToMain, ToWorker } from "./pool-messages.js";
@@ -11,7 +12,11 @@ import type { ToMain, ToWorker } from "./pool-messages.js";
 if (!parentPort) throw new Error("worker.ts must run as a worker thread");
 const port = parentPort;
 const tools = chemToolsByName();
-const rdkit = await loadRDKit();
+type Held = Exclude<ToWorker, { type: "start" }>;
+let rdkit: RDKit | undefined;
+let starting = false;
+/** Messages that arrive before RDKit is loaded, handled in order once it is. */
+const early: Held[] = [];
 
 /**
  * A failure inside the WASM engine rather than in our code: a trap (WebAssembly.RuntimeError, e.g. the
@@ -27,7 +32,25 @@ function post(message: ToMain): void {
   port.postMessage(message);
 }
 
+// One listener for the worker's whole life, attached at once, so that no message is ever dropped.
 port.on("message", (message: ToWorker) => {
+  if (message.type === "start") {
+    if (!starting) {
+      starting = true;
+      // A failure to load rejects unhandled: the worker exits with an error and the pool replaces it.
+      void loadRDKit().then((engine) => {
+        rdkit = engine;
+        post({ type: "ready", heapBytes: wasmHeapBytes() });
+        for (const held of early.splice(0)) handle(engine, held);
+      });
+    }
+    return;
+  }
+  if (rdkit) handle(rdkit, message);
+  else early.push(message);
+});
+
+function handle(rdkit: RDKit, message: Held): void {
   if (message.type === "stats") {
     post({ type: "stats", requestId: message.requestId, heapBytes: wasmHeapBytes() });
     return;
@@ -60,6 +83,4 @@ port.on("message", (message: ToWorker) => {
       post({ type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` });
     }
   }
-});
-
-post({ type: "ready", heapBytes: wasmHeapBytes() });
+}

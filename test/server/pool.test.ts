@@ -1,0 +1,62 @@
+/**
+ * Worker pool dispatch: calls go only to workers that have loaded RDKit, calls sent while the workers load
+ * are answered in order, a replacement worker does not hold up calls a loaded worker can take, and at start
+ * the workers load RDKit in two steps (one core left to the main thread).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { availableParallelism } from "node:os";
+import { WorkerPool } from "../../src/server/pool.js";
+import { ToolError } from "../../src/domain/errors.js";
+
+// Workers copy the environment when they start: the test-only tools (test_sleep, test_memory) join theirs.
+process.env.CHEMATIC_TEST_TOOLS = "1";
+
+const threadOf = async (pool: WorkerPool, holdMs = 0) => ((await pool.run("test_memory", { hold_ms: holdMs }, { budgetMs: 60_000 })) as { thread_id: number }).thread_id;
+
+test("at start one worker per core but one loads RDKit; the rest start when it is ready", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 3 });
+  try {
+    assert.equal(pool.startedWorkers, Math.max(1, Math.min(3, availableParallelism() - 1)));
+    await pool.ready();
+    assert.equal(pool.startedWorkers, 3);
+  } finally {
+    await pool.close();
+  }
+});
+
+test("calls sent while the workers load RDKit are all answered, each with its own result", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 2, maxQueue: 0 });
+  try {
+    // With no queue, two calls still fit at start: one per loading worker.
+    const answers = await Promise.all(["OCC", "C1=CC=CC=C1"].map((smiles) => pool.run("canonical_smiles", { smiles }, { budgetMs: 60_000 })));
+    assert.deepEqual(
+      answers.map((a) => (a as { canonical: string }).canonical),
+      ["CCO", "c1ccccc1"],
+    );
+  } finally {
+    await pool.close();
+  }
+});
+
+test("while a replaced worker loads RDKit, calls go to the loaded one", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 2 });
+  try {
+    await pool.ready();
+    // Both threads, each held busy so the two calls land on different workers.
+    const before = new Set(await Promise.all([threadOf(pool, 300), threadOf(pool, 300)]));
+    assert.equal(before.size, 2);
+    // A call past its budget: its worker is terminated and a fresh one starts loading RDKit.
+    await assert.rejects(pool.run("test_sleep", { ms: 10_000 }, { budgetMs: 300 }), (e: unknown) => e instanceof ToolError && e.code === "TIMEOUT");
+    // Sent at once, while the replacement loads (hundreds of ms): the loaded worker answers it.
+    const next = await threadOf(pool);
+    assert.ok(before.has(next), "answered by a worker that was already loaded, not queued behind the replacement's load");
+    // The replacement does serve once loaded.
+    await pool.ready();
+    const after = new Set(await Promise.all([threadOf(pool, 300), threadOf(pool, 300)]));
+    assert.equal(after.size, 2);
+    assert.equal([...after].filter((t) => !before.has(t)).length, 1, "one of the two workers is the replacement");
+  } finally {
+    await pool.close();
+  }
+});
