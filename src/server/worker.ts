@@ -4,7 +4,7 @@
  * first worker is not slowed by the others), run a job, report heap stats.
  */
 import { parentPort } from "node:worker_threads";
-import { loadRDKit, wasmHeapBytes, type RDKit } from "../domain/chem/rdkit.js";
+import { estimateSmilesAtoms, loadRDKit, wasmHeapBytes, withMol, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { chemToolsByName } from "../tools/index.js";
 import type { ToMain, ToWorker } from "./pool-messages.js";
@@ -27,6 +27,39 @@ function isWasmFailure(e: unknown): boolean {
   const wasm = (globalThis as { WebAssembly?: Record<string, unknown> }).WebAssembly ?? {};
   return [wasm.RuntimeError, wasm.Exception].some((ctor) => typeof ctor === "function" && e instanceof (ctor as new () => object));
 }
+
+/**
+ * Inputs this large get an engine check after their call. Long chains with double bonds (about 600 atoms,
+ * found by the giant-molecule fuzzer) overflow RDKit's WASM shadow stack without a trap: the overflow
+ * writes over the engine's own memory and the *next* call fails ("null function or function signature
+ * mismatch") or could answer wrongly. Below this size no input has been seen to do it.
+ */
+const CHECK_ENGINE_ABOVE_ATOMS = 200;
+
+function isLargeInput(args: Record<string, unknown>): boolean {
+  const large = (v: unknown) => typeof v === "string" && v.length > CHECK_ENGINE_ABOVE_ATOMS && estimateSmilesAtoms(v) > CHECK_ENGINE_ABOVE_ATOMS;
+  return Object.values(args).some((v) => large(v) || (Array.isArray(v) && v.some(large)));
+}
+
+/**
+ * A small known answer from the engine, through the same path every tool takes (parse with RDKit's error
+ * log captured, then write a SMILES): false if the engine's memory is no longer sound.
+ */
+function engineIsSound(rdkit: RDKit): boolean {
+  try {
+    return withMol(rdkit, "OCC", (mol) => mol.get_smiles()) === "CCO";
+  } catch {
+    return false;
+  }
+}
+
+const corrupted = () =>
+  new ToolError(
+    "MOLECULE_TOO_LARGE",
+    "RDKit could not process this input safely: it overflowed the WASM engine's stack (this happens with chains of several hundred atoms with double bonds, huge ring systems or deeply nested patterns)",
+    { reason: "engine_stack_exhausted", engine_message: "engine memory overwritten (detected by a check after the call)" },
+    "Send a smaller molecule or pattern, or split it into fragments.",
+  );
 
 function post(message: ToMain): void {
   port.postMessage(message);
@@ -63,10 +96,13 @@ function handle(rdkit: RDKit, message: Held): void {
       rdkit,
       progress: (progress, total, text) => post({ type: "progress", jobId, progress, total, message: text }),
     });
-    post({ type: "done", jobId, ok: true, value });
+    // The answer of a call that overwrote the engine's memory cannot be trusted either.
+    if (isLargeInput(args) && !engineIsSound(rdkit)) post({ type: "done", jobId, ok: false, error: corrupted().toPayload(), replaceWorker: true });
+    else post({ type: "done", jobId, ok: true, value });
   } catch (e) {
     if (e instanceof ToolError) {
-      post({ type: "done", jobId, ok: false, error: e.toPayload() });
+      if (isLargeInput(args) && !engineIsSound(rdkit)) post({ type: "done", jobId, ok: false, error: corrupted().toPayload(), replaceWorker: true });
+      else post({ type: "done", jobId, ok: false, error: e.toPayload() });
     } else if (isWasmFailure(e)) {
       // A WASM trap (e.g. the SMILES parser's recursion exhausting the WASM stack on a long unbranched
       // chain of ~900 atoms). The input caused it, so the caller gets a typed error; the engine's C++

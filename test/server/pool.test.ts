@@ -60,3 +60,25 @@ test("while a replaced worker loads RDKit, calls go to the loaded one", { timeou
     await pool.close();
   }
 });
+
+test("a long chain that overwrites the engine's memory is refused, and the next call is answered right", { timeout: 120_000 }, async () => {
+  // ~600-atom chains with double bonds overflow RDKit's WASM shadow stack without a trap (found by the
+  // giant-molecule fuzzer): unchecked, the next call on that worker failed with "null function or function
+  // signature mismatch". The worker checks the engine after large inputs and is replaced when it is unsound.
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    for (const smiles of [`F${"C=C".repeat(300)}F`, `F${"/C=C/C".repeat(200)}F`, `F${"C=CC".repeat(200)}F`]) {
+      for (const tool of ["parse_smiles", "calc_properties"]) {
+        const outcome = await pool.run(tool, { smiles }, { budgetMs: 60_000 }).then(
+          () => "ok",
+          (e: unknown) => (e instanceof ToolError ? e.code : String(e)),
+        );
+        assert.ok(outcome === "ok" || outcome === "MOLECULE_TOO_LARGE", `${tool} on a ${smiles.length}-character chain: ${outcome}`);
+        const next = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 60_000 })) as { canonical: string };
+        assert.equal(next.canonical, "CCO", `the call after ${tool} on a ${smiles.length}-character chain`);
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+});
