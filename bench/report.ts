@@ -147,7 +147,7 @@ export function renderReport(input: ReportInput): string {
       `autocannon with ${s.httpConnections} connections for ${s.httpSeconds} s per row, POST /mcp with a 2026-07-28 tools/call (mirrored ` +
         "headers), bodies cycling through the ten molecules; every response body is checked (a JSON-RPC error or isError counts as failed). " +
         `The server's --max-concurrency is its default, 16. ${h.failed === 0 ? "No request failed." : `${h.failed} requests failed.`}` +
-        (h.scaling.length > 0 ? ` One worker per core against one worker: ${list(h.scaling.map((x) => `\`${x.tool}\` ${fixed(x.ratio, 2)}×`))}; the main thread (HTTP parsing, validation, JSON) and autocannon itself share the same cores, so the gain is below the worker count.` : ""),
+        (h.scaling.length > 0 ? ` One worker per core against one worker: ${list(h.scaling.map((x) => `\`${x.tool}\` ${fixed(x.ratio, 2)}×`))}; the main thread (HTTP parsing, validation, JSON) and autocannon itself share the same cores, so the gain is below the worker count.${h.scaling.some((x) => x.ratio < 1) ? ` Where it is below 1 (${list(h.scaling.filter((x) => x.ratio < 1).map((x) => `\`${x.tool}\``))}), a call's chemistry takes a fraction of a millisecond: the main thread and autocannon already keep the ${s.cores} cores busy, so a second worker only adds a thread competing for them. Tools with more work per call gain.` : ""}` : ""),
       "",
     );
   }
