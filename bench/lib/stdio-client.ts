@@ -5,7 +5,11 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { LineSplitter } from "../../src/transport/stdio.js";
 import { MODERN_META } from "./workload.js";
+
+/** Answers are not bounded by the protocol's request limits; this only guards the client against a runaway line. */
+const MAX_ANSWER_BYTES = 64 * 2 ** 20;
 
 export interface RpcMessage {
   jsonrpc: "2.0";
@@ -38,7 +42,13 @@ export class StdioClient {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number | null>;
   stderr = "";
-  private buffer = "";
+  private readonly lines = new LineSplitter(
+    MAX_ANSWER_BYTES,
+    (line) => this.onLine(line.toString("utf8")),
+    () => {
+      throw new Error(`${this.label}: an answer line over ${MAX_ANSWER_BYTES} bytes`);
+    },
+  );
   private nextId = 1;
   private readonly waiting = new Map<number, (m: RpcMessage) => void>();
 
@@ -48,8 +58,7 @@ export class StdioClient {
     env: NodeJS.ProcessEnv = {},
   ) {
     this.child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, CHEMATIC_LOG_LEVEL: "error", ...env } });
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (chunk: string) => this.onData(chunk));
+    this.child.stdout.on("data", (chunk: Buffer) => this.lines.push(chunk));
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-8_000);
@@ -66,20 +75,14 @@ export class StdioClient {
     return rssOf(this.pid);
   }
 
-  private onData(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf("\n")) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      if (line.trim() === "") continue;
-      const message = JSON.parse(line) as RpcMessage;
-      if (typeof message.id !== "number") continue; // notifications
-      const resolve = this.waiting.get(message.id);
-      if (resolve) {
-        this.waiting.delete(message.id);
-        resolve(message);
-      }
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    const message = JSON.parse(line) as RpcMessage;
+    if (typeof message.id !== "number") return; // notifications
+    const resolve = this.waiting.get(message.id);
+    if (resolve) {
+      this.waiting.delete(message.id);
+      resolve(message);
     }
   }
 
