@@ -49,6 +49,20 @@ export interface ReportInput {
 
 const list = (items: string[]) => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
 
+function httpScalingProse(scaling: Array<{ tool: string; ratio: number }>, cores: number): string {
+  if (scaling.length === 0) return "";
+  const named = (items: Array<{ tool: string }>) => list(items.map((x) => `\`${x.tool}\``));
+  const below = scaling.filter((x) => x.ratio < 1);
+  return (
+    ` One worker per core against one worker: ${list(scaling.map((x) => `\`${x.tool}\` ${fixed(x.ratio, 2)}×`))}; the main thread (HTTP parsing, ` +
+    "validation, JSON) and autocannon itself share the same cores, so the gain is below the worker count." +
+    (below.length > 0
+      ? ` Where it is below 1 (${named(below)}), a call's chemistry takes a fraction of a millisecond: the main thread and autocannon ` +
+        `already keep the ${cores} cores busy, so a second worker only adds a thread competing for them. Tools with more work per call gain.`
+      : "")
+  );
+}
+
 function stdioProse(s: NonNullable<ReportInput["stdio"]>, cores: number): string[] {
   const below = s.facts.filter((f) => f.vsSdk < 1);
   const at64 = s.facts.filter((f) => f.inFlight === 64);
@@ -147,7 +161,7 @@ export function renderReport(input: ReportInput): string {
       `autocannon with ${s.httpConnections} connections for ${s.httpSeconds} s per row, POST /mcp with a 2026-07-28 tools/call (mirrored ` +
         "headers), bodies cycling through the ten molecules; every response body is checked (a JSON-RPC error or isError counts as failed). " +
         `The server's --max-concurrency is its default, 16. ${h.failed === 0 ? "No request failed." : `${h.failed} requests failed.`}` +
-        (h.scaling.length > 0 ? ` One worker per core against one worker: ${list(h.scaling.map((x) => `\`${x.tool}\` ${fixed(x.ratio, 2)}×`))}; the main thread (HTTP parsing, validation, JSON) and autocannon itself share the same cores, so the gain is below the worker count.${h.scaling.some((x) => x.ratio < 1) ? ` Where it is below 1 (${list(h.scaling.filter((x) => x.ratio < 1).map((x) => `\`${x.tool}\``))}), a call's chemistry takes a fraction of a millisecond: the main thread and autocannon already keep the ${s.cores} cores busy, so a second worker only adds a thread competing for them. Tools with more work per call gain.` : ""}` : ""),
+        httpScalingProse(h.scaling, s.cores),
       "",
     );
   }
