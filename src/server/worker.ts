@@ -53,13 +53,14 @@ function engineIsSound(rdkit: RDKit): boolean {
   }
 }
 
-const corrupted = () =>
-  new ToolError(
-    "MOLECULE_TOO_LARGE",
-    "RDKit could not process this input safely: it overflowed the WASM engine's stack (this happens with chains of several hundred atoms with double bonds, huge ring systems or deeply nested patterns)",
-    { reason: "engine_stack_exhausted", engine_message: "engine memory overwritten (detected by a check after the call)" },
-    "Send a smaller molecule or pattern, or split it into fragments.",
-  );
+/**
+ * The answer to a call whose input broke the engine: a typed error for the caller, and a new worker, since
+ * the engine's C++ state cannot be trusted afterwards.
+ */
+function engineFailure(jobId: number, message: string, engineMessage: string): ToMain {
+  const error = new ToolError("MOLECULE_TOO_LARGE", message, { reason: "engine_stack_exhausted", engine_message: engineMessage }, "Send a smaller molecule or pattern, or split it into fragments.");
+  return { type: "done", jobId, ok: false, error: error.toPayload(), replaceWorker: true };
+}
 
 function post(message: ToMain): void {
   port.postMessage(message);
@@ -90,33 +91,41 @@ function handle(rdkit: RDKit, message: Held): void {
   }
   const { jobId, tool: name, args } = message;
   const tool = tools.get(name);
+  let answer: ToMain;
   try {
     if (!tool) throw new Error(`no chemistry tool named ${name} in this worker`);
     const value = tool.run(args, {
       rdkit,
       progress: (progress, total, text) => post({ type: "progress", jobId, progress, total, message: text }),
     });
-    // The answer of a call that overwrote the engine's memory cannot be trusted either.
-    if (isLargeInput(args) && !engineIsSound(rdkit)) post({ type: "done", jobId, ok: false, error: corrupted().toPayload(), replaceWorker: true });
-    else post({ type: "done", jobId, ok: true, value });
+    answer = { type: "done", jobId, ok: true, value };
   } catch (e) {
     if (e instanceof ToolError) {
-      if (isLargeInput(args) && !engineIsSound(rdkit)) post({ type: "done", jobId, ok: false, error: corrupted().toPayload(), replaceWorker: true });
-      else post({ type: "done", jobId, ok: false, error: e.toPayload() });
+      answer = { type: "done", jobId, ok: false, error: e.toPayload() };
     } else if (isWasmFailure(e)) {
       // A WASM trap (e.g. the SMILES parser's recursion exhausting the WASM stack on a long unbranched
-      // chain of ~900 atoms). The input caused it, so the caller gets a typed error; the engine's C++
-      // state may be inconsistent after a trap, so this worker is replaced.
-      const error = new ToolError(
-        "MOLECULE_TOO_LARGE",
-        "RDKit could not process this input: its WASM engine ran out of stack (this happens with very long unbranched chains, huge ring systems or deeply nested patterns)",
-        { reason: "engine_stack_exhausted", engine_message: String((e as Error).message) },
-        "Send a smaller molecule or pattern, or split it into fragments.",
+      // chain of ~900 atoms). The input caused it, so the caller gets a typed error.
+      post(
+        engineFailure(
+          jobId,
+          "RDKit could not process this input: its WASM engine ran out of stack (this happens with very long unbranched chains, huge ring systems or deeply nested patterns)",
+          String((e as Error).message),
+        ),
       );
-      post({ type: "done", jobId, ok: false, error: error.toPayload(), replaceWorker: true });
+      return;
     } else {
       const err = e as Error;
       post({ type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` });
+      return;
     }
   }
+  // A result or a domain error from a call that overwrote the engine's memory cannot be trusted either.
+  if (isLargeInput(args) && !engineIsSound(rdkit)) {
+    answer = engineFailure(
+      jobId,
+      "RDKit could not process this input safely: it overflowed the WASM engine's stack (this happens with chains of several hundred atoms with double bonds, huge ring systems or deeply nested patterns)",
+      "engine memory overwritten (detected by a check after the call)",
+    );
+  }
+  post(answer);
 }
