@@ -90,6 +90,8 @@ export class WorkerPool {
   private nextJobId = 1;
   private nextStatsId = 1;
   private closed = false;
+  /** Worker threads spawned and not yet exited (replaced ones included until they are gone). */
+  private alive = 0;
   private readonly log: (message: string) => void;
   private readonly output: ((line: string) => void) | undefined;
 
@@ -185,6 +187,7 @@ export class WorkerPool {
 
   /** WASM heap size of each worker (waits for running jobs to finish). */
   async heapBytes(): Promise<number[]> {
+    if (this.closed) return this.slots.map(() => 0);
     return Promise.all(
       this.slots.map(
         (slot) =>
@@ -197,9 +200,27 @@ export class WorkerPool {
     );
   }
 
+  /** Worker threads still running: 0 once close() has resolved. */
+  get liveWorkers(): number {
+    return this.alive;
+  }
+
+  /**
+   * Answers every call still waiting or running (BUSY) and terminates the workers. Running calls are
+   * settled here too: left alone, a call's budget timer would fire after the close and start a
+   * replacement worker that nothing terminates, keeping the process alive.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) this.settle(job, new ToolError("BUSY", "The server is shutting down"));
+    const shuttingDown = () => new ToolError("BUSY", "The server is shutting down");
+    for (const job of this.queue.splice(0)) this.settle(job, shuttingDown());
+    for (const slot of this.slots) {
+      const job = slot.job;
+      slot.job = undefined;
+      if (job) this.settle(job, shuttingDown());
+      for (const cb of slot.stats.values()) cb(0);
+      slot.stats.clear();
+    }
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
@@ -208,6 +229,7 @@ export class WorkerPool {
     // message, a stray console.log) is sent to stderr: stdout carries protocol only.
     const output = this.output;
     const worker = new Worker(WORKER_URL, { stdout: true, stderr: output !== undefined });
+    this.alive++;
     if (output) {
       for (const stream of [worker.stdout, worker.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on("line", output);
     } else {
@@ -217,6 +239,7 @@ export class WorkerPool {
     worker.on("message", (m: ToMain) => this.onMessage(slot, m));
     worker.on("error", (e) => this.onWorkerFailure(slot, `worker error: ${e.stack ?? e.message}`));
     worker.on("exit", (code) => {
+      this.alive--;
       if (!this.closed && this.slots.includes(slot)) this.onWorkerFailure(slot, `worker exited with code ${code}`);
     });
     if (start) this.startWorker(slot);
@@ -303,6 +326,7 @@ export class WorkerPool {
 
   /** Terminates a worker that is stuck in WASM and puts a fresh one in its place. */
   private replace(slot: Slot, why: string): void {
+    if (this.closed) return;
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
     this.log(`chematic-mcp: replacing chemistry worker: ${why}`);

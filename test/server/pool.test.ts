@@ -82,3 +82,26 @@ test("a long chain that overwrites the engine's memory is refused, and the next 
     await pool.close();
   }
 });
+
+test("close answers running calls and leaves no worker behind, even when a call's budget ends after it", { timeout: 60_000 }, async () => {
+  // A running call's budget timer used to outlive close(): when it fired, the pool started a replacement
+  // worker that nothing terminated, and the test process never exited (a CI run hung on it).
+  const pool = new WorkerPool({ size: 2 });
+  await pool.ready();
+  // Two running (one per worker) and one queued; each outcome is caught as it happens.
+  const calls = [1, 2, 3].map(() =>
+    pool.run("test_sleep", { ms: 5_000 }, { budgetMs: 400 }).then(
+      () => "answered",
+      (e: unknown) => (e instanceof ToolError ? e.code : String(e)),
+    ),
+  );
+  await new Promise((r) => setTimeout(r, 100));
+  await pool.close();
+  assert.deepEqual(await Promise.all(calls), ["BUSY", "BUSY", "BUSY"]);
+  assert.equal(pool.liveWorkers, 0, "every worker exited when close resolved");
+  // Past every budget: no timer may start a worker now.
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal(pool.liveWorkers, 0, "no worker started after close");
+  assert.deepEqual(await pool.heapBytes(), [0, 0]);
+  await assert.rejects(pool.run("canonical_smiles", { smiles: "C" }, { budgetMs: 1_000 }), (e: unknown) => e instanceof ToolError && e.code === "BUSY");
+});
