@@ -200,7 +200,10 @@ async function checkRdkit(): Promise<{ detail: string }> {
   } finally {
     mol?.delete();
   }
-  return { detail: `RDKit MinimalLib ${rdkit.version()} (WebAssembly)` };
+  const { engineStackInfo } = await import("./domain/chem/engine-stack.js");
+  const stack = engineStackInfo();
+  const stackText = stack.installed ? `${stack.bytes / 2 ** 20} MiB C++ stack, guarded` : `linked 64 KiB C++ stack, unguarded: ${stack.reason}`;
+  return { detail: `RDKit MinimalLib ${rdkit.version()} (WebAssembly, ${stackText})` };
 }
 
 async function checkOpenChemLib(): Promise<{ detail: string }> {

@@ -1,6 +1,12 @@
 /** Messages between the main thread and a chemistry worker. */
 import type { DomainErrorPayload } from "../domain/errors.js";
 
+/** Given to each worker when it is created. */
+export interface WorkerData {
+  /** Bytes of C++ stack for RDKit (default: engine-stack.ts). */
+  engineStackBytes?: number | undefined;
+}
+
 export type ToWorker =
   | { type: "run"; jobId: number; tool: string; args: Record<string, unknown> }
   | { type: "stats"; requestId: number }
@@ -8,8 +14,13 @@ export type ToWorker =
   | { type: "start" };
 
 export type ToMain =
-  | { type: "ready"; heapBytes: number }
+  /** `engineStackProblem`: why RDKit kept its linked 64 KiB stack, when it did (engine-stack.ts). */
+  | { type: "ready"; heapBytes: number; engineStackProblem?: string | undefined }
   | { type: "progress"; jobId: number; progress: number; total?: number | undefined; message?: string | undefined }
-  | { type: "done"; jobId: number; ok: true; value: unknown }
-  | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string; replaceWorker?: boolean }
+  /** `heapBytes`: the worker's WASM heap after the call (the pool recycles a worker whose heap grew too big). */
+  | { type: "done"; jobId: number; ok: true; value: unknown; heapBytes?: number }
+  | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string; replaceWorker?: boolean; heapBytes?: number }
   | { type: "stats"; requestId: number; heapBytes: number };
+
+/** A worker's answer to one call. */
+export type Done = Extract<ToMain, { type: "done" }>;

@@ -15,7 +15,7 @@ import { Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { ToolError } from "../domain/errors.js";
-import type { ToMain, ToWorker } from "./pool-messages.js";
+import type { ToMain, ToWorker, WorkerData } from "./pool-messages.js";
 import type { ProgressReporter } from "../tools/types.js";
 
 export class InternalToolError extends Error {
@@ -45,6 +45,13 @@ export interface PoolOptions {
    * that the logger can wrap it (one JSON line per event). Default: the bytes go to stderr as they are.
    */
   output?: (line: string) => void;
+  /**
+   * A worker whose WASM heap has grown past this after a call is replaced once the call is answered
+   * (default RECYCLE_HEAP_BYTES): the heap never shrinks, and one giant molecule can grow it by hundreds of MiB.
+   */
+  recycleHeapBytes?: number;
+  /** Bytes of C++ stack each worker gives RDKit (engine-stack.ts); tests set a small one to reach its end. */
+  engineStackBytes?: number;
 }
 
 export interface RunOptions {
@@ -76,6 +83,13 @@ interface Slot {
   heapBytes: number;
 }
 
+/**
+ * RDKit's descriptors keep an atoms × atoms matrix: a chain of 4,000 atoms grows a worker's heap from 16 to
+ * 88 MiB, 10,000 atoms (the atom cap) to about 400 MiB, and WASM memory is never given back. Everyday
+ * molecules stay far below (a worker serving 100,000 drug-sized calls stays near its start size).
+ */
+export const RECYCLE_HEAP_BYTES = 256 * 1024 * 1024;
+
 const WORKER_URL = new URL("./worker.js", import.meta.url);
 
 export function defaultPoolSize(): number {
@@ -92,14 +106,19 @@ export class WorkerPool {
   private closed = false;
   /** Worker threads spawned and not yet exited (replaced ones included until they are gone). */
   private alive = 0;
+  private warnedEngineStack = false;
   private readonly log: (message: string) => void;
   private readonly output: ((line: string) => void) | undefined;
+  private readonly engineStackBytes: number | undefined;
+  private readonly recycleHeapBytes: number;
 
   constructor(options: PoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultPoolSize());
     this.maxQueue = Math.max(0, options.maxQueue ?? 256);
     this.log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
     this.output = options.output;
+    this.engineStackBytes = options.engineStackBytes;
+    this.recycleHeapBytes = options.recycleHeapBytes ?? RECYCLE_HEAP_BYTES;
     if (!options.lazy) this.spawnAll();
   }
 
@@ -228,7 +247,8 @@ export class WorkerPool {
     // Workers inherit the environment (test-tool switch, log level). Whatever a worker prints (an engine
     // message, a stray console.log) is sent to stderr: stdout carries protocol only.
     const output = this.output;
-    const worker = new Worker(WORKER_URL, { stdout: true, stderr: output !== undefined });
+    const workerData: WorkerData = { engineStackBytes: this.engineStackBytes };
+    const worker = new Worker(WORKER_URL, { stdout: true, stderr: output !== undefined, workerData });
     this.alive++;
     if (output) {
       for (const stream of [worker.stdout, worker.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on("line", output);
@@ -249,6 +269,10 @@ export class WorkerPool {
   private onMessage(slot: Slot, m: ToMain): void {
     switch (m.type) {
       case "ready":
+        if (m.engineStackProblem && !this.warnedEngineStack) {
+          this.warnedEngineStack = true;
+          this.log(`chematic-mcp: warning: RDKit's C++ stack could not be enlarged and watched (${m.engineStackProblem}); molecules of several hundred atoms in a chain may overflow it unnoticed`);
+        }
         slot.ready = true;
         slot.heapBytes = m.heapBytes;
         this.startDeferred();
@@ -270,8 +294,12 @@ export class WorkerPool {
         if (m.ok) this.settle(job, undefined, m.value);
         else if (m.error) this.settle(job, ToolError.fromPayload(m.error));
         else this.settle(job, new InternalToolError(m.internal ?? "unknown worker failure"));
+        if (m.heapBytes !== undefined) slot.heapBytes = m.heapBytes;
         if (!m.ok && m.replaceWorker) this.replace(slot, `a WASM trap in ${job.tool}`);
-        else this.next(slot);
+        else if (slot.heapBytes > this.recycleHeapBytes) {
+          const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+          this.replace(slot, `its WASM heap grew to ${mib(slot.heapBytes)} MiB in ${job.tool}, past the ${mib(this.recycleHeapBytes)} MiB at which workers are recycled`);
+        } else this.next(slot);
         return;
       }
     }

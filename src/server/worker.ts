@@ -3,11 +3,12 @@
  * so the main thread only speaks protocol. Messages: start (load RDKit; the pool staggers this so the
  * first worker is not slowed by the others), run a job, report heap stats.
  */
-import { parentPort } from "node:worker_threads";
-import { estimateSmilesAtoms, loadRDKit, wasmHeapBytes, withMol, type RDKit } from "../domain/chem/rdkit.js";
+import { parentPort, workerData } from "node:worker_threads";
+import { checkEngineStack, engineStackInfo } from "../domain/chem/engine-stack.js";
+import { loadRDKit, wasmHeapBytes, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { chemToolsByName } from "../tools/index.js";
-import type { ToMain, ToWorker } from "./pool-messages.js";
+import type { Done, ToMain, ToWorker, WorkerData } from "./pool-messages.js";
 
 if (!parentPort) throw new Error("worker.ts must run as a worker thread");
 const port = parentPort;
@@ -19,45 +20,22 @@ let starting = false;
 const early: Held[] = [];
 
 /**
- * A failure inside the WASM engine rather than in our code: a trap (WebAssembly.RuntimeError, e.g. the
- * SMILES parser's recursion exhausting the WASM stack) or a C++ exception that escaped RDKit
- * (WebAssembly.Exception, seen on long chains of ~600 atoms).
+ * A failure inside the WASM engine rather than in our code: a trap (WebAssembly.RuntimeError), a C++
+ * exception that escaped RDKit (WebAssembly.Exception), or the thread's own stack exhausted by RDKit's
+ * recursion (RangeError). Each unwinds through C++ frames without their destructors, so the engine's
+ * state cannot be trusted afterwards.
  */
 function isWasmFailure(e: unknown): boolean {
   const wasm = (globalThis as { WebAssembly?: Record<string, unknown> }).WebAssembly ?? {};
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return true;
   return [wasm.RuntimeError, wasm.Exception].some((ctor) => typeof ctor === "function" && e instanceof (ctor as new () => object));
-}
-
-/**
- * Inputs this large get an engine check after their call. Long chains with double bonds (about 600 atoms,
- * found by the giant-molecule fuzzer) overflow RDKit's WASM shadow stack without a trap: the overflow
- * writes over the engine's own memory and the *next* call fails ("null function or function signature
- * mismatch") or could answer wrongly. Below this size no input has been seen to do it.
- */
-const CHECK_ENGINE_ABOVE_ATOMS = 200;
-
-function isLargeInput(args: Record<string, unknown>): boolean {
-  const large = (v: unknown) => typeof v === "string" && v.length > CHECK_ENGINE_ABOVE_ATOMS && estimateSmilesAtoms(v) > CHECK_ENGINE_ABOVE_ATOMS;
-  return Object.values(args).some((v) => large(v) || (Array.isArray(v) && v.some(large)));
-}
-
-/**
- * A small known answer from the engine, through the same path every tool takes (parse with RDKit's error
- * log captured, then write a SMILES): false if the engine's memory is no longer sound.
- */
-function engineIsSound(rdkit: RDKit): boolean {
-  try {
-    return withMol(rdkit, "OCC", (mol) => mol.get_smiles()) === "CCO";
-  } catch {
-    return false;
-  }
 }
 
 /**
  * The answer to a call whose input broke the engine: a typed error for the caller, and a new worker, since
  * the engine's C++ state cannot be trusted afterwards.
  */
-function engineFailure(jobId: number, message: string, engineMessage: string): ToMain {
+function engineFailure(jobId: number, message: string, engineMessage: string): Done {
   const error = new ToolError("MOLECULE_TOO_LARGE", message, { reason: "engine_stack_exhausted", engine_message: engineMessage }, "Send a smaller molecule or pattern, or split it into fragments.");
   return { type: "done", jobId, ok: false, error: error.toPayload(), replaceWorker: true };
 }
@@ -72,9 +50,11 @@ port.on("message", (message: ToWorker) => {
     if (!starting) {
       starting = true;
       // A failure to load rejects unhandled: the worker exits with an error and the pool replaces it.
-      void loadRDKit().then((engine) => {
+      const { engineStackBytes } = (workerData ?? {}) as WorkerData;
+      void loadRDKit({ stackBytes: engineStackBytes }).then((engine) => {
         rdkit = engine;
-        post({ type: "ready", heapBytes: wasmHeapBytes() });
+        const stack = engineStackInfo();
+        post({ type: "ready", heapBytes: wasmHeapBytes(), engineStackProblem: stack.installed ? undefined : stack.reason });
         for (const held of early.splice(0)) handle(engine, held);
       });
     }
@@ -91,7 +71,7 @@ function handle(rdkit: RDKit, message: Held): void {
   }
   const { jobId, tool: name, args } = message;
   const tool = tools.get(name);
-  let answer: ToMain;
+  let answer: Done;
   try {
     if (!tool) throw new Error(`no chemistry tool named ${name} in this worker`);
     const value = tool.run(args, {
@@ -103,29 +83,27 @@ function handle(rdkit: RDKit, message: Held): void {
     if (e instanceof ToolError) {
       answer = { type: "done", jobId, ok: false, error: e.toPayload() };
     } else if (isWasmFailure(e)) {
-      // A WASM trap (e.g. the SMILES parser's recursion exhausting the WASM stack on a long unbranched
-      // chain of ~900 atoms). The input caused it, so the caller gets a typed error.
-      post(
-        engineFailure(
-          jobId,
-          "RDKit could not process this input: its WASM engine ran out of stack (this happens with very long unbranched chains, huge ring systems or deeply nested patterns)",
-          String((e as Error).message),
-        ),
+      // The input drove the engine into a trap or past the thread's stack: the caller gets a typed error.
+      answer = engineFailure(
+        jobId,
+        "RDKit could not process this input: its WASM engine failed on it (this happens with extremely long chains, huge ring systems or deeply nested patterns)",
+        String((e as Error).message),
       );
-      return;
     } else {
       const err = e as Error;
-      post({ type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` });
-      return;
+      answer = { type: "done", jobId, ok: false, internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}` };
     }
   }
-  // A result or a domain error from a call that overwrote the engine's memory cannot be trusted either.
-  if (isLargeInput(args) && !engineIsSound(rdkit)) {
+  // Checked after every call, whatever it answered (it also resets the stack pointer after a trap). A
+  // call whose recursion reached the end of the engine's stack may have written over the memory below it:
+  // neither its answer nor the engine can be trusted (engine-stack.ts).
+  const stackSound = checkEngineStack().sound;
+  if (!stackSound && !(!answer.ok && answer.replaceWorker)) {
     answer = engineFailure(
       jobId,
-      "RDKit could not process this input safely: it overflowed the WASM engine's stack (this happens with chains of several hundred atoms with double bonds, huge ring systems or deeply nested patterns)",
-      "engine memory overwritten (detected by a check after the call)",
+      "RDKit could not process this input safely: it used the whole stack of the WASM engine (this happens with extremely long chains, huge ring systems or deeply nested patterns)",
+      "engine stack exhausted (its guard was overwritten)",
     );
   }
-  post(answer);
+  post({ ...answer, heapBytes: wasmHeapBytes() });
 }

@@ -12,10 +12,11 @@ export const SMARTS_MAX_MATCHES = 10_000;
 export const SMARTS_MAX_REPORTED_INDICES = 50_000;
 
 /**
- * Limits that keep RDKit's recursive matcher inside the WASM stack. Measured on this build: recursive SMARTS
- * nested about 220 levels deep, or a query of about 1,100 atoms matched along a path, exhaust the stack
- * (a trap that costs the worker). Patterns an agent writes are far below both: the caps leave a safety
- * factor of about four for nesting and two for size, with room for both at once.
+ * Limits on RDKit's recursive matcher. Measured on RDKit's linked 64 KiB stack: recursive SMARTS nested
+ * about 220 levels deep, or a query of about 1,100 atoms matched along a path, exhausted it (a trap that
+ * cost the worker). The workers now give RDKit 8 MiB (engine-stack.ts), so the caps leave a margin of
+ * over a hundred; they stay because patterns an agent writes are far below both and matching cost grows
+ * fast with nesting.
  */
 export const SMARTS_MAX_RECURSION_DEPTH = 50;
 export const SMARTS_MAX_QUERY_ATOMS = 500;

@@ -16,9 +16,11 @@ export const MAX_INVALID_LISTED = 100;
 export const MAX_ECHO_LENGTH = 300;
 const PROGRESS_EVERY = 500;
 /**
- * Atom cap of one list entry (by the SMILES upper-bound estimate, before RDKit sees it). RDKit's WASM
- * build runs out of stack on chains of about 850 atoms, and such a trap would abort the whole list, so
- * longer entries are refused one by one instead; the pair form takes any molecule the engine can hold.
+ * Atom cap of one list entry (by the SMILES upper-bound estimate, before RDKit sees it). Set when RDKit's
+ * linked 64 KiB stack trapped on chains of about 850 atoms (a trap would abort the whole list); on the
+ * 8 MiB stack the workers now give it (engine-stack.ts) it is a bound on work instead, since up to
+ * 10,000 entries share one call's budget. Larger entries are refused one by one; the pair form takes any
+ * molecule under the general cap.
  */
 export const MAX_LIST_ENTRY_ATOMS = 700;
 

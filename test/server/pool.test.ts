@@ -61,23 +61,70 @@ test("while a replaced worker loads RDKit, calls go to the loaded one", { timeou
   }
 });
 
-test("a long chain that overwrites the engine's memory is refused, and the next call is answered right", { timeout: 120_000 }, async () => {
-  // ~600-atom chains with double bonds overflow RDKit's WASM shadow stack without a trap (found by the
-  // giant-molecule fuzzer): unchecked, the next call on that worker failed with "null function or function
-  // signature mismatch". The worker checks the engine after large inputs and is replaced when it is unsound.
+test("long chains that overflowed RDKit's linked 64 KiB stack are answered right on the enlarged one", { timeout: 120_000 }, async () => {
+  // ~600-atom chains overflowed RDKit's 64 KiB WASM stack without a trap (found by the giant-molecule
+  // fuzzer) and overwrote the engine's static data: the next call failed, or a reaction no longer
+  // compiled. The workers now give RDKit an 8 MiB stack (engine-stack.ts).
   const pool = new WorkerPool({ size: 1 });
   try {
-    for (const smiles of [`F${"C=C".repeat(300)}F`, `F${"/C=C/C".repeat(200)}F`, `F${"C=CC".repeat(200)}F`]) {
-      for (const tool of ["parse_smiles", "calc_properties"]) {
-        const outcome = await pool.run(tool, { smiles }, { budgetMs: 60_000 }).then(
-          () => "ok",
-          (e: unknown) => (e instanceof ToolError ? e.code : String(e)),
-        );
-        assert.ok(outcome === "ok" || outcome === "MOLECULE_TOO_LARGE", `${tool} on a ${smiles.length}-character chain: ${outcome}`);
-        const next = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 60_000 })) as { canonical: string };
-        assert.equal(next.canonical, "CCO", `the call after ${tool} on a ${smiles.length}-character chain`);
-      }
+    for (const [smiles, atoms] of [
+      ["C".repeat(1_000), 1_000],
+      [`F${"C=C".repeat(300)}F`, 602],
+      [`F${"/C=C/C".repeat(200)}F`, 602],
+      ["C".repeat(2_000), 2_000],
+    ] as const) {
+      const parsed = (await pool.run("parse_smiles", { smiles }, { budgetMs: 60_000 })) as { atoms: number };
+      assert.equal(parsed.atoms, atoms);
+      const props = (await pool.run("calc_properties", { smiles }, { budgetMs: 60_000 })) as Record<string, unknown>;
+      assert.ok(Object.keys(props).length > 0, `calc_properties on a ${atoms}-atom chain`);
     }
+    assert.equal(((await pool.run("canonical_smiles", { smiles: "C".repeat(1_000) }, { budgetMs: 60_000 })) as { canonical: string }).canonical, "C".repeat(1_000));
+    // A reaction still compiles (standardize's nitro normalisation), the first casualty of the overflow.
+    const std = (await pool.run("standardize", { smiles: "CN(=O)=O" }, { budgetMs: 60_000 })) as { parent_smiles: string };
+    assert.equal(std.parent_smiles, "C[N+](=O)[O-]");
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a call that reaches the end of the engine's stack is refused, its worker replaced, and the next call is answered right", { timeout: 120_000 }, async () => {
+  // RDKit's own 64 KiB: a 600-atom chain runs past it while writing its SMILES. The guard at the bottom
+  // of the stack is overwritten, so the call answers MOLECULE_TOO_LARGE and a fresh worker takes its place.
+  const pool = new WorkerPool({ size: 1, engineStackBytes: 64 * 1024 });
+  try {
+    await pool.ready();
+    const before = await threadOf(pool);
+    for (const smiles of ["C".repeat(600), `F${"C=C".repeat(300)}F`]) {
+      await assert.rejects(
+        pool.run("canonical_smiles", { smiles }, { budgetMs: 60_000 }),
+        (e: unknown) => e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && e.details?.reason === "engine_stack_exhausted",
+      );
+      const std = (await pool.run("standardize", { smiles: "CN(=O)=O" }, { budgetMs: 60_000 })) as { parent_smiles: string };
+      assert.equal(std.parent_smiles, "C[N+](=O)[O-]", "a reaction compiles on the next call");
+    }
+    assert.notEqual(await threadOf(pool), before, "the worker was replaced");
+    // Below the guard, nothing is refused: 300 atoms need about 34 KiB.
+    assert.equal(((await pool.run("canonical_smiles", { smiles: "C".repeat(300) }, { budgetMs: 60_000 })) as { canonical: string }).canonical, "C".repeat(300));
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a worker whose WASM heap grew past the recycling size is replaced after its answer", { timeout: 120_000 }, async () => {
+  // RDKit's descriptors of a 3,000-atom chain grow the heap by about 30 MiB, which WASM never gives back.
+  const pool = new WorkerPool({ size: 1, recycleHeapBytes: 40 * 2 ** 20 });
+  try {
+    await pool.ready();
+    const [start] = await pool.heapBytes();
+    assert.ok(start! < 40 * 2 ** 20, `a fresh worker starts below the recycling size (${start} bytes)`);
+    const before = await threadOf(pool);
+    assert.equal(await threadOf(pool), before, "small calls do not recycle");
+    const props = (await pool.run("calc_properties", { smiles: "C".repeat(3_000) }, { budgetMs: 60_000 })) as Record<string, unknown>;
+    assert.ok(Object.keys(props).length > 0, "the big call is answered");
+    const after = await threadOf(pool);
+    assert.notEqual(after, before, "the grown worker was replaced");
+    const [fresh] = await pool.heapBytes();
+    assert.ok(fresh! < 40 * 2 ** 20, `its replacement starts small again (${fresh} bytes)`);
   } finally {
     await pool.close();
   }

@@ -171,7 +171,7 @@ test("bulk form: ranking, threshold, top_k, truncated and count_above_threshold"
 
 test("bulk form: unusable list entries are reported per item and do not fail the call", () => {
   const huge = "C".repeat(10_001);
-  // A 1,000-atom chain: past the list-entry cap (RDKit's WASM stack gives out near 850 chained atoms).
+  // A 1,000-atom chain: past the list-entry cap.
   const chain = "C".repeat(1000);
   const longValid = "C".repeat(MAX_ECHO_LENGTH + 1);
   const atCap = "C".repeat(MAX_LIST_ENTRY_ATOMS);

@@ -7,6 +7,7 @@
 import initRDKitModule from "@rdkit/rdkit";
 import type { MainModule, Mol } from "@rdkit/rdkit";
 import { ToolError } from "../errors.js";
+import { DEFAULT_ENGINE_STACK_BYTES, installEngineStack } from "./engine-stack.js";
 
 export type RDKit = MainModule;
 export type RDKitMol = Mol;
@@ -16,9 +17,13 @@ export const MAX_ATOMS = 10_000;
 
 let modulePromise: Promise<RDKit> | undefined;
 
-/** Loads the WASM module once per thread. RDKit never writes to stdout (checked in tests). */
-export function loadRDKit(): Promise<RDKit> {
+/**
+ * Loads the WASM module once per thread and gives it a stack of `stackBytes` (see engine-stack.ts; only
+ * the first call's value counts). RDKit never writes to stdout (checked in tests).
+ */
+export function loadRDKit(options: { stackBytes?: number } = {}): Promise<RDKit> {
   modulePromise ??= (initRDKitModule as unknown as () => Promise<RDKit>)().then((rdkit) => {
+    installEngineStack(wasmExports, wasmMemory, options.stackBytes ?? DEFAULT_ENGINE_STACK_BYTES);
     // Keep error messages for INVALID_SMILES; silence warnings and info, which would go to stderr.
     rdkit.disable_logging();
     return rdkit;
@@ -194,7 +199,8 @@ export function round(value: number, digits: number): number {
 }
 
 /**
- * The WASM linear memory of this thread's RDKit, captured while the module instantiates, so tests and
+ * The WASM linear memory and exports of this thread's RDKit, captured while the module instantiates (the
+ * exports for engine-stack.ts), so tests and
  * operators can see that the heap stays flat (it never shrinks, so growth means a leak).
  * (TypeScript's WebAssembly types live in lib.dom, which a Node project does not load: hence the local ones.)
  */
@@ -208,11 +214,13 @@ interface WasmApi {
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 let wasmMemory: WasmMemoryLike | undefined;
+let wasmExports: Record<string, unknown> | undefined;
 
 function captureMemory(result: unknown, imports?: Record<string, Record<string, unknown>>): void {
   const instance = (result instanceof wasm.Instance ? result : (result as { instance?: unknown }).instance) as
     | { exports: Record<string, unknown> }
     | undefined;
+  if (instance) wasmExports = instance.exports;
   for (const value of Object.values(instance?.exports ?? {})) {
     if (value instanceof wasm.Memory) wasmMemory = value;
   }
