@@ -13,7 +13,7 @@ import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import type { ChemTool } from "../../src/tools/types.js";
 import { anySmarts, anySmiles, argsFor, fuzzParams, timeBox, type StringSources } from "./arbitraries.js";
-import { checkedRun, moljsonSource, validatorsOf } from "./outcomes.js";
+import { checkedRun, moljsonSource, smilesArgs, validatorsOf } from "./outcomes.js";
 
 const TOOLS = allTools({}).filter((t): t is ChemTool => t.kind === "chem" && !t.testOnly);
 const TOTAL_MS = Number(process.env.FUZZ_POOL_MS ?? 24_000);
@@ -43,6 +43,26 @@ describe("random and mutated SMILES and SMARTS through every chemistry tool (wor
   });
 
   test("the registry has chemistry tools to fuzz", () => assert.ok(TOOLS.length >= 10, `${TOOLS.length} chemistry tools`));
+
+  test("inputs earlier fuzz runs failed on, through every tool that takes a SMILES", { timeout: 120_000 }, async () => {
+    const found = [
+      // An isotope past MolJSON's old 999 cap (RDKit keeps 16 bits); charges past ±15 and the radicals
+      // RDKit derives for them (RDKit keeps a charge in 8 bits: [C+999] reads as [C-25]).
+      "[1013CH3][N+](C)(C)C.[Cl-]",
+      "[65535CH4]",
+      "[C+15]",
+      "[C-16]",
+      "[C+100]",
+      // An aromatic atom with a triple bond: RDKit reads it, but standardize finds no sanitisable parent.
+      "\u0000O=S(=O)(N)c#1ccc(cc1)C(F)(F)F",
+    ];
+    for (const tool of TOOLS) {
+      for (const smiles of found) {
+        const args = smilesArgs(tool, smiles);
+        if (args) await checkedRun(pool, tool, args, CALL_BUDGET_MS);
+      }
+    }
+  });
 
   for (const tool of TOOLS) {
     test(tool.name, { timeout: PER_TOOL_MS + 60_000 }, async (t) => {

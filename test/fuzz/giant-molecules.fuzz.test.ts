@@ -12,29 +12,14 @@ import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
-import type { ChemTool, JsonSchema } from "../../src/tools/types.js";
+import type { ChemTool } from "../../src/tools/types.js";
 import { ServerProcess } from "../helpers/server-process.js";
 import { FUZZ_SCALE, giantMolecules } from "./arbitraries.js";
-import { checkedRun, validatorsOf, type Outcome } from "./outcomes.js";
+import { checkedRun, smilesArgs, type Outcome } from "./outcomes.js";
 
 const CALL_BUDGET_MS = 10_000;
 const TOTAL_MS = Number(process.env.FUZZ_GIANT_MS ?? 20_000) * FUZZ_SCALE;
 const TRAP_TOOLS = ["canonical_smiles", "calc_properties", "ecfp4"];
-
-/** Arguments putting `smiles` in every SMILES slot of the tool's schema (other properties: defaults). */
-function giantArgs(tool: ChemTool, smiles: string): Record<string, unknown> | undefined {
-  const props = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = (tool.inputSchema.required ?? []) as string[];
-  const args: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(props)) {
-    if (!/smiles/i.test(name) || (!required.includes(name) && required.some((r) => /smiles/i.test(r)))) continue;
-    if (schema.type === "string") args[name] = smiles;
-    else if (schema.type === "array") args[name] = Array.from({ length: Math.max(2, Number(schema.minItems ?? 1)) }, (_, i) => (i === 0 ? smiles : "CCO"));
-  }
-  for (const name of required) if (!(name in args) && /smarts/i.test(name)) args[name] = "[#6]~[#6]";
-  if (Object.keys(args).length === 0) return undefined;
-  return validatorsOf(tool).input(args) ? args : undefined;
-}
 
 describe("giant molecules through every chemistry tool (worker pool)", () => {
   const tools = allTools({}).filter((t): t is ChemTool => t.kind === "chem" && !t.testOnly);
@@ -72,7 +57,7 @@ describe("giant molecules through every chemistry tool (worker pool)", () => {
       const trapped = !first.ok && first.reason === "engine_stack_exhausted";
       const chosen = (trapped ? tools.filter((x) => TRAP_TOOLS.includes(x.name)) : tools).filter((x) => x !== parse);
       const rotated = chosen.map((_, i) => chosen[(i + g * 5) % chosen.length]!);
-      return rotated.map((tool) => ({ giant: g, tool, args: giantArgs(tool, giant.smiles) })).filter((j) => j.args !== undefined);
+      return rotated.map((tool) => ({ giant: g, tool, args: smilesArgs(tool, giant.smiles) })).filter((j) => j.args !== undefined);
     });
     const queue: Array<{ giant: number; tool: ChemTool; args?: Record<string, unknown> }> = [];
     for (let i = 0; perGiant.some((jobs) => i < jobs.length); i++) for (const jobs of perGiant) if (i < jobs.length) queue.push(jobs[i]!);

@@ -11,7 +11,7 @@ import { ToolError } from "../../src/domain/errors.js";
 import { InternalToolError, type WorkerPool } from "../../src/server/pool.js";
 import { createAjv } from "../../src/server/registry.js";
 import { splitExtraContent } from "../../src/server/shape.js";
-import type { AnyTool, ChemTool } from "../../src/tools/types.js";
+import type { AnyTool, ChemTool, JsonSchema } from "../../src/tools/types.js";
 import { SMILES_SEEDS, mutate } from "./arbitraries.js";
 
 /** Codes any call may answer (types.ts): INVALID_ARGUMENTS, TIMEOUT, BUSY. */
@@ -24,6 +24,21 @@ export function validatorsOf(tool: AnyTool): { input: ValidateFunction; output: 
   let v = validators.get(tool.name);
   if (!v) validators.set(tool.name, (v = { input: ajv.compile(tool.inputSchema), output: ajv.compile(tool.outputSchema) }));
   return v;
+}
+
+/** Arguments putting `smiles` in every SMILES slot of the tool's schema (other properties: defaults). */
+export function smilesArgs(tool: ChemTool, smiles: string): Record<string, unknown> | undefined {
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = (tool.inputSchema.required ?? []) as string[];
+  const args: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(props)) {
+    if (!/smiles/i.test(name) || (!required.includes(name) && required.some((r) => /smiles/i.test(r)))) continue;
+    if (schema.type === "string") args[name] = smiles;
+    else if (schema.type === "array") args[name] = Array.from({ length: Math.max(2, Number(schema.minItems ?? 1)) }, (_, i) => (i === 0 ? smiles : "CCO"));
+  }
+  for (const name of required) if (!(name in args) && /smarts/i.test(name)) args[name] = "[#6]~[#6]";
+  if (Object.keys(args).length === 0) return undefined;
+  return validatorsOf(tool).input(args) ? args : undefined;
 }
 
 export type Outcome = { ok: true } | { ok: false; code: string; reason?: unknown };

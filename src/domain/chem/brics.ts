@@ -311,7 +311,14 @@ function molFromJson(rdkit: RDKit, json: string): RDKitMol {
   const mol = rdkit.get_mol(json, FROM_JSON);
   if (!mol || !mol.is_valid()) {
     mol?.delete();
-    throw new Error("RDKit could not rebuild a BRICS fragment");
+    // Found by the fuzzer: RDKit reads some impossible structures (an aromatic atom with a triple bond)
+    // whose fragments, once cut, no longer sanitise. The input is at fault, so the caller gets a typed error.
+    throw new ToolError(
+      "INVALID_SMILES",
+      "RDKit reads this SMILES, but its BRICS fragments do not sanitise (typically an aromatic atom with a triple bond or an impossible valence)",
+      { reason: "fragment_not_sanitisable" },
+      "Check the bond orders and aromatic (lower-case) atoms, or send a Kekulé SMILES.",
+    );
   }
   return mol;
 }

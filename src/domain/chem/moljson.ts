@@ -88,14 +88,16 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
         type: "object",
         properties: {
           element: { type: "string", pattern: ELEMENT_PATTERN, maxLength: 2, description: "Element symbol (C, N, Cl, ...); \"*\" for a dummy/attachment atom." },
-          charge: { type: "integer", minimum: -15, maximum: 15, description: "Formal charge." },
+          charge: { type: "integer", minimum: -128, maximum: 127, description: "Formal charge (RDKit keeps it in 8 bits; real ones are small)." },
           isotope: {
-            description: "Mass number, or null for natural abundance.",
-            anyOf: [{ type: "integer", minimum: 1, maximum: 999 }, { type: "null" }],
+            // RDKit keeps a mass number in 16 bits (a SMILES [65536C] reads as natural carbon), and takes any
+            // value up to that, [1013CH4] included: the range is RDKit's, so every molecule it parses is written.
+            description: "Mass number (1-65535, RDKit's range), or null for natural abundance.",
+            anyOf: [{ type: "integer", minimum: 1, maximum: 65_535 }, { type: "null" }],
           },
           implicit_hydrogens: { type: "integer", minimum: 0, maximum: 16, description: "Hydrogens on this atom that are not atoms of the graph." },
           aromatic: { type: "boolean", description: "Atom is aromatic (RDKit's aromaticity model)." },
-          radical_electrons: { type: "integer", minimum: 1, maximum: 7, description: "Unpaired electrons; present only when non-zero." },
+          radical_electrons: { type: "integer", minimum: 1, maximum: 255, description: "Unpaired electrons; present only when non-zero (RDKit derives them for odd charges: [C+15] has 19)." },
           chirality: {
             description:
               "Tetrahedral stereo, or null. Looking from neighbors[0] toward this atom, the other neighbours in list order (an implicit " +
@@ -373,13 +375,13 @@ export function validateMolJson(input: unknown): MolJson {
     if (raw.implicit_hydrogens === undefined) throw invalid(`${path}/implicit_hydrogens`, "is required (the number of hydrogens on this atom that are not atoms of the graph, often 0)");
     const atom: MolJsonAtom = {
       element: raw.element,
-      charge: raw.charge === undefined ? 0 : integerIn(raw.charge, `${path}/charge`, -15, 15),
-      isotope: raw.isotope === undefined || raw.isotope === null || raw.isotope === 0 ? null : integerIn(raw.isotope, `${path}/isotope`, 1, 999),
+      charge: raw.charge === undefined ? 0 : integerIn(raw.charge, `${path}/charge`, -128, 127),
+      isotope: raw.isotope === undefined || raw.isotope === null || raw.isotope === 0 ? null : integerIn(raw.isotope, `${path}/isotope`, 1, 65_535),
       implicit_hydrogens: integerIn(raw.implicit_hydrogens, `${path}/implicit_hydrogens`, 0, 16),
       aromatic: booleanOr(raw.aromatic, `${path}/aromatic`, false),
       chirality: null,
     };
-    if (raw.radical_electrons !== undefined && raw.radical_electrons !== 0) atom.radical_electrons = integerIn(raw.radical_electrons, `${path}/radical_electrons`, 0, 7);
+    if (raw.radical_electrons !== undefined && raw.radical_electrons !== 0) atom.radical_electrons = integerIn(raw.radical_electrons, `${path}/radical_electrons`, 0, 255);
     return atom;
   });
 

@@ -20,6 +20,7 @@
  */
 import { readFileSync } from "node:fs";
 import { assetPath } from "../assets.js";
+import { ToolError } from "../errors.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -996,6 +997,15 @@ export function standardize(rdkit: RDKit, mol: RDKitMol, smiles: string, options
     accept("cleanup", cleanup(rdkit, g));
   }
   const parent = smilesOf(rdkit, g);
-  if (parent === null) throw new Error("standardize: the parent structure does not sanitise");
+  if (parent === null) {
+    // Found by the fuzzer: RDKit reads some invalid valence/aromaticity (e.g. an aromatic atom with a triple
+    // bond, "c#1ccc(cc1)...") but the structure cannot be written and read back sanitised, so no parent exists.
+    throw new ToolError(
+      "INVALID_SMILES",
+      "RDKit reads this SMILES, but its structure does not survive sanitisation when written back (typically an aromatic atom with a triple bond or an impossible valence), so it has no standardised parent",
+      { reason: "parent_not_sanitisable" },
+      "Check the bond orders and aromatic (lower-case) atoms, or send a Kekulé SMILES.",
+    );
+  }
   return { parent, changes, fragmentsRemoved: removed, chargeChanges, warnings };
 }
