@@ -84,9 +84,9 @@ interface Slot {
 }
 
 /**
- * RDKit's descriptors keep an atoms × atoms matrix: a chain of 4,000 atoms grows a worker's heap from 16 to
- * 88 MiB, 10,000 atoms (the atom cap) to about 400 MiB, and WASM memory is never given back. Everyday
- * molecules stay far below (a worker serving 100,000 drug-sized calls stays near its start size).
+ * RDKit's descriptors take memory with the square of the atom count: calc_properties on a chain of 2,000
+ * atoms grew a worker's heap from 16 to 28 MiB, on 4,000 atoms to 88 MiB, and WASM memory is never given
+ * back. Everyday molecules stay far below (a worker serving 100,000 drug-sized calls stays at its start size).
  */
 export const RECYCLE_HEAP_BYTES = 256 * 1024 * 1024;
 
@@ -237,8 +237,7 @@ export class WorkerPool {
       const job = slot.job;
       slot.job = undefined;
       if (job) this.settle(job, shuttingDown());
-      for (const cb of slot.stats.values()) cb(0);
-      slot.stats.clear();
+      this.answerStats(slot);
     }
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
@@ -352,6 +351,12 @@ export class WorkerPool {
     if (slot && slot.job === job) this.replace(slot, `stopped a running ${job.tool} call (${reason.message})`);
   }
 
+  /** Answers a departing worker's pending heap-size requests with 0 (it will never answer them). */
+  private answerStats(slot: Slot): void {
+    for (const cb of slot.stats.values()) cb(0);
+    slot.stats.clear();
+  }
+
   /** Terminates a worker that is stuck in WASM and puts a fresh one in its place. */
   private replace(slot: Slot, why: string): void {
     if (this.closed) return;
@@ -361,7 +366,7 @@ export class WorkerPool {
     const fresh = this.spawn(true);
     this.slots[index] = fresh;
     slot.job = undefined;
-    for (const cb of slot.stats.values()) cb(0);
+    this.answerStats(slot);
     void slot.worker.terminate();
     // The queue waits for a loaded worker: the fresh one takes calls once it is ready (see "ready").
     // Should the first worker fail before it was ever ready, the deferred ones must not wait for it.

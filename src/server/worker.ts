@@ -97,8 +97,8 @@ function handle(rdkit: RDKit, message: Held): void {
   // Checked after every call, whatever it answered (it also resets the stack pointer after a trap). A
   // call whose recursion reached the end of the engine's stack may have written over the memory below it:
   // neither its answer nor the engine can be trusted (engine-stack.ts).
-  const stackSound = checkEngineStack().sound;
-  if (!stackSound && !(!answer.ok && answer.replaceWorker)) {
+  const alreadyReplacing = !answer.ok && answer.replaceWorker === true;
+  if (!checkEngineStack().sound && !alreadyReplacing) {
     answer = engineFailure(
       jobId,
       "RDKit could not process this input safely: it used the whole stack of the WASM engine (this happens with extremely long chains, huge ring systems or deeply nested patterns)",

@@ -56,6 +56,7 @@ interface Installed {
 
 let installed: Installed | undefined;
 let unavailable: string | undefined;
+const NOT_LOADED = "RDKit is not loaded in this thread";
 
 /** Readable name → minified export key, from the glue's `_malloc=wasmExports["$"]` assignments. */
 function glueExportNames(): Map<string, string> {
@@ -134,7 +135,7 @@ export function checkEngineStack(): { sound: boolean } {
 /** Where the engine stack is, or why it stayed as linked (for `doctor`, logs and tests). */
 export function engineStackInfo(): { installed: true; bytes: number; guardBytes: number } | { installed: false; reason: string } {
   if (installed) return { installed: true, bytes: installed.top - installed.bottom, guardBytes: GUARD_BYTES };
-  return { installed: false, reason: unavailable ?? "RDKit is not loaded in this thread" };
+  return { installed: false, reason: unavailable ?? NOT_LOADED };
 }
 
 /**
@@ -142,7 +143,7 @@ export function engineStackInfo(): { installed: true; bytes: number; guardBytes:
  * sizing the stack, not for the per-call path.
  */
 export function measureEngineStack<T>(fn: () => T): { value: T; bytes: number } {
-  if (!installed) throw new Error(`the engine stack is not installed: ${engineStackInfo().installed ? "" : (engineStackInfo() as { reason: string }).reason}`);
+  if (!installed) throw new Error(`the engine stack is not installed: ${unavailable ?? NOT_LOADED}`);
   const { bottom, top } = installed;
   paint(bottom, top - 64);
   try {

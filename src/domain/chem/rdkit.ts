@@ -199,9 +199,9 @@ export function round(value: number, digits: number): number {
 }
 
 /**
- * The WASM linear memory and exports of this thread's RDKit, captured while the module instantiates (the
- * exports for engine-stack.ts), so tests and
- * operators can see that the heap stays flat (it never shrinks, so growth means a leak).
+ * The WASM linear memory and exports of this thread's RDKit, captured while the module instantiates: the
+ * memory so tests and operators can see that the heap stays flat (it never shrinks, so growth means a
+ * leak), the exports for engine-stack.ts.
  * (TypeScript's WebAssembly types live in lib.dom, which a Node project does not load: hence the local ones.)
  */
 interface WasmMemoryLike {
