@@ -76,7 +76,11 @@ function machine(rdkit: RDKit): string[] {
   for (const cwd of [ROOT, process.cwd()]) {
     try {
       commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-      const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+      const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+        cwd,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
       if (dirty) commit += " + uncommitted changes";
       break;
     } catch {
@@ -87,7 +91,9 @@ function machine(rdkit: RDKit): string[] {
     `- CPU: ${cpus()[0]?.model ?? "unknown"}, ${CORES} logical cores available; ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
     `- OS: ${platform()} ${release()} (${arch()}); Node ${process.version}`,
     `- RDKit MinimalLib ${rdkit.version()}; chematic-mcp ${ours} (commit ${commit}); @modelcontextprotocol/server ${sdkVersion}`,
-    `- Load average (1, 5, 15 min) at start: ${loadAtStart.map((l) => l.toFixed(2)).join(", ")}; at end: ${loadavg().map((l) => l.toFixed(2)).join(", ")}`,
+    `- Load average (1, 5, 15 min) at start: ${loadAtStart.map((l) => l.toFixed(2)).join(", ")}; at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}`,
     `- Run: ${started.toISOString()}, ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min`,
   ];
 }
@@ -130,7 +136,11 @@ interface StdioRow {
 }
 
 async function stdioSection(rdkit: RDKit): Promise<StdioRow[]> {
-  const tools = new Map(allTools({}).filter((t): t is ChemTool => t.kind === "chem").map((t) => [t.name, t]));
+  const tools = new Map(
+    allTools({})
+      .filter((t): t is ChemTool => t.kind === "chem")
+      .map((t) => [t.name, t]),
+  );
   const ours = ourServer("ours");
   const sdk = sdkServer("sdk");
   const rows: StdioRow[] = [];
@@ -145,7 +155,13 @@ async function stdioSection(rdkit: RDKit): Promise<StdioRow[]> {
       inProcessPass(rdkit, tool, 300); // warm-up (JIT, query caches)
       const probe = inProcessPass(rdkit, tool, 300);
       const n = FIXED_N ?? Math.max(300, Math.min(20_000, Math.round(probe.callsPerSecond * TARGET_SECONDS)));
-      const row: StdioRow = { tool: name, n, inProcess: emptyMeasured(), ours: { 1: emptyMeasured(), 64: emptyMeasured() }, sdk: { 1: emptyMeasured(), 64: emptyMeasured() } };
+      const row: StdioRow = {
+        tool: name,
+        n,
+        inProcess: emptyMeasured(),
+        ours: { 1: emptyMeasured(), 64: emptyMeasured() },
+        sdk: { 1: emptyMeasured(), 64: emptyMeasured() },
+      };
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate the order each round: no contender always runs first or last.
         const steps: Array<() => Promise<void>> = [
@@ -173,7 +189,17 @@ function stdioTable(rows: StdioRow[]): string {
   for (const r of rows) {
     const base = median(r.inProcess.callsPerSecond);
     const baseLat = sortedCopy(r.inProcess.latencies);
-    body.push([`\`${r.tool}\``, "in-process loop", "-", fixed(base, 0), range(r.inProcess.callsPerSecond), fixed(percentile(baseLat, 50), 3), fixed(percentile(baseLat, 99), 3), "1.00", "-"]);
+    body.push([
+      `\`${r.tool}\``,
+      "in-process loop",
+      "-",
+      fixed(base, 0),
+      range(r.inProcess.callsPerSecond),
+      fixed(percentile(baseLat, 50), 3),
+      fixed(percentile(baseLat, 99), 3),
+      "1.00",
+      "-",
+    ]);
     for (const k of IN_FLIGHT) {
       const o = r.ours[k]!;
       const s = r.sdk[k]!;
@@ -181,8 +207,28 @@ function stdioTable(rows: StdioRow[]): string {
       const sc = median(s.callsPerSecond);
       const ol = sortedCopy(o.latencies);
       const sl = sortedCopy(s.latencies);
-      body.push(["", "**ours**", String(k), `**${fixed(oc, 0)}**`, range(o.callsPerSecond), fixed(percentile(ol, 50), 3), fixed(percentile(ol, 99), 3), ratio(oc, base), `**${ratio(oc, sc)}**`]);
-      body.push(["", "SDK server", String(k), fixed(sc, 0), range(s.callsPerSecond), fixed(percentile(sl, 50), 3), fixed(percentile(sl, 99), 3), ratio(sc, base), "1.00"]);
+      body.push([
+        "",
+        "**ours**",
+        String(k),
+        `**${fixed(oc, 0)}**`,
+        range(o.callsPerSecond),
+        fixed(percentile(ol, 50), 3),
+        fixed(percentile(ol, 99), 3),
+        ratio(oc, base),
+        `**${ratio(oc, sc)}**`,
+      ]);
+      body.push([
+        "",
+        "SDK server",
+        String(k),
+        fixed(sc, 0),
+        range(s.callsPerSecond),
+        fixed(percentile(sl, 50), 3),
+        fixed(percentile(sl, 99), 3),
+        ratio(sc, base),
+        "1.00",
+      ]);
     }
   }
   return table(["tool", "server", "in flight", "calls/s", "rounds: min-max", "p50 ms", "p99 ms", "÷ in-process", "÷ SDK"], body);
@@ -209,7 +255,9 @@ function stdioFacts(rows: StdioRow[]): StdioFact[] {
       vsInProcess: median(r.ours[k]!.callsPerSecond) / median(r.inProcess.callsPerSecond),
       sdkVsInProcess: median(r.sdk[k]!.callsPerSecond) / median(r.inProcess.callsPerSecond),
       // A tie: the two servers' ranges over the rounds overlap.
-      overlap: Math.max(...r.ours[k]!.callsPerSecond) >= Math.min(...r.sdk[k]!.callsPerSecond) && Math.max(...r.sdk[k]!.callsPerSecond) >= Math.min(...r.ours[k]!.callsPerSecond),
+      overlap:
+        Math.max(...r.ours[k]!.callsPerSecond) >= Math.min(...r.sdk[k]!.callsPerSecond) &&
+        Math.max(...r.sdk[k]!.callsPerSecond) >= Math.min(...r.ours[k]!.callsPerSecond),
     })),
   );
 }
@@ -378,7 +426,13 @@ function coldTable(rows: ColdRow[]): string {
   const sdk = rows.find((r) => r.server === "SDK server")!;
   return table(
     ["server", "spawn → tools/list answer, ms (median)", "÷ SDK", "spawn → first calc_properties answer, ms (median)", "÷ SDK"],
-    rows.map((r) => [r.server, fixed(median(r.list), 0), ratio(median(sdk.list), median(r.list)), fixed(median(r.call), 0), ratio(median(sdk.call), median(r.call))]),
+    rows.map((r) => [
+      r.server,
+      fixed(median(r.list), 0),
+      ratio(median(sdk.list), median(r.list)),
+      fixed(median(r.call), 0),
+      ratio(median(sdk.call), median(r.call)),
+    ]),
   );
 }
 
@@ -458,7 +512,15 @@ async function memorySection(): Promise<MemoryRow[]> {
 function memoryTable(rows: MemoryRow[]): string {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   return table(
-    ["server", "calls", "calls/s (64 in flight)", "RSS before → after, MiB", "WASM heap before → after, MiB (per RDKit instance)", "WASM growth, MiB", "JS heap after, MiB (per thread running tools)"],
+    [
+      "server",
+      "calls",
+      "calls/s (64 in flight)",
+      "RSS before → after, MiB",
+      "WASM heap before → after, MiB (per RDKit instance)",
+      "WASM growth, MiB",
+      "JS heap after, MiB (per thread running tools)",
+    ],
     rows.map((r) => [
       r.server,
       String(r.calls),
@@ -484,7 +546,10 @@ interface ChemblRow {
 }
 
 async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; target: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [UPSTREAM], { env: { ...env, BENCH_ROWS: String(CHEMBL_ROWS), BENCH_LATENCY_MS: String(latencyMs) }, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [UPSTREAM], {
+    env: { ...env, BENCH_ROWS: String(CHEMBL_ROWS), BENCH_LATENCY_MS: String(latencyMs) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const info = await new Promise<{ baseUrl: string; target: string }>((resolve, reject) => {
     child.stdout.setEncoding("utf8");
     child.stdout.once("data", (line: string) => resolve(JSON.parse(line) as { baseUrl: string; target: string }));
@@ -500,14 +565,20 @@ async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; targ
  * cannot answer it).
  */
 async function spillOnce(baseUrl: string, target: string, concurrency: number): Promise<{ fresh: number; warm: number }> {
-  const server = ourServer("spill", { CHEMATIC_OFFLINE: "0", CHEMBL_API_BASE_URL: baseUrl, CHEMBL_MAX_CONCURRENT_PAGES: String(concurrency), CHEMATIC_WORKERS: "1" });
+  const server = ourServer("spill", {
+    CHEMATIC_OFFLINE: "0",
+    CHEMBL_API_BASE_URL: baseUrl,
+    CHEMBL_MAX_CONCURRENT_PAGES: String(concurrency),
+    CHEMATIC_WORKERS: "1",
+  });
   try {
     await server.request("tools/list");
     const timed = async (args: Record<string, unknown>) => {
       const t = performance.now();
       const value = await server.callOk("chembl_get_bioactivities", { target_chembl_id: target, ...args });
       const ms = performance.now() - t;
-      if (value.staged_row_count !== CHEMBL_ROWS || value.truncated !== false) throw new Error(`spill staged ${String(value.staged_row_count)} rows (truncated ${String(value.truncated_by)})`);
+      if (value.staged_row_count !== CHEMBL_ROWS || value.truncated !== false)
+        throw new Error(`spill staged ${String(value.staged_row_count)} rows (truncated ${String(value.truncated_by)})`);
       return ms;
     };
     const fresh = await timed({});
@@ -548,9 +619,25 @@ async function chemblSection(): Promise<ChemblRow[]> {
       if (spills) {
         const runs: Array<{ fresh: number; warm: number }> = [];
         for (let i = 0; i < CHEMBL_RUNS; i++) runs.push(await spillOnce(upstream.baseUrl, upstream.target, concurrency));
-        out.push({ what: "spill, fresh server (chembl_get_bioactivities over stdio: walk + DuckDB staging + answer)", latencyMs, concurrency, pages, floorMs, runsMs: runs.map((r) => r.fresh) });
-        out.push({ what: "spill, warm server (the same, DuckDB loaded and validators compiled)", latencyMs, concurrency, pages, floorMs, runsMs: runs.map((r) => r.warm) });
-        log(`chembl: spill, latency ${latencyMs} ms: fresh ${runs.map((m) => m.fresh.toFixed(0)).join(", ")} ms, warm ${runs.map((m) => m.warm.toFixed(0)).join(", ")} ms`);
+        out.push({
+          what: "spill, fresh server (chembl_get_bioactivities over stdio: walk + DuckDB staging + answer)",
+          latencyMs,
+          concurrency,
+          pages,
+          floorMs,
+          runsMs: runs.map((r) => r.fresh),
+        });
+        out.push({
+          what: "spill, warm server (the same, DuckDB loaded and validators compiled)",
+          latencyMs,
+          concurrency,
+          pages,
+          floorMs,
+          runsMs: runs.map((r) => r.warm),
+        });
+        log(
+          `chembl: spill, latency ${latencyMs} ms: fresh ${runs.map((m) => m.fresh.toFixed(0)).join(", ")} ms, warm ${runs.map((m) => m.warm.toFixed(0)).join(", ")} ms`,
+        );
       }
     } finally {
       await upstream.stop();
@@ -565,7 +652,16 @@ function ratioOf(row: ChemblRow | undefined): number {
 
 function chemblTable(rows: ChemblRow[]): string {
   return table(
-    ["measured", "added latency per page", "pages (1000 rows)", "pacer concurrency", "floor = pages × latency ÷ concurrency, ms", "median, ms", "runs, ms", "÷ floor"],
+    [
+      "measured",
+      "added latency per page",
+      "pages (1000 rows)",
+      "pacer concurrency",
+      "floor = pages × latency ÷ concurrency, ms",
+      "median, ms",
+      "runs, ms",
+      "÷ floor",
+    ],
     rows.map((r) => [
       r.what,
       `${r.latencyMs} ms`,
@@ -592,11 +688,31 @@ if (SECTIONS.has("chembl")) results.chembl = await chemblSection();
 
 const markdown = renderReport({
   machine: machine(rdkit),
-  settings: { cores: CORES, rounds: ROUNDS, fixedN: FIXED_N, targetSeconds: TARGET_SECONDS, httpSeconds: HTTP_SECONDS, httpConnections: HTTP_CONNECTIONS, coldRuns: COLD_RUNS, memoryCalls: MEMORY_CALLS, chemblRuns: CHEMBL_RUNS, chemblRows: CHEMBL_ROWS, chemblLatencyMs: CHEMBL_LATENCY_MS },
-  stdio: results.stdio && { table: stdioTable(results.stdio), latency: latencyTable(results.stdio), facts: stdioFacts(results.stdio), isolation: results.isolation!, isolationTable: isolationTable(results.isolation!) },
+  settings: {
+    cores: CORES,
+    rounds: ROUNDS,
+    fixedN: FIXED_N,
+    targetSeconds: TARGET_SECONDS,
+    httpSeconds: HTTP_SECONDS,
+    httpConnections: HTTP_CONNECTIONS,
+    coldRuns: COLD_RUNS,
+    memoryCalls: MEMORY_CALLS,
+    chemblRuns: CHEMBL_RUNS,
+    chemblRows: CHEMBL_ROWS,
+    chemblLatencyMs: CHEMBL_LATENCY_MS,
+  },
+  stdio: results.stdio && {
+    table: stdioTable(results.stdio),
+    latency: latencyTable(results.stdio),
+    facts: stdioFacts(results.stdio),
+    isolation: results.isolation!,
+    isolationTable: isolationTable(results.isolation!),
+  },
   http: results.http && {
     table: httpTable(results.http),
-    scaling: results.http.filter((r) => r.workers === CORES && CORES > 1).map((r) => ({ tool: r.tool, ratio: r.rps / results.http!.find((x) => x.tool === r.tool && x.workers === 1)!.rps })),
+    scaling: results.http
+      .filter((r) => r.workers === CORES && CORES > 1)
+      .map((r) => ({ tool: r.tool, ratio: r.rps / results.http!.find((x) => x.tool === r.tool && x.workers === 1)!.rps })),
     failed: results.http.reduce((a, r) => a + r.bad, 0),
   },
   cold: results.cold && {
@@ -607,7 +723,10 @@ const markdown = renderReport({
   },
   memory: results.memory && {
     table: memoryTable(results.memory),
-    wasmGrowthMiB: results.memory.map((r) => ({ server: r.server, mib: (r.after.wasm.reduce((a, b) => a + b, 0) - r.before.wasm.reduce((a, b) => a + b, 0)) / 2 ** 20 })),
+    wasmGrowthMiB: results.memory.map((r) => ({
+      server: r.server,
+      mib: (r.after.wasm.reduce((a, b) => a + b, 0) - r.before.wasm.reduce((a, b) => a + b, 0)) / 2 ** 20,
+    })),
   },
   chembl: results.chembl && {
     table: chemblTable(results.chembl),

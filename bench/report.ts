@@ -44,7 +44,8 @@ export interface ReportInput {
   http?: { table: string; scaling: Array<{ tool: string; ratio: number }>; failed: number } | undefined;
   cold?: { table: string; listVsSdk: number; callVsSdk: number; callOneWorkerVsSdk: number } | undefined;
   memory?: { table: string; wasmGrowthMiB: Array<{ server: string; mib: number }> } | undefined;
-  chembl?: { table: string; walkRatio: number; spillRatio: number; warmSpillRatio: number; walkMs0: number; spillMs0: number; warmSpillMs0: number } | undefined;
+  chembl?:
+    { table: string; walkRatio: number; spillRatio: number; warmSpillRatio: number; walkMs0: number; spillMs0: number; warmSpillMs0: number } | undefined;
 }
 
 const list = (items: string[]) => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
@@ -67,7 +68,7 @@ function stdioProse(s: NonNullable<ReportInput["stdio"]>, cores: number): string
   const below = s.facts.filter((f) => f.vsSdk < 1);
   const at64 = s.facts.filter((f) => f.inFlight === 64);
   const out: string[] = [
-    "Columns: calls/s is the median over the rounds; p50 and p99 pool every call of every round. \"÷ in-process\" divides " +
+    'Columns: calls/s is the median over the rounds; p50 and p99 pool every call of every round. "÷ in-process" divides ' +
       "calls/s by the plain loop's; \"÷ SDK\" divides ours by the SDK server's at the same number in flight (above 1: ours is faster). " +
       "The in-process loop is one thread calling the tool's `run` with nothing around it: the ceiling for one thread.",
     "",
@@ -83,7 +84,7 @@ function stdioProse(s: NonNullable<ReportInput["stdio"]>, cores: number): string
       `**Ratios below 1 against the SDK server** in this run: ${list(below.map((f) => `\`${f.tool}\` at ${f.inFlight} in flight (${fixed(f.vsSdk, 2)})`))}. ` +
         (ties.length > 0
           ? `${ties.length === below.length ? "All of them are" : `${list(ties.map((f) => `\`${f.tool}\` at ${f.inFlight}`))} ${ties.length === 1 ? "is" : "are"}`} within the noise: ` +
-            "the two servers' calls/s over the rounds overlap (the \"rounds: min-max\" column). "
+            'the two servers\' calls/s over the rounds overlap (the "rounds: min-max" column). '
           : "") +
         "Where ours trails, the reason is structural: every call of ours crosses two thread boundaries that the SDK server does not have (main thread → worker → main thread: " +
         "two postMessage structured clones and the wake-up of a sleeping thread). Measured in this run, a call that does nothing costs " +
@@ -139,7 +140,18 @@ export function renderReport(input: ReportInput): string {
     "",
   ];
   if (input.stdio) {
-    parts.push("## stdio: calls/s and latency", "", input.stdio.table, "", ...stdioProse(input.stdio, s.cores), "", "Latency ratios (above 1: ours answers sooner):", "", input.stdio.latency, "");
+    parts.push(
+      "## stdio: calls/s and latency",
+      "",
+      input.stdio.table,
+      "",
+      ...stdioProse(input.stdio, s.cores),
+      "",
+      "Latency ratios (above 1: ours answers sooner):",
+      "",
+      input.stdio.latency,
+      "",
+    );
     parts.push(
       "### What the worker pool buys",
       "",

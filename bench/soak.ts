@@ -103,7 +103,9 @@ async function httpLoad(url: string, plan: Plan, counters: Counters, stop: () =>
         const n = i++;
         const call = callFor(plan, n + 5);
         const t = performance.now();
-        const m = await httpPost(url, call.method, call.params, n + 1).catch((e: Error) => ({ jsonrpc: "2.0", id: n + 1, error: { code: -1, message: e.message } }) as RpcMessage);
+        const m = await httpPost(url, call.method, call.params, n + 1).catch(
+          (e: Error) => ({ jsonrpc: "2.0", id: n + 1, error: { code: -1, message: e.message } }) as RpcMessage,
+        );
         record(counters, "http", call, m, performance.now() - t);
       }
     }),
@@ -145,7 +147,9 @@ async function main(): Promise<number> {
     .filter((t) => JSON.stringify(t.inputSchema.required ?? []) === '["smiles"]' && budgets.get(t.name)?.kind === "chem" && !budgets.get(t.name)?.testOnly)
     .map((t) => t.name);
   const plan: Plan = { tools, slow: new Set(tools.filter((t) => (budgets.get(t)?.budget ?? 0) > 20_000)) };
-  process.stderr.write(`soak: ${MINUTES} min, ${WORKERS} workers per server, ${tools.length} tools (${[...plan.slow].join(", ") || "none"} rarely), stdio ${STDIO_IN_FLIGHT} in flight, HTTP ${HTTP_CLIENTS} clients at ${url}\n`);
+  process.stderr.write(
+    `soak: ${MINUTES} min, ${WORKERS} workers per server, ${tools.length} tools (${[...plan.slow].join(", ") || "none"} rarely), stdio ${STDIO_IN_FLIGHT} in flight, HTTP ${HTTP_CLIENTS} clients at ${url}\n`,
+  );
 
   const end = Date.now() + MINUTES * 60_000;
   let stopping = false;
@@ -154,7 +158,19 @@ async function main(): Promise<number> {
   const httpCounters = newCounters();
   const loads = Promise.all([stdioLoad(stdio, plan, stdioCounters, stop), httpLoad(url, plan, httpCounters, stop)]);
 
-  const header = ["min", "stdio calls/s", "stdio p99 ms", "HTTP calls/s", "HTTP p99 ms", "failed", "stdio RSS MiB", "stdio WASM MiB (per worker)", "stdio worker JS heap MiB", "HTTP RSS MiB", "HTTP WASM MiB (per worker)"];
+  const header = [
+    "min",
+    "stdio calls/s",
+    "stdio p99 ms",
+    "HTTP calls/s",
+    "HTTP p99 ms",
+    "failed",
+    "stdio RSS MiB",
+    "stdio WASM MiB (per worker)",
+    "stdio worker JS heap MiB",
+    "HTTP RSS MiB",
+    "HTTP WASM MiB (per worker)",
+  ];
   const rows: string[][] = [];
   const samples: Array<{ stdio: Memory; http: Memory }> = [];
   let lastStdio = 0;

@@ -121,7 +121,10 @@ async function checkConfiguration(env: NodeJS.ProcessEnv): Promise<{ detail: str
   } catch (e) {
     if (e instanceof ConfigError) {
       const variable = /^([A-Z][A-Z0-9_]+)/.exec(e.message)?.[1] ?? "the variable named";
-      fail(e.message, `Correct or unset ${variable} in the environment the server starts with (the "env" block of the client config); the server refuses to start with it (exit 2).`);
+      fail(
+        e.message,
+        `Correct or unset ${variable} in the environment the server starts with (the "env" block of the client config); the server refuses to start with it (exit 2).`,
+      );
     }
     throw e;
   }
@@ -156,8 +159,10 @@ async function checkAssets(): Promise<{ detail: string }> {
         const target = join(dir, sidecar.asset);
         if (!existsSync(target)) fail(`assets/${sidecar.asset} (described by assets/${name}) is missing`, `The package is incomplete. ${REINSTALL}`);
         const binary = readFileSync(target);
-        if (typeof sidecar.bytes === "number" && binary.length !== sidecar.bytes) bad(`assets/${sidecar.asset} has ${binary.length} bytes, ${sidecar.bytes} expected`);
-        if (typeof sidecar.sha256 === "string" && createHash("sha256").update(binary).digest("hex") !== sidecar.sha256) bad(`assets/${sidecar.asset} does not match its sha256`);
+        if (typeof sidecar.bytes === "number" && binary.length !== sidecar.bytes)
+          bad(`assets/${sidecar.asset} has ${binary.length} bytes, ${sidecar.bytes} expected`);
+        if (typeof sidecar.sha256 === "string" && createHash("sha256").update(binary).digest("hex") !== sidecar.sha256)
+          bad(`assets/${sidecar.asset} does not match its sha256`);
       }
     } else if (name.endsWith(".gz")) {
       try {
@@ -355,7 +360,10 @@ async function upstreamFailure(service: string, variable: string, url: string, e
   if (e instanceof HttpFailure) {
     switch (e.kind) {
       case "timeout":
-        fail(`${service} at ${url} did not answer within ${timeoutMs} ms`, `${NETWORK_FIX} A slow link may just need a longer wait: doctor --timeout-ms 15000.`);
+        fail(
+          `${service} at ${url} did not answer within ${timeoutMs} ms`,
+          `${NETWORK_FIX} A slow link may just need a longer wait: doctor --timeout-ms 15000.`,
+        );
         break;
       case "status":
         fail(
@@ -367,7 +375,10 @@ async function upstreamFailure(service: string, variable: string, url: string, e
         break;
       case "invalid_json":
       case "too_large":
-        fail(`${service} at ${url} did not answer with the expected JSON`, `Check that ${variable} points at the ${service} API root, and that no captive portal or proxy rewrites the answer.`);
+        fail(
+          `${service} at ${url} did not answer with the expected JSON`,
+          `Check that ${variable} points at the ${service} API root, and that no captive portal or proxy rewrites the answer.`,
+        );
         break;
       default:
         fail(`${service} at ${url} cannot be reached: ${e.code ?? errorText(e)}`, NETWORK_FIX);
@@ -387,7 +398,10 @@ async function checkChembl(env: NodeJS.ProcessEnv, up: Upstreams, timeoutMs: num
     return upstreamFailure("ChEMBL", "CHEMBL_API_BASE_URL", up.chembl, e, timeoutMs);
   }
   if (typeof data?.chembl_db_version !== "string") {
-    fail(`${url} answered without a ChEMBL release`, "Check that CHEMBL_API_BASE_URL points at the ChEMBL data API root (default https://www.ebi.ac.uk/chembl/api/data).");
+    fail(
+      `${url} answered without a ChEMBL release`,
+      "Check that CHEMBL_API_BASE_URL points at the ChEMBL data API root (default https://www.ebi.ac.uk/chembl/api/data).",
+    );
   }
   return { detail: `${up.chembl} answers: ${data.chembl_db_version}${typeof data.chembl_release_date === "string" ? ` (${data.chembl_release_date})` : ""}` };
 }

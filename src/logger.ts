@@ -53,9 +53,11 @@ export function createLogger(env: NodeJS.ProcessEnv = process.env, write: (line:
       write(`chematic-mcp${level === "notice" ? "" : ` ${level}`}: ${message}${extra ? ` ${extra}` : ""}\n`);
     }
   };
-  const emit = (level: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (LEVELS[level] <= threshold) line(level, message, fields);
-  };
+  const emit =
+    (level: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (LEVELS[level] <= threshold) line(level, message, fields);
+    };
   return {
     error: emit("error"),
     warn: emit("warn"),

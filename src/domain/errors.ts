@@ -6,7 +6,8 @@
 
 export const ERROR_HINTS = {
   INVALID_ARGUMENTS: "Fix the arguments so they match the tool's inputSchema (see details.path), then call again.",
-  INVALID_SMILES: "Check the SMILES near the reported position (brackets, ring-closure digits, valences); canonicalise a known-good form or look the name up with name_to_smiles.",
+  INVALID_SMILES:
+    "Check the SMILES near the reported position (brackets, ring-closure digits, valences); canonicalise a known-good form or look the name up with name_to_smiles.",
   INVALID_SMARTS: "Check the SMARTS pattern syntax (brackets, recursive $() groups, logical operators) and call again.",
   INVALID_MOLJSON: "Fix the MolJSON field named in details.path (see smiles_to_moljson for the schema) and call again.",
   MOLECULE_TOO_LARGE: "Send a smaller molecule (details gives the atom count and the cap), or split it into fragments.",

@@ -171,7 +171,10 @@ export function decodeFrame(bytes: Uint8Array): Decoded {
 /** Checks the JSON-RPC 2.0 envelope of a parsed message. */
 export function classify(value: unknown): Decoded {
   if (Array.isArray(value)) {
-    return { kind: "error", response: failure(null, { code: INVALID_REQUEST, message: "Invalid request: batches are not supported; send one JSON-RPC object per message" }) };
+    return {
+      kind: "error",
+      response: failure(null, { code: INVALID_REQUEST, message: "Invalid request: batches are not supported; send one JSON-RPC object per message" }),
+    };
   }
   if (!isJsonObject(value)) {
     return { kind: "error", response: failure(null, { code: INVALID_REQUEST, message: "Invalid request: expected a JSON-RPC object" }) };

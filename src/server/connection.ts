@@ -219,12 +219,7 @@ export class Connection {
     }
   }
 
-  private async dispatch(
-    request: JsonRpcRequest,
-    signal: AbortSignal,
-    active: () => boolean,
-    notify: (message: OutboundMessage) => void,
-  ): Promise<JsonObject> {
+  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, active: () => boolean, notify: (message: OutboundMessage) => void): Promise<JsonObject> {
     const era: Era = this.options.modernOnly ? "modern" : dialectOf(request.method, request.params);
     if (this.pinnedEra && this.pinnedEra !== era) {
       throw new RpcError(INVALID_REQUEST, `Invalid request: this connection speaks the ${this.pinnedEra} protocol era; the request is ${era}`, {
@@ -267,7 +262,10 @@ export function serialize(response: JsonRpcResponse): string {
 function answerOf(response: JsonRpcResponse): Answer {
   const line = JSON.stringify(response);
   if (Buffer.byteLength(line, "utf8") > MAX_RESPONSE_BYTES) {
-    const tooLarge = failure(response.id, { code: INTERNAL_ERROR, message: `Internal error: response exceeds the maximum size of ${MAX_RESPONSE_BYTES} bytes` });
+    const tooLarge = failure(response.id, {
+      code: INTERNAL_ERROR,
+      message: `Internal error: response exceeds the maximum size of ${MAX_RESPONSE_BYTES} bytes`,
+    });
     return { line: JSON.stringify(tooLarge), errorCode: INTERNAL_ERROR };
   }
   return "error" in response ? { line, errorCode: response.error.code } : { line };

@@ -270,7 +270,9 @@ export class WorkerPool {
       case "ready":
         if (m.engineStackProblem && !this.warnedEngineStack) {
           this.warnedEngineStack = true;
-          this.log(`chematic-mcp: warning: RDKit's C++ stack could not be enlarged and watched (${m.engineStackProblem}); molecules of several hundred atoms in a chain may overflow it unnoticed`);
+          this.log(
+            `chematic-mcp: warning: RDKit's C++ stack could not be enlarged and watched (${m.engineStackProblem}); molecules of several hundred atoms in a chain may overflow it unnoticed`,
+          );
         }
         slot.ready = true;
         slot.heapBytes = m.heapBytes;
@@ -297,7 +299,10 @@ export class WorkerPool {
         if (!m.ok && m.replaceWorker) this.replace(slot, `a WASM trap in ${job.tool}`);
         else if (slot.heapBytes > this.recycleHeapBytes) {
           const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-          this.replace(slot, `its WASM heap grew to ${mib(slot.heapBytes)} MiB in ${job.tool}, past the ${mib(this.recycleHeapBytes)} MiB at which workers are recycled`);
+          this.replace(
+            slot,
+            `its WASM heap grew to ${mib(slot.heapBytes)} MiB in ${job.tool}, past the ${mib(this.recycleHeapBytes)} MiB at which workers are recycled`,
+          );
         } else this.next(slot);
         return;
       }

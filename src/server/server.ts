@@ -257,7 +257,12 @@ export class McpServer {
     const signal = AbortSignal.any([ctx.signal, budget.signal]);
     try {
       return await Promise.race([
-        work({ signal, progress: ctx.progress ?? (() => {}), deadline: Date.now() + budgetMs, runChemTool: (name, args) => this.runChemTool(name, args, signal, budgetMs) }),
+        work({
+          signal,
+          progress: ctx.progress ?? (() => {}),
+          deadline: Date.now() + budgetMs,
+          runChemTool: (name, args) => this.runChemTool(name, args, signal, budgetMs),
+        }),
         new Promise<never>((_, reject) => {
           const onAbort = () =>
             reject(

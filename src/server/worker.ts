@@ -36,7 +36,12 @@ function isWasmFailure(e: unknown): boolean {
  * the engine's C++ state cannot be trusted afterwards.
  */
 function engineFailure(jobId: number, message: string, engineMessage: string): Done {
-  const error = new ToolError("MOLECULE_TOO_LARGE", message, { reason: "engine_stack_exhausted", engine_message: engineMessage }, "Send a smaller molecule or pattern, or split it into fragments.");
+  const error = new ToolError(
+    "MOLECULE_TOO_LARGE",
+    message,
+    { reason: "engine_stack_exhausted", engine_message: engineMessage },
+    "Send a smaller molecule or pattern, or split it into fragments.",
+  );
   return { type: "done", jobId, ok: false, error: error.toPayload(), replaceWorker: true };
 }
 

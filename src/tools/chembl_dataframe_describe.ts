@@ -30,7 +30,14 @@ export interface DataframeDescribeResult {
 }
 
 export function renderDescribe(r: DataframeDescribeResult): string {
-  const lines = ["**ChEMBL canvas**", mdFields([["canvas_id", { code: r.canvas_id }], ["tables", r.tables.length], ["idle_expiry_minutes", r.idle_expiry_minutes]])];
+  const lines = [
+    "**ChEMBL canvas**",
+    mdFields([
+      ["canvas_id", { code: r.canvas_id }],
+      ["tables", r.tables.length],
+      ["idle_expiry_minutes", r.idle_expiry_minutes],
+    ]),
+  ];
   if (r.tables.length === 0) lines.push("- no tables (dropped); stage one with chembl_get_bioactivities and this canvas_id");
   for (const t of r.tables) {
     lines.push(
@@ -46,9 +53,22 @@ export function renderDescribe(r: DataframeDescribeResult): string {
       ]),
     );
     if (t.applied_filters) {
-      lines.push(`- applied_filters: ${Object.entries(t.applied_filters).map(([k, v]) => `${k}: ${v === null ? "null" : mdInline(String(v))}`).join(" · ")}`);
+      lines.push(
+        `- applied_filters: ${Object.entries(t.applied_filters)
+          .map(([k, v]) => `${k}: ${v === null ? "null" : mdInline(String(v))}`)
+          .join(" · ")}`,
+      );
     }
-    if (t.source) lines.push(mdFields([["release", t.source.release], ["release_date", t.source.release_date], ["license", t.source.license], ["license_url", t.source.license_url]]), `- attribution: ${mdInline(t.source.attribution)}`);
+    if (t.source)
+      lines.push(
+        mdFields([
+          ["release", t.source.release],
+          ["release_date", t.source.release_date],
+          ["license", t.source.license],
+          ["license_url", t.source.license_url],
+        ]),
+        `- attribution: ${mdInline(t.source.attribution)}`,
+      );
     lines.push("- columns:");
     for (const c of t.columns) lines.push(`  - ${mdCode(c.name)} ${c.type}: ${mdInline(c.description)}`);
   }
@@ -87,7 +107,10 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
             truncated_by: nstr("row_cap or time_budget when truncated, else null."),
             applied_filters: { type: ["object", "null"], description: "The filters the view was read with (as chembl_get_bioactivities reports them)." },
             source: { ...SOURCE_SCHEMA, type: ["object", "null"] },
-            columns: arr("Its columns, in order.", obj("One column.", { name: str("Column name."), type: str("DuckDB type."), description: str("What it holds.") })),
+            columns: arr(
+              "Its columns, in order.",
+              obj("One column.", { name: str("Column name."), type: str("DuckDB type."), description: str("What it holds.") }),
+            ),
           }),
         ),
         idle_expiry_minutes: int("The canvas closes after this many minutes without a call that uses it."),

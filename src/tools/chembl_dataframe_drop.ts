@@ -18,7 +18,14 @@ export interface DataframeDropResult {
 }
 
 export function renderDrop(r: DataframeDropResult): string {
-  return ["**ChEMBL canvas drop**", mdFields([["canvas_id", { code: r.canvas_id }], ["dropped", r.dropped], ["remaining_tables", r.remaining_tables.join(", ") || "none"]])].join("\n");
+  return [
+    "**ChEMBL canvas drop**",
+    mdFields([
+      ["canvas_id", { code: r.canvas_id }],
+      ["dropped", r.dropped],
+      ["remaining_tables", r.remaining_tables.join(", ") || "none"],
+    ]),
+  ].join("\n");
 }
 
 /**
@@ -39,7 +46,7 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
       type: "object",
       properties: {
         canvas_id: canvasIdProperty(),
-        table: { type: "string", enum: [...Object.values(VIEW_TABLES), ""], description: "The table to drop; omit (or \"\") to close the whole canvas." },
+        table: { type: "string", enum: [...Object.values(VIEW_TABLES), ""], description: 'The table to drop; omit (or "") to close the whole canvas.' },
       },
       required: ["canvas_id"],
       additionalProperties: false,
@@ -48,7 +55,7 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
       type: "object",
       properties: {
         canvas_id: str("The canvas."),
-        dropped: str("The table dropped, or \"canvas\" when the whole canvas was closed."),
+        dropped: str('The table dropped, or "canvas" when the whole canvas was closed.'),
         remaining_tables: arr("Tables left on the canvas (none after closing it).", { type: "string", description: "A table name." }),
       },
       required: ["canvas_id", "dropped", "remaining_tables"],

@@ -80,7 +80,12 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
           description:
             "Exactly one SELECT or WITH statement over the staged tables, e.g. SELECT parent_molecule_chembl_id, max(pchembl_value) AS best FROM bioactivities WHERE standard_type = 'IC50' GROUP BY 1 ORDER BY best DESC LIMIT 20",
         },
-        max_rows: { type: "integer", minimum: 1, maximum: MAX_QUERY_ROWS, description: `Rows to return at most, 1 to ${MAX_QUERY_ROWS} (default ${DEFAULT_QUERY_ROWS}); aggregate or add LIMIT for big tables.` },
+        max_rows: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_QUERY_ROWS,
+          description: `Rows to return at most, 1 to ${MAX_QUERY_ROWS} (default ${DEFAULT_QUERY_ROWS}); aggregate or add LIMIT for big tables.`,
+        },
       },
       required: ["canvas_id", "sql"],
       additionalProperties: false,
@@ -89,11 +94,18 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
       type: "object",
       properties: {
         canvas_id: str("The canvas queried."),
-        columns: arr("The result's columns, in order (duplicate names get a suffix).", obj("One column.", { name: str("Column name."), type: str("DuckDB type, e.g. DOUBLE, VARCHAR, BIGINT.") })),
+        columns: arr(
+          "The result's columns, in order (duplicate names get a suffix).",
+          obj("One column.", { name: str("Column name."), type: str("DuckDB type, e.g. DOUBLE, VARCHAR, BIGINT.") }),
+        ),
         rows: arr("The result rows as objects keyed by column name.", { type: "object", description: "One row." }),
         returned: int("Rows returned."),
         truncated: { type: "boolean", description: "Whether the result had more rows than returned (see truncated_by)." },
-        truncated_by: { type: ["string", "null"], enum: ["row_cap", "byte_cap", null], description: "row_cap (max_rows reached), byte_cap (128 KB of rows reached), or null when complete." },
+        truncated_by: {
+          type: ["string", "null"],
+          enum: ["row_cap", "byte_cap", null],
+          description: "row_cap (max_rows reached), byte_cap (128 KB of rows reached), or null when complete.",
+        },
         max_rows: int("The row cap applied."),
         max_bytes: int("The byte cap applied to the rows' JSON."),
         elapsed_ms: int("Time the query took."),
@@ -110,7 +122,14 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
       const canvas = await canvasFor(manager, args.canvas_id);
       const maxRows = args.max_rows ?? DEFAULT_QUERY_ROWS;
       const result = await canvas.query(args.sql, { maxRows, maxBytes: MAX_QUERY_BYTES, signal: ctx.signal });
-      const attributions = [...new Set(canvas.describe().map((t) => (t.provenance.source as { attribution?: string } | undefined)?.attribution).filter((a): a is string => !!a))];
+      const attributions = [
+        ...new Set(
+          canvas
+            .describe()
+            .map((t) => (t.provenance.source as { attribution?: string } | undefined)?.attribution)
+            .filter((a): a is string => !!a),
+        ),
+      ];
       return {
         canvas_id: canvas.id,
         ...result,

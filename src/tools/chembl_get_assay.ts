@@ -1,6 +1,19 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "../domain/chembl/inputs.js";
 import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, callOptions, markdownContent, nint, nnum, nstr, obj } from "../domain/chembl/schema.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  arr,
+  batchNotice,
+  callOptions,
+  markdownContent,
+  nint,
+  nnum,
+  nstr,
+  obj,
+} from "../domain/chembl/schema.js";
 import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import type { Assay, Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "./types.js";
@@ -110,7 +123,13 @@ const ASSAY_SCHEMA = obj("One assay.", {
   src_id: nint("ChEMBL source ID."),
   variant: obj(
     "The target variant tested, or null (wild type or unrecorded).",
-    { mutation: nstr("Mutation(s), e.g. T790M."), accession: nstr("UniProt accession."), isoform: nint("Isoform."), organism: nstr("Organism."), version: nint("Sequence version.") },
+    {
+      mutation: nstr("Mutation(s), e.g. T790M."),
+      accession: nstr("UniProt accession."),
+      isoform: nint("Isoform."),
+      organism: nstr("Organism."),
+      version: nint("Sequence version."),
+    },
     true,
   ),
   parameters: arr(
@@ -151,7 +170,10 @@ export function createChemblGetAssayTool(service: () => ChemblService = getChemb
       properties: {
         assays: arr("The assays found, in the order their IDs were given.", ASSAY_SCHEMA),
         not_found_ids: arr("IDs looked up that ChEMBL holds no assay for.", { type: "string", description: "An assay ID." }),
-        deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, { type: "string", description: "An assay ID." }),
+        deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, {
+          type: "string",
+          description: "An assay ID.",
+        }),
         notice: nstr("Present when IDs were not found or deferred."),
         source: SOURCE_SCHEMA,
       },

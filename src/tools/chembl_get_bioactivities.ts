@@ -1,7 +1,31 @@
 import { ToolError } from "../domain/errors.js";
-import { chemblIdProperty, cursorProperty, decodeCursor, encodeCursor, optionalChemblId, optionalNumber, optionalText, queryFingerprint, textProperty } from "../domain/chembl/inputs.js";
+import {
+  chemblIdProperty,
+  cursorProperty,
+  decodeCursor,
+  encodeCursor,
+  optionalChemblId,
+  optionalNumber,
+  optionalText,
+  queryFingerprint,
+  textProperty,
+} from "../domain/chembl/inputs.js";
 import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, callOptions, int, markdownContent, nbool, nint, nnum, nstr, obj } from "../domain/chembl/schema.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  arr,
+  callOptions,
+  int,
+  markdownContent,
+  nbool,
+  nint,
+  nnum,
+  nstr,
+  obj,
+} from "../domain/chembl/schema.js";
 import { getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type Canvas, type CanvasManager, type TableMeta } from "../domain/canvas/canvas.js";
@@ -224,7 +248,10 @@ interface Staging {
 
 const NOT_STAGED: Staging = { canvas_id: null, table_name: null, staged_row_count: null, truncated: false, truncated_by: null };
 
-export function createChemblGetBioactivitiesTool(service: () => ChemblService = getChemblService, canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, BioactivitiesResult> {
+export function createChemblGetBioactivitiesTool(
+  service: () => ChemblService = getChemblService,
+  canvases: () => CanvasManager = getCanvasManager,
+): ServiceTool<Args, BioactivitiesResult> {
   return {
     kind: "service",
     name: "chembl_get_bioactivities",
@@ -251,14 +278,26 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
           description: "potency_ranked (default): rows with a pchembl_value, highest first. null_potency: exactly the rows without one, by activity_id.",
         },
         standard_type: textProperty("Measurement type, any case: IC50, Ki, Kd, EC50, Inhibition, ...", 60),
-        pchembl_value_min: { type: "number", minimum: 0, maximum: 15, description: "potency_ranked only: keep rows with pchembl_value at least this (6 = 1 µM, 7 = 100 nM)." },
-        assay_type: { type: "string", enum: ["B", "F", "A", "T", "P", "U", ""], description: "B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified." },
+        pchembl_value_min: {
+          type: "number",
+          minimum: 0,
+          maximum: 15,
+          description: "potency_ranked only: keep rows with pchembl_value at least this (6 = 1 µM, 7 = 100 nM).",
+        },
+        assay_type: {
+          type: "string",
+          enum: ["B", "F", "A", "T", "P", "U", ""],
+          description: "B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified.",
+        },
         organism: textProperty("Target organism, exact name in any case (Homo sapiens).", 120),
         variant: textProperty(
           "wild_type keeps measurements on assays with no recorded variant; a mutation as ChEMBL writes it (T790M, or L858R,T790M for a double mutant) keeps that one; omit for all.",
           200,
         ),
-        include_alternate_forms: { type: "boolean", description: "With molecule_chembl_id: include the measurements of every form of its family (the parent, salts, hydrates), not only that form's." },
+        include_alternate_forms: {
+          type: "boolean",
+          description: "With molecule_chembl_id: include the measurements of every form of its family (the parent, salts, hydrates), not only that form's.",
+        },
         limit: { type: "integer", minimum: 1, maximum: MAX_INLINE_ACTIVITIES, description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 50).` },
         cursor: cursorProperty(),
         canvas_id: {
@@ -291,15 +330,21 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
           organism: nstr("Organism filter."),
           variant: nstr("wild_type, a mutation, or null (all)."),
         }),
-        standard_types: arr("The distinct standard_type values in this page, or in the whole staged table when staged (compare pchembl_value only within one).", {
-          type: "string",
-          description: "A standard type.",
-        }),
+        standard_types: arr(
+          "The distinct standard_type values in this page, or in the whole staged table when staged (compare pchembl_value only within one).",
+          {
+            type: "string",
+            description: "A standard type.",
+          },
+        ),
         notice: nstr("Guidance about this result (mixed types, empty view, duplicates, where the rows were staged), or null."),
         canvas_id: nstr("The canvas the view was staged on (query it with chembl_dataframe_query), or null when nothing was staged."),
         table_name: nstr("The staged table: bioactivities (potency_ranked) or bioactivities_null_potency (null_potency); null when nothing was staged."),
         staged_row_count: nint("Rows in the staged table, or null when nothing was staged."),
-        truncated: { type: "boolean", description: "Whether the staged table holds fewer rows than the view (see truncated_by). Always false when nothing was staged." },
+        truncated: {
+          type: "boolean",
+          description: "Whether the staged table holds fewer rows than the view (see truncated_by). Always false when nothing was staged.",
+        },
         truncated_by: {
           type: ["string", "null"],
           enum: ["row_cap", "time_budget", null],
@@ -335,7 +380,12 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
       const moleculeChemblId = optionalChemblId(args.molecule_chembl_id);
       const targetChemblId = optionalChemblId(args.target_chembl_id);
       if (!moleculeChemblId && !targetChemblId) {
-        throw new ToolError("INVALID_ARGUMENTS", "Give molecule_chembl_id, target_chembl_id, or both", { path: "/molecule_chembl_id" }, "Find IDs with chembl_search_molecules or chembl_search_targets first.");
+        throw new ToolError(
+          "INVALID_ARGUMENTS",
+          "Give molecule_chembl_id, target_chembl_id, or both",
+          { path: "/molecule_chembl_id" },
+          "Find IDs with chembl_search_molecules or chembl_search_targets first.",
+        );
       }
       const view: PotencyView = (optionalText(args.potency_view) as PotencyView | undefined) ?? "potency_ranked";
       const pchemblMin = optionalNumber(args.pchembl_value_min);
@@ -388,9 +438,24 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
         const page = await service().activityPage(query, offset, limit, callOptions(ctx));
         const extra: string[] = [];
         if (canvasId !== undefined) {
-          extra.push(cursor !== undefined ? "A cursor page is served inline: canvas_id was left untouched." : `The canvas is off on this server (${manager.disabledReason}): canvas_id was ignored and the page is inline.`);
+          extra.push(
+            cursor !== undefined
+              ? "A cursor page is served inline: canvas_id was left untouched."
+              : `The canvas is off on this server (${manager.disabledReason}): canvas_id was ignored and the page is inline.`,
+          );
         }
-        return answer({ rows: page.activities, offset, total: page.total_count, limit, fingerprint, filters: filters(page.query.parentMoleculeChemblId), notes, extra, staging: NOT_STAGED, source: page.source });
+        return answer({
+          rows: page.activities,
+          offset,
+          total: page.total_count,
+          limit,
+          fingerprint,
+          filters: filters(page.query.parentMoleculeChemblId),
+          notes,
+          extra,
+          staging: NOT_STAGED,
+          source: page.source,
+        });
       }
 
       const target = canvasId !== undefined ? await manager.get(canvasId) : undefined;
@@ -409,7 +474,18 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
         const fitsInline = walk.truncated_by === null && (walk.total_count !== null ? walk.total_count <= limit : rows.length <= limit);
         const applied = filters(resolved.parentMoleculeChemblId);
         if (fitsInline && !target) {
-          return answer({ rows: rows.slice(0, limit), offset: 0, total: walk.total_count, limit, fingerprint, filters: applied, notes, extra: [], staging: NOT_STAGED, source: walk.source });
+          return answer({
+            rows: rows.slice(0, limit),
+            offset: 0,
+            total: walk.total_count,
+            limit,
+            fingerprint,
+            filters: applied,
+            notes,
+            extra: [],
+            staging: NOT_STAGED,
+            source: walk.source,
+          });
         }
         const table = VIEW_TABLES[view];
         const provenance = {
@@ -433,7 +509,13 @@ export function createChemblGetBioactivitiesTool(service: () => ChemblService = 
       };
       return target ? target.hold(spill) : spill();
 
-      async function stageRows(on: Canvas | undefined, table: string, rows: Activity[], provenance: Record<string, unknown>, c: ServiceContext): Promise<{ canvas: Canvas; table: TableMeta }> {
+      async function stageRows(
+        on: Canvas | undefined,
+        table: string,
+        rows: Activity[],
+        provenance: Record<string, unknown>,
+        c: ServiceContext,
+      ): Promise<{ canvas: Canvas; table: TableMeta }> {
         const cells = activityRows(rows);
         if (on) return { canvas: on, table: await on.stage(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, c.signal) };
         return manager.stageOnNewCanvas(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, c.signal);
@@ -447,8 +529,10 @@ function stagedNotice(s: Staging, total: number | null, manager: CanvasManager):
   let text =
     `Staged ${s.staged_row_count}${of} rows as table ${s.table_name} on canvas ${s.canvas_id}: query it with chembl_dataframe_query (one SQL SELECT; ` +
     `chembl_dataframe_describe lists the columns); activities shows its first rows. The canvas expires after ${Math.round(manager.idleMs / 60_000)} minutes idle.`;
-  if (s.truncated_by === "row_cap") text += ` The table stops at the row cap (CHEMBL_MAX_SPILL_ROWS=${manager.maxSpillRows}): narrow the filters (standard_type, assay_type, organism) for the whole view.`;
-  if (s.truncated_by === "time_budget") text += " The walk ran out of time: the table holds only the view's first rows in its order; narrow the filters or call again.";
+  if (s.truncated_by === "row_cap")
+    text += ` The table stops at the row cap (CHEMBL_MAX_SPILL_ROWS=${manager.maxSpillRows}): narrow the filters (standard_type, assay_type, organism) for the whole view.`;
+  if (s.truncated_by === "time_budget")
+    text += " The walk ran out of time: the table holds only the view's first rows in its order; narrow the filters or call again.";
   return text;
 }
 
@@ -484,7 +568,9 @@ function answer(p: AnswerParts): BioactivitiesResult {
     if (moleculeChemblId && !includeAlternateForms) notices.push("A salt or parent form may hold the data: retry with include_alternate_forms.");
   }
   if (view === "potency_ranked" && standardTypes.length > 1) {
-    notices.push(`This ${staged ? "table" : "page"} mixes standard types (${standardTypes.join(", ")}): compare pchembl_value only within one; filter standard_type.`);
+    notices.push(
+      `This ${staged ? "table" : "page"} mixes standard types (${standardTypes.join(", ")}): compare pchembl_value only within one; filter standard_type.`,
+    );
   }
   if (p.rows.some((a) => a.potential_duplicate === true)) notices.push("Some rows are flagged potential_duplicate (likely repeats of another measurement).");
   notices.push(...p.extra);

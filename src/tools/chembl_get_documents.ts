@@ -1,6 +1,18 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "../domain/chembl/inputs.js";
 import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, callOptions, markdownContent, nint, nstr, obj } from "../domain/chembl/schema.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  arr,
+  batchNotice,
+  callOptions,
+  markdownContent,
+  nint,
+  nstr,
+  obj,
+} from "../domain/chembl/schema.js";
 import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
 import type { ChemblDocument, Source } from "../domain/chembl/types.js";
@@ -102,7 +114,10 @@ export function createChemblGetDocumentsTool(service: () => ChemblService = getC
       properties: {
         documents: arr("The documents found, in the order their IDs were given.", DOCUMENT_SCHEMA),
         not_found_ids: arr("IDs looked up that ChEMBL holds no document for.", { type: "string", description: "A document ID." }),
-        deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, { type: "string", description: "A document ID." }),
+        deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, {
+          type: "string",
+          description: "A document ID.",
+        }),
         notice: nstr("Present when IDs were not found or deferred."),
         source: SOURCE_SCHEMA,
       },

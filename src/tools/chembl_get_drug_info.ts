@@ -253,7 +253,9 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         parent_chembl_id: { type: "string", description: "The family parent the sections were read across." },
         max_phase: nnum("The queried form's own max phase (4 approved, kept after a withdrawal)."),
         first_approval: nint("The queried form's own first approval year."),
-        withdrawn: nbool("True when any form is flagged withdrawn or ChEMBL holds a Withdrawn warning; false only when everything was read and none says so; else null."),
+        withdrawn: nbool(
+          "True when any form is flagged withdrawn or ChEMBL holds a Withdrawn warning; false only when everything was read and none says so; else null.",
+        ),
         black_box_warning: nbool("The same rule for black-box warnings."),
         family: arr("The parent and its forms, each with its own phase and flags.", FAMILY_FORM_SCHEMA),
         family_status: SECTION_STATUS_SCHEMA("the family"),
@@ -305,9 +307,11 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
           ["warnings", info.warnings],
         ] as const
       ).filter(([, s]) => s.status === "failed");
-      if (failed.length > 0) notices.push(`Could not read ${failed.map(([n, s]) => `${n} (${s.error_code})`).join(", ")}: those sections are missing, not empty; retry later.`);
+      if (failed.length > 0)
+        notices.push(`Could not read ${failed.map(([n, s]) => `${n} (${s.error_code})`).join(", ")}: those sections are missing, not empty; retry later.`);
       if (info.withdrawn === true && info.molecule.max_phase === 4) notices.push("Withdrawn: max_phase 4 records a past approval, not current marketing.");
-      if (info.parent_chembl_id !== id) notices.push(`${id} is a form of ${info.parent_chembl_id}; mechanisms, indications and warnings were read across that family.`);
+      if (info.parent_chembl_id !== id)
+        notices.push(`${id} is a form of ${info.parent_chembl_id}; mechanisms, indications and warnings were read across that family.`);
       return {
         molecule_chembl_id: info.molecule.molecule_chembl_id ?? id,
         pref_name: info.molecule.pref_name,

@@ -140,7 +140,12 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
           description:
             "name (default with query), exact (the same compound, whatever SMILES form; default with smiles), similarity (Tanimoto, see similarity_threshold) or substructure.",
         },
-        similarity_threshold: { type: "integer", minimum: 40, maximum: 100, description: "Similarity search: minimum similarity in percent, 40 to 100 (default 70)." },
+        similarity_threshold: {
+          type: "integer",
+          minimum: 40,
+          maximum: 100,
+          description: "Similarity search: minimum similarity in percent, 40 to 100 (default 70).",
+        },
         max_phase_min: {
           type: "number",
           minimum: 0,
@@ -160,17 +165,40 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         smiles: nstr("The structure query (structure searches), or null."),
         similarity_threshold: { type: ["integer", "null"], description: "The similarity threshold (similarity search), or null." },
         max_phase_min: nnum("The max_phase filter, or null."),
-        structure_check: { type: ["string", "null"], enum: ["rdkit", "smiles_grammar", null], description: "How the SMILES was checked locally before the search: rdkit, or the SMILES grammar when the chemistry pool was not reachable; null for name searches." },
+        structure_check: {
+          type: ["string", "null"],
+          enum: ["rdkit", "smiles_grammar", null],
+          description:
+            "How the SMILES was checked locally before the search: rdkit, or the SMILES grammar when the chemistry pool was not reachable; null for name searches.",
+        },
         molecules: arr("The molecules of this page, in ChEMBL's order (relevance or similarity).", MOLECULE_ROW_SCHEMA),
         returned: int("Molecules in this page."),
         offset: int("Position of this page's first molecule in the whole result."),
         total_count: { type: ["integer", "null"], minimum: 0, description: "Molecules matching, as ChEMBL counts them (a lower bound when totalCountCapped)." },
-        totalCountCapped: { type: "boolean", description: "True when total_count sits at ChEMBL's search ceiling: the true number may be larger; refine the query." },
+        totalCountCapped: {
+          type: "boolean",
+          description: "True when total_count sits at ChEMBL's search ceiling: the true number may be larger; refine the query.",
+        },
         nextCursor: nstr("Pass as cursor to get the next page; null on the last page."),
         notice: nstr("Guidance about this result (no match, ceilings), or null."),
         source: SOURCE_SCHEMA,
       },
-      required: ["search_type", "query", "smiles", "similarity_threshold", "max_phase_min", "structure_check", "molecules", "returned", "offset", "total_count", "totalCountCapped", "nextCursor", "notice", "source"],
+      required: [
+        "search_type",
+        "query",
+        "smiles",
+        "similarity_threshold",
+        "max_phase_min",
+        "structure_check",
+        "molecules",
+        "returned",
+        "offset",
+        "total_count",
+        "totalCountCapped",
+        "nextCursor",
+        "notice",
+        "source",
+      ],
       additionalProperties: false,
     },
     errors: ["INVALID_STRUCTURE", ...CHEMBL_ERRORS],
@@ -184,19 +212,36 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
       const type: MoleculeSearchType = requested ?? (query === undefined && smiles !== undefined ? "exact" : "name");
       if (type === "name") {
         if (query === undefined) {
-          throw new ToolError("INVALID_ARGUMENTS", "A name search needs `query` (a name, ChEMBL ID or InChIKey)", { path: "/query" }, "Pass query, or pass smiles with search_type exact, similarity or substructure.");
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            "A name search needs `query` (a name, ChEMBL ID or InChIKey)",
+            { path: "/query" },
+            "Pass query, or pass smiles with search_type exact, similarity or substructure.",
+          );
         }
       } else {
         smiles ??= query; // a structure search with the SMILES put in `query`
         if (smiles === undefined) {
-          throw new ToolError("INVALID_ARGUMENTS", `A ${type} search needs \`smiles\``, { path: "/smiles" }, "Pass the structure as smiles, or use search_type name with a query.");
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            `A ${type} search needs \`smiles\``,
+            { path: "/smiles" },
+            "Pass the structure as smiles, or use search_type name with a query.",
+          );
         }
       }
       const maxPhaseMin = optionalNumber(args.max_phase_min);
       const threshold = type === "similarity" ? (optionalNumber(args.similarity_threshold) ?? 70) : undefined;
       const limit = args.limit ?? 25;
       const nameQuery = type === "name" ? query! : undefined;
-      const by = nameQuery === undefined ? undefined : CHEMBL_ID.test(nameQuery.toUpperCase()) ? "chembl_id" : INCHI_KEY.test(nameQuery.toUpperCase()) ? "inchi_key" : "text";
+      const by =
+        nameQuery === undefined
+          ? undefined
+          : CHEMBL_ID.test(nameQuery.toUpperCase())
+            ? "chembl_id"
+            : INCHI_KEY.test(nameQuery.toUpperCase())
+              ? "inchi_key"
+              : "text";
       const normalisedQuery = by === "chembl_id" || by === "inchi_key" ? nameQuery!.toUpperCase() : nameQuery;
       if (type === "name") smiles = undefined;
       const fingerprint = queryFingerprint(["molecules", type, normalisedQuery, smiles ?? null, threshold ?? null, maxPhaseMin ?? null]);
@@ -215,10 +260,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         structureCheck = await checkStructure(smiles!, ctx.runChemTool);
       }
 
-      const result = await service().searchMolecules(
-        { type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset },
-        callOptions(ctx),
-      );
+      const result = await service().searchMolecules({ type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset }, callOptions(ctx));
       const ceiling = type === "name" && by === "text" ? NAME_SEARCH_CEILING : type === "substructure" ? SUBSTRUCTURE_CEILING : null;
       const returned = result.molecules.length;
       const end = offset + returned;

@@ -1,7 +1,27 @@
 import { ToolError } from "../domain/errors.js";
-import { chemblIdProperty, cursorProperty, decodeCursor, encodeCursor, optionalChemblId, optionalText, queryFingerprint, textProperty } from "../domain/chembl/inputs.js";
+import {
+  chemblIdProperty,
+  cursorProperty,
+  decodeCursor,
+  encodeCursor,
+  optionalChemblId,
+  optionalText,
+  queryFingerprint,
+  textProperty,
+} from "../domain/chembl/inputs.js";
 import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, TARGET_ROW_SCHEMA, arr, callOptions, int, markdownContent, nstr } from "../domain/chembl/schema.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  TARGET_ROW_SCHEMA,
+  arr,
+  callOptions,
+  int,
+  markdownContent,
+  nstr,
+} from "../domain/chembl/schema.js";
 import { getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
 import type { Source, TargetRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "./types.js";
@@ -141,19 +161,33 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         query = undefined;
       }
       if (!query && !geneSymbol && !accession && !targetChemblId) {
-        throw new ToolError("INVALID_ARGUMENTS", "Give query, gene_symbol, accession or target_chembl_id", { path: "/query" }, "Pass a target name, a gene symbol or a UniProt accession.");
+        throw new ToolError(
+          "INVALID_ARGUMENTS",
+          "Give query, gene_symbol, accession or target_chembl_id",
+          { path: "/query" },
+          "Pass a target name, a gene symbol or a UniProt accession.",
+        );
       }
       const organism = optionalText(args.organism);
       const targetType = optionalText(args.target_type)?.toUpperCase();
       const limit = args.limit ?? 25;
-      const fingerprint = queryFingerprint(["targets", query ?? null, geneSymbol ?? null, accession ?? null, targetChemblId ?? null, organism ?? null, targetType ?? null]);
+      const fingerprint = queryFingerprint([
+        "targets",
+        query ?? null,
+        geneSymbol ?? null,
+        accession ?? null,
+        targetChemblId ?? null,
+        organism ?? null,
+        targetType ?? null,
+      ]);
       const offset = decodeCursor(optionalText(args.cursor), fingerprint);
       const result = await service().searchTargets({ query, geneSymbol, accession, targetChemblId, organism, targetType, limit, offset }, callOptions(ctx));
       const returned = result.targets.length;
       const end = offset + returned;
       const more = result.total_count !== null ? end < result.total_count : returned === limit;
       const notices: string[] = [];
-      if (returned === 0 && offset === 0) notices.push("No target matched. Try a shorter name fragment, the gene symbol, the UniProt accession, or drop organism/target_type.");
+      if (returned === 0 && offset === 0)
+        notices.push("No target matched. Try a shorter name fragment, the gene symbol, the UniProt accession, or drop organism/target_type.");
       if (result.matched_by === "gene_symbol" && query) notices.push(`No target name contains "${query}", so it was matched as a gene symbol.`);
       if (result.targets.some((t) => t.target_type === "SINGLE PROTEIN") && result.targets.some((t) => t.target_type !== "SINGLE PROTEIN")) {
         notices.push("The protein appears in several targets: pick the SINGLE PROTEIN one for its own measurements; complexes and families hold others.");

@@ -82,7 +82,8 @@ export const ecfp4Tool: ChemTool<Args> = {
       fingerprint: {
         type: "string",
         pattern: "^[0-9a-f]*$",
-        description: "Lowercase hex, n_bits/4 characters: bit i is in byte i>>3 (hex digits 2*(i>>3) and 2*(i>>3)+1), at position i&7 with the lowest bit first.",
+        description:
+          "Lowercase hex, n_bits/4 characters: bit i is in byte i>>3 (hex digits 2*(i>>3) and 2*(i>>3)+1), at position i&7 with the lowest bit first.",
       },
       popcount: { type: "integer", minimum: 0, description: "Number of set bits." },
       on_bits: { type: "array", items: { type: "integer", minimum: 0 }, description: "Indices of the set bits, ascending." },

@@ -82,7 +82,11 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
   outputSchema: {
     type: "object",
     properties: {
-      mcs: { type: ["string", "null"], description: "Canonical SMILES of the common substructure as it occurs in the first molecule (cut bonds become hydrogens; no stereo); null when nothing is in common." },
+      mcs: {
+        type: ["string", "null"],
+        description:
+          "Canonical SMILES of the common substructure as it occurs in the first molecule (cut bonds become hydrogens; no stereo); null when nothing is in common.",
+      },
       mcs_smarts: { type: "string", description: "RDKit's SMARTS of the MCS (empty when nothing is in common); it matches every input molecule." },
       atom_count: { type: "integer", minimum: 0, description: "Atoms in the MCS." },
       bond_count: { type: "integer", minimum: 0, description: "Bonds in the MCS." },
@@ -121,7 +125,10 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
     try {
       const r = findMcs(rdkit, mols, options);
       const notes: string[] = [];
-      if (r.timedOut) notes.push(`The search stopped at its ${options.timeoutS} s timeout: this is the largest common substructure found so far, not necessarily the maximum.`);
+      if (r.timedOut)
+        notes.push(
+          `The search stopped at its ${options.timeoutS} s timeout: this is the largest common substructure found so far, not necessarily the maximum.`,
+        );
       if (r.smiles === null && r.atomCount > 0) notes.push(`No SMILES: ${r.smilesNote ?? "the substructure could not be written as SMILES"}.`);
       return {
         mcs: r.smiles,

@@ -106,7 +106,8 @@ function tooLarge(heavy: number): ToolError {
 
 const stereoList = {
   type: "array",
-  description: "Stereo elements the input left unspecified that the 3D structure fixed: input atom indices (one atom, or the two atoms of a double bond) and the CIP label.",
+  description:
+    "Stereo elements the input left unspecified that the 3D structure fixed: input atom indices (one atom, or the two atoms of a double bond) and the CIP label.",
   items: {
     type: "object",
     properties: {
@@ -144,8 +145,18 @@ export const generate3dTool: ChemTool<Args> = {
         default: 1,
         description: `How many distinct conformers to return, 1-${GENERATE_3D_MAX_CONFORMERS} (default 1); fewer come back when the molecule has fewer or time runs short.`,
       },
-      seed: { type: "integer", minimum: 1, maximum: 2_147_483_647, default: DEFAULT_SEED, description: `Random seed of the conformer generator (default ${DEFAULT_SEED}).` },
-      add_hydrogens: { type: "boolean", default: true, description: "Include hydrogen atoms in xyz and molblock (default true; they are always used for the force field)." },
+      seed: {
+        type: "integer",
+        minimum: 1,
+        maximum: 2_147_483_647,
+        default: DEFAULT_SEED,
+        description: `Random seed of the conformer generator (default ${DEFAULT_SEED}).`,
+      },
+      add_hydrogens: {
+        type: "boolean",
+        default: true,
+        description: "Include hydrogen atoms in xyz and molblock (default true; they are always used for the force field).",
+      },
     },
     required: ["smiles"],
     additionalProperties: false,
@@ -172,7 +183,10 @@ export const generate3dTool: ChemTool<Args> = {
             energy_kcal_mol: energy("MMFF94s+ energy, kcal/mol."),
             relative_energy_kcal_mol: energy("Energy above the lowest conformer, kcal/mol."),
             converged: { type: ["boolean", "null"], description: "Whether the minimisation converged (null without a force field)." },
-            rmsd_to_first: { type: "number", description: "Heavy-atom RMSD to the first conformer after superposition (symmetry-equivalent atoms considered), Å." },
+            rmsd_to_first: {
+              type: "number",
+              description: "Heavy-atom RMSD to the first conformer after superposition (symmetry-equivalent atoms considered), Å.",
+            },
             xyz: { type: "string", description: "XYZ text of this conformer." },
           },
           required: ["energy_kcal_mol", "relative_energy_kcal_mol", "converged", "rmsd_to_first", "xyz"],
@@ -180,11 +194,31 @@ export const generate3dTool: ChemTool<Args> = {
         },
       },
       assigned_stereo: stereoList,
-      warnings: { type: "array", items: { type: "string" }, description: "Anything the caller should know (fewer conformers, no force field, unconverged minimisation, assigned stereo)." },
+      warnings: {
+        type: "array",
+        items: { type: "string" },
+        description: "Anything the caller should know (fewer conformers, no force field, unconverged minimisation, assigned stereo).",
+      },
       method: { type: "string", description: "How the coordinates were made." },
       citations: { type: "array", items: { type: "string" }, description: "References for the method." },
     },
-    required: ["smiles", "smiles_3d", "xyz", "atom_count", "molblock", "energy_kcal_mol", "force_field", "hydrogens", "seed", "conformers_requested", "conformers", "assigned_stereo", "warnings", "method", "citations"],
+    required: [
+      "smiles",
+      "smiles_3d",
+      "xyz",
+      "atom_count",
+      "molblock",
+      "energy_kcal_mol",
+      "force_field",
+      "hydrogens",
+      "seed",
+      "conformers_requested",
+      "conformers",
+      "assigned_stereo",
+      "warnings",
+      "method",
+      "citations",
+    ],
     additionalProperties: false,
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "DISCONNECTED_MOLECULE", "EMBEDDING_FAILED"],
@@ -207,10 +241,15 @@ export const generate3dTool: ChemTool<Args> = {
       if (heavy > GENERATE_3D_MAX_HEAVY_ATOMS) throw tooLarge(heavy);
       const canonical = mol.get_smiles();
       if (canonical.includes(".")) {
-        throw new ToolError("DISCONNECTED_MOLECULE", "generate_3d builds one connected molecule; the SMILES has several parts", {
-          argument: "smiles",
-          fragments: canonical.split(".").length,
-        }, "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.");
+        throw new ToolError(
+          "DISCONNECTED_MOLECULE",
+          "generate_3d builds one connected molecule; the SMILES has several parts",
+          {
+            argument: "smiles",
+            fragments: canonical.split(".").length,
+          },
+          "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.",
+        );
       }
       const symmetry = automorphisms(mol);
       progress(0, numConformers, "building conformers");
@@ -231,15 +270,25 @@ export const generate3dTool: ChemTool<Args> = {
       if (checked.length === 0) throw embeddingFailed("the 3D structure did not keep the input's constitution or stereochemistry", { smiles: canonical });
       const best = checked[0]!;
       const warnings: string[] = [];
-      if (checked.length < set.conformers.length) warnings.push(`${set.conformers.length - checked.length} conformer(s) dropped: the 3D structure did not keep the input's stereochemistry`);
+      if (checked.length < set.conformers.length)
+        warnings.push(`${set.conformers.length - checked.length} conformer(s) dropped: the 3D structure did not keep the input's stereochemistry`);
       if (checked.length < numConformers) {
         const why =
-          set.stopReason === "time_budget" ? "the time budget ran out" : set.stopReason === "exhausted" ? "the generator found no further torsion sets" : `only distinct ones are kept (heavy-atom RMSD >= ${DUPLICATE_RMSD} Å)`;
+          set.stopReason === "time_budget"
+            ? "the time budget ran out"
+            : set.stopReason === "exhausted"
+              ? "the generator found no further torsion sets"
+              : `only distinct ones are kept (heavy-atom RMSD >= ${DUPLICATE_RMSD} Å)`;
         warnings.push(`${checked.length} of ${numConformers} conformers returned: ${why}`);
       }
-      if (set.forceField === null) warnings.push(`No MMFF94s+ parameters for this molecule (${set.forceFieldError ?? "unknown atom type"}): coordinates come from the conformer generator without minimisation, energies are null`);
-      if (checked.some((c) => c.conformer.converged === false)) warnings.push("A minimisation stopped before convergence (time budget or iteration limit); its geometry is close to, not at, a minimum");
-      if (!reproducibleSeeds()) warnings.push("OpenChemLib's fragment cache could not be switched off: the same seed may give slightly different coordinates in another call");
+      if (set.forceField === null)
+        warnings.push(
+          `No MMFF94s+ parameters for this molecule (${set.forceFieldError ?? "unknown atom type"}): coordinates come from the conformer generator without minimisation, energies are null`,
+        );
+      if (checked.some((c) => c.conformer.converged === false))
+        warnings.push("A minimisation stopped before convergence (time budget or iteration limit); its geometry is close to, not at, a minimum");
+      if (!reproducibleSeeds())
+        warnings.push("OpenChemLib's fragment cache could not be switched off: the same seed may give slightly different coordinates in another call");
       if (best.check.assigned.length > 0) warnings.push("The input leaves stereo unspecified; the 3D structure fixes one configuration (assigned_stereo)");
       const e0 = best.conformer.energy;
       const comment = args.smiles.trim();

@@ -21,7 +21,7 @@ function moljsonArgument(description: string): JsonSchema {
         type: "object",
         description: "MolJSON as an object (the `moljson` value smiles_to_moljson returns, possibly edited).",
         properties: {
-          format: { description: "Optional; \"chematic-moljson\" when present." },
+          format: { description: 'Optional; "chematic-moljson" when present.' },
           version: { description: "Optional; 1 when present." },
           atoms: {
             type: "array",

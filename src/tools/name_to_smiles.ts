@@ -29,7 +29,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
       "Look a chemical name up in PubChem (PUG REST) and return its SMILES: common, trade, IUPAC or systematic names, synonyms and " +
       "CAS numbers all work (e.g. aspirin, acetaminophen, 50-78-2). Use it when you have a name but need a structure for the other " +
       "tools. The name is sent to PubChem over the network (10 s timeout). Returns name, smiles (PubChem's isomeric SMILES as PubChem " +
-      "writes it; run canonical_smiles for RDKit's canonical form), source \"PubChem\" and cid (PubChem Compound ID), plus other_cids " +
+      'writes it; run canonical_smiles for RDKit\'s canonical form), source "PubChem" and cid (PubChem Compound ID), plus other_cids ' +
       "when the name matches several compounds. Failures give PUBCHEM_LOOKUP_FAILED with details.reason not_found (check spelling or " +
       "try a synonym), unavailable or timeout (retry later); OFFLINE when the server runs with CHEMATIC_OFFLINE.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false },
@@ -40,7 +40,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
           type: "string",
           minLength: 1,
           maxLength: NAME_MAX_LENGTH,
-          description: "The chemical name, synonym or CAS number to look up, e.g. \"aspirin\" (1 to 500 characters).",
+          description: 'The chemical name, synonym or CAS number to look up, e.g. "aspirin" (1 to 500 characters).',
         },
       },
       required: ["name"],
@@ -51,7 +51,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
       properties: {
         name: { type: "string", description: "The name looked up (surrounding whitespace removed)." },
         smiles: { type: "string", description: "PubChem's isomeric SMILES for the best match (not RDKit-canonical)." },
-        source: { type: "string", const: "PubChem", description: "Always \"PubChem\"." },
+        source: { type: "string", const: "PubChem", description: 'Always "PubChem".' },
         cid: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }], description: "PubChem Compound ID of the match, or null if PubChem gave none." },
         other_cids: {
           type: "array",
@@ -71,7 +71,8 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
       const trimmed = name.trim();
       if (trimmed.length === 0) throw new ToolError("INVALID_ARGUMENTS", "The name is empty (only whitespace)", { path: "/name" });
       // eslint-disable-next-line no-control-regex
-      if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new ToolError("INVALID_ARGUMENTS", "The name contains control characters (line breaks, tabs...)", { path: "/name" });
+      if (/[\u0000-\u001f\u007f]/.test(trimmed))
+        throw new ToolError("INVALID_ARGUMENTS", "The name contains control characters (line breaks, tabs...)", { path: "/name" });
       const remaining = Math.max(1, deadline - Date.now() - BUDGET_MARGIN_MS);
       const match = await lookupName(trimmed, {
         env,

@@ -3,7 +3,10 @@ import { withMol } from "../domain/chem/rdkit.js";
 import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
 
 /** The shared shape of pains_check and brenk_check: one alert set screened the way RDKit's FilterCatalog does. */
-export function alertCheckTool(set: AlertSetName, meta: { name: string; title: string; description: string; familyDescription: string }): ChemTool<{ smiles: string }> {
+export function alertCheckTool(
+  set: AlertSetName,
+  meta: { name: string; title: string; description: string; familyDescription: string },
+): ChemTool<{ smiles: string }> {
   const info = ALERT_SETS[set];
   return {
     kind: "chem",

@@ -27,7 +27,7 @@ export const representationRouterTool: ChemTool<Args> = {
     `${TABLE}. ` +
     "Returns task, format, representation (always a string; MolJSON serialised) and the reason. " +
     "With `formats` it also returns any of canonical_smiles, inchi, inchikey (standard InChI/InChIKey), moljson (object), " +
-    "cml (Chemical Markup Language; 2D coordinates with coordinates: true) and molblock (MDL V2000, V3000 over 999 atoms), or \"all\" of them, under " +
+    'cml (Chemical Markup Language; 2D coordinates with coordinates: true) and molblock (MDL V2000, V3000 over 999 atoms), or "all" of them, under ' +
     `representations. Limits: InChI up to ${INCHI_MAX_ATOMS} atoms, 2D coordinates (molblock, CML x2/y2) up to ${COORDS_MAX_ATOMS}, ` +
     `MolJSON/CML up to ${MOLJSON_OUTPUT_MAX_ATOMS}; beyond them the value is null and notes say why (identification then falls back to canonical SMILES).`,
   annotations: READ_ONLY_LOCAL,
@@ -46,7 +46,7 @@ export const representationRouterTool: ChemTool<Args> = {
         maxItems: FORMATS.length + 1,
         uniqueItems: true,
         items: { type: "string", enum: [...FORMATS, "all"] },
-        description: "Also return these representations under `representations` (\"all\" = every one).",
+        description: 'Also return these representations under `representations` ("all" = every one).',
       },
       coordinates: {
         type: "boolean",

@@ -88,15 +88,27 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
         items: {
           type: "object",
           properties: {
-            fragments: pair(str("Fragment SMILES with its labelled dummy atom."), "The two fragments, canonical SMILES in RDKit's order for the broken molecule."),
-            fragment_sa_scores: pair(sa("SA score (3 dp)."), "SA score of each fragment (dummy atoms included, as sascorer scores such a fragment), same order."),
+            fragments: pair(
+              str("Fragment SMILES with its labelled dummy atom."),
+              "The two fragments, canonical SMILES in RDKit's order for the broken molecule.",
+            ),
+            fragment_sa_scores: pair(
+              sa("SA score (3 dp)."),
+              "SA score of each fragment (dummy atoms included, as sascorer scores such a fragment), same order.",
+            ),
             max_fragment_sa: sa("The larger of the two fragment SA scores (3 dp): the ranking key."),
             bond: {
               type: "object",
               description: "The bond cut.",
               properties: {
-                atoms: pair({ type: "integer", minimum: 0, description: "Atom index in the input SMILES order (0-based)." }, "The two atoms, in the order of the BRICS rule that matched."),
-                labels: pair({ type: "integer", minimum: 1, maximum: 16, description: "BRICS link label (the dummy's isotope)." }, "Dummy label of each atom's side."),
+                atoms: pair(
+                  { type: "integer", minimum: 0, description: "Atom index in the input SMILES order (0-based)." },
+                  "The two atoms, in the order of the BRICS rule that matched.",
+                ),
+                labels: pair(
+                  { type: "integer", minimum: 1, maximum: 16, description: "BRICS link label (the dummy's isotope)." },
+                  "Dummy label of each atom's side.",
+                ),
                 environments: pair(str("Environment name, e.g. L1 or L7a.", 8), "BRICS environment of each atom."),
                 order: { type: "string", enum: ["single", "double"], description: "Bond order (double only for the L7 C=C rule)." },
               },
@@ -153,10 +165,15 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
     try {
       const target = mol.get_smiles();
       if (target.includes(".")) {
-        throw new ToolError("DISCONNECTED_MOLECULE", "retrosynthesis works on one connected molecule; the SMILES has several parts", {
-          argument: "smiles",
-          fragments: target.split(".").length,
-        }, "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.");
+        throw new ToolError(
+          "DISCONNECTED_MOLECULE",
+          "retrosynthesis works on one connected molecule; the SMILES has several parts",
+          {
+            argument: "smiles",
+            fragments: target.split(".").length,
+          },
+          "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.",
+        );
       }
       const scores = new SaScores(rdkit);
       const bonds = findBricsBonds(rdkit, mol);
@@ -220,7 +237,12 @@ function singleCuts(
   const out: Disconnection[] = [];
   bonds.forEach((bond, i) => {
     if (performance.now() > deadline) {
-      throw new ToolError("TIMEOUT", "The BRICS disconnections did not finish within the time budget", { bonds_done: i, total_brics_bonds: bonds.length }, "Send a smaller molecule.");
+      throw new ToolError(
+        "TIMEOUT",
+        "The BRICS disconnections did not finish within the time budget",
+        { bonds_done: i, total_brics_bonds: bonds.length },
+        "Send a smaller molecule.",
+      );
     }
     const parts = cutSmiles(rdkit, cutter, bond).split(".");
     if (parts.length !== 2) throw new Error(`A BRICS cut gave ${parts.length} parts`);

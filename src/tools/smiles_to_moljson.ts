@@ -47,7 +47,8 @@ export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
         const canonical = mol.get_smiles();
         const out: Record<string, unknown> = { moljson, canonical_smiles: canonical, atom_count: moljson.atoms.length, bond_count: moljson.bonds.length };
         const notes: string[] = [];
-        if (/@(SP|TB|OH|AL)/.test(canonical)) notes.push("Non-tetrahedral stereo (@SP, @TB, @OH, @AL) is not part of MolJSON v1; moljson_to_smiles will not restore it.");
+        if (/@(SP|TB|OH|AL)/.test(canonical))
+          notes.push("Non-tetrahedral stereo (@SP, @TB, @OH, @AL) is not part of MolJSON v1; moljson_to_smiles will not restore it.");
         if (/:\d+\]/.test(canonical)) notes.push("Atom-map numbers are not part of MolJSON v1; moljson_to_smiles will not restore them.");
         if (notes.length > 0) out.notes = notes;
         return out;

@@ -46,7 +46,8 @@ interface InvalidEntry {
   message: string;
 }
 
-const METHOD = "Tanimoto coefficient |A and B| / |A or B| of RDKit Morgan bit vectors (ECFP4 at radius 2, 2048 bits), as RDKit's DataStructs.TanimotoSimilarity";
+const METHOD =
+  "Tanimoto coefficient |A and B| / |A or B| of RDKit Morgan bit vectors (ECFP4 at radius 2, 2048 bits), as RDKit's DataStructs.TanimotoSimilarity";
 
 function present(args: Args, key: keyof Args): boolean {
   return args[key] !== undefined;
@@ -71,7 +72,8 @@ function formOf(args: Args): "pair" | "bulk" {
   }
   if (bulkKeys.length > 0) {
     for (const k of ["smiles", "smiles_list"] as const) {
-      if (!present(args, k)) throw new ToolError("INVALID_ARGUMENTS", `The bulk form needs both smiles (the query) and smiles_list: ${k} is missing`, { path: `/${k}` });
+      if (!present(args, k))
+        throw new ToolError("INVALID_ARGUMENTS", `The bulk form needs both smiles (the query) and smiles_list: ${k} is missing`, { path: `/${k}` });
     }
     return "bulk";
   }
@@ -125,11 +127,15 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
     try {
       const estimate = estimateSmilesAtoms(smiles);
       if (estimate > MAX_LIST_ENTRY_ATOMS) {
-        throw new ToolError("MOLECULE_TOO_LARGE", `List entry of up to ${estimate} atoms; list entries may have at most ${MAX_LIST_ENTRY_ATOMS} (compare it with the pair form)`, {
-          argument: `smiles_list[${i}]`,
-          atom_count_estimate: estimate,
-          max_atoms: MAX_LIST_ENTRY_ATOMS,
-        });
+        throw new ToolError(
+          "MOLECULE_TOO_LARGE",
+          `List entry of up to ${estimate} atoms; list entries may have at most ${MAX_LIST_ENTRY_ATOMS} (compare it with the pair form)`,
+          {
+            argument: `smiles_list[${i}]`,
+            atom_count_estimate: estimate,
+            max_atoms: MAX_LIST_ENTRY_ATOMS,
+          },
+        );
       }
       const mol = parseSmiles(rdkit, smiles, { argName: `smiles_list[${i}]` });
       try {

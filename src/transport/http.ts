@@ -117,7 +117,12 @@ export function statusFor(era: Era, errorCode: number | undefined): number {
   // and its client then raises the typed McpError); 2026-07-28 maps the codes to statuses.
   if (era === "legacy") return 200;
   if (errorCode === METHOD_NOT_FOUND) return 404;
-  if (errorCode === INVALID_PARAMS || errorCode === HEADER_MISMATCH || errorCode === MISSING_REQUIRED_CLIENT_CAPABILITY || errorCode === UNSUPPORTED_PROTOCOL_VERSION) {
+  if (
+    errorCode === INVALID_PARAMS ||
+    errorCode === HEADER_MISMATCH ||
+    errorCode === MISSING_REQUIRED_CLIENT_CAPABILITY ||
+    errorCode === UNSUPPORTED_PROTOCOL_VERSION
+  ) {
     return 400;
   }
   return 500;
@@ -248,7 +253,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
   function precheck(req: IncomingMessage): Rejection | undefined {
     const requestLine = (req.method?.length ?? 0) + (req.url?.length ?? 0) + 10;
     if (requestLine > MAX_REQUEST_LINE_BYTES) return { status: 431, message: `The request line exceeds ${MAX_REQUEST_LINE_BYTES} bytes`, close: true };
-    if (req.rawHeaders.length / 2 > MAX_HEADER_FIELDS) return { status: 431, message: `The request has more than ${MAX_HEADER_FIELDS} header fields`, close: true };
+    if (req.rawHeaders.length / 2 > MAX_HEADER_FIELDS)
+      return { status: 431, message: `The request has more than ${MAX_HEADER_FIELDS} header fields`, close: true };
     if (headerBytes(req) > MAX_HEADER_BYTES) return { status: 431, message: `The request headers exceed ${MAX_HEADER_BYTES} bytes`, close: true };
 
     const hosts = req.headersDistinct.host;
@@ -348,7 +354,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     const early = precheck(req);
     if (early) return reject(req, res, early);
     if (inFlight >= maxConcurrency) {
-      return reject(req, res, { status: 503, message: `Server busy: ${maxConcurrency} requests are in flight; retry in a second`, headers: { "Retry-After": "1" } });
+      return reject(req, res, {
+        status: 503,
+        message: `Server busy: ${maxConcurrency} requests are in flight; retry in a second`,
+        headers: { "Retry-After": "1" },
+      });
     }
     inFlight++;
     let released = false;
@@ -364,7 +374,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     const decoded = decodeFrame(body);
     switch (decoded.kind) {
       case "error":
-        logFailedCall(logger, { id: decoded.response.id, code: decoded.response.error.code, rpcCode: decoded.response.error.code, message: decoded.response.error.message });
+        logFailedCall(logger, {
+          id: decoded.response.id,
+          code: decoded.response.error.code,
+          rpcCode: decoded.response.error.code,
+          message: decoded.response.error.message,
+        });
         send(res, 400, JSON.stringify(decoded.response));
         return;
       case "response":

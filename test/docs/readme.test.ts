@@ -19,7 +19,9 @@ function sourceFiles(dir: string): string[] {
 test("the README's tool table lists exactly the shipped tools", () => {
   const block = readme.slice(readme.indexOf("<!-- tools:start"), readme.indexOf("<!-- tools:end"));
   const documented = [...block.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m[1]).sort();
-  const shipped = allTools({}).map((t) => t.name).sort();
+  const shipped = allTools({})
+    .map((t) => t.name)
+    .sort();
   assert.deepEqual(documented, shipped);
 });
 
@@ -62,7 +64,9 @@ test("the README's defaults and ranges agree with the code (integers, booleans, 
   for (const file of sourceFiles(join(root, "src"))) {
     const text = readFileSync(file, "utf8");
     // parseInteger("NAME", env.NAME, default, min, max) with literal numbers.
-    for (const m of text.matchAll(new RegExp(`parseInteger\\(\\s*"([A-Z][A-Z0-9_]+)",\\s*env\\.\\1,\\s*${literal},\\s*${literal},\\s*${literal}\\s*\\)`, "g"))) {
+    for (const m of text.matchAll(
+      new RegExp(`parseInteger\\(\\s*"([A-Z][A-Z0-9_]+)",\\s*env\\.\\1,\\s*${literal},\\s*${literal},\\s*${literal}\\s*\\)`, "g"),
+    )) {
       const [, name, def, min, max] = m;
       const row = table.get(name!);
       if (!row) continue; // reported by the test above

@@ -29,7 +29,14 @@ after(async () => {
 });
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return { CHEMBL_API_BASE_URL: fake.baseUrl, CHEMBL_REQUEST_TIMEOUT_MS: "3000", CHEMBL_DEADLINE_MS: "8000", CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "warn", ...extra };
+  return {
+    CHEMBL_API_BASE_URL: fake.baseUrl,
+    CHEMBL_REQUEST_TIMEOUT_MS: "3000",
+    CHEMBL_DEADLINE_MS: "8000",
+    CHEMATIC_WORKERS: "1",
+    CHEMATIC_LOG_LEVEL: "warn",
+    ...extra,
+  };
 }
 
 type Result = { structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text: string }>; isError?: boolean };
@@ -49,7 +56,10 @@ describe("canvas on, file-backed", () => {
       assert.match(session!, /^chematic-canvas-/);
       assert.ok(readdirSync(join(dir, session!)).includes(`${canvasId}.duckdb`));
 
-      const q = await s.modernCall(2, "chembl_dataframe_query", { canvas_id: canvasId, sql: "SELECT standard_type, count(*) AS n, max(pchembl_value) AS best FROM bioactivities GROUP BY 1" });
+      const q = await s.modernCall(2, "chembl_dataframe_query", {
+        canvas_id: canvasId,
+        sql: "SELECT standard_type, count(*) AS n, max(pchembl_value) AS best FROM bioactivities GROUP BY 1",
+      });
       const qr = q.result as Result;
       assert.equal(qr.isError, undefined);
       assert.deepEqual(qr.structuredContent!.rows, [{ standard_type: "EC50", n: 57, best: 9 }]);
@@ -61,9 +71,25 @@ describe("canvas on, file-backed", () => {
       assert.equal(((refused.result as Result).structuredContent!.error as { code: string }).code, "QUERY_REFUSED");
       assert.ok(!s.lines.some((l) => l.includes("root:x:0:0")));
 
-      const skill = await s.request(5, "resources/read", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }, uri: "skill://chembl-guide/SKILL.md" }, SLOW_MACHINE_MS);
+      const skill = await s.request(
+        5,
+        "resources/read",
+        {
+          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+          uri: "skill://chembl-guide/SKILL.md",
+        },
+        SLOW_MACHINE_MS,
+      );
       assert.match((skill.result!.contents as Array<{ text: string }>)[0]!.text, /name: chembl-guide/);
-      const escape = await s.request(6, "resources/read", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }, uri: "skill://chembl-guide/../../package.json" }, SLOW_MACHINE_MS);
+      const escape = await s.request(
+        6,
+        "resources/read",
+        {
+          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+          uri: "skill://chembl-guide/../../package.json",
+        },
+        SLOW_MACHINE_MS,
+      );
       assert.equal(escape.error!.code, -32602);
       const list = await s.modernCall(7, "chembl_dataframe_query", { canvas_id: canvasId, sql: "SELECT 1 AS one" });
       assert.deepEqual((list.result as Result).structuredContent!.rows, [{ one: 1 }], "the server is still up");
@@ -82,14 +108,21 @@ describe("canvas off", () => {
       const v = (page.result as Result).structuredContent!;
       assert.deepEqual([v.returned, v.canvas_id, v.staged_row_count], [10, null, null]);
       assert.equal(typeof v.nextCursor, "string");
-      const tools = await s.request(2, "tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }, SLOW_MACHINE_MS);
+      const tools = await s.request(
+        2,
+        "tools/list",
+        { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+        SLOW_MACHINE_MS,
+      );
       const names = (tools.result!.tools as Array<{ name: string }>).map((t) => t.name);
       for (const name of ["chembl_dataframe_query", "chembl_dataframe_describe", "chembl_dataframe_drop"]) assert.ok(names.includes(name), name);
-      for (const [i, [name, args]] of ([
-        ["chembl_dataframe_query", { canvas_id: `cv_${"A".repeat(24)}`, sql: "SELECT 1" }],
-        ["chembl_dataframe_describe", { canvas_id: `cv_${"A".repeat(24)}` }],
-        ["chembl_dataframe_drop", { canvas_id: `cv_${"A".repeat(24)}` }],
-      ] as const).entries()) {
+      for (const [i, [name, args]] of (
+        [
+          ["chembl_dataframe_query", { canvas_id: `cv_${"A".repeat(24)}`, sql: "SELECT 1" }],
+          ["chembl_dataframe_describe", { canvas_id: `cv_${"A".repeat(24)}` }],
+          ["chembl_dataframe_drop", { canvas_id: `cv_${"A".repeat(24)}` }],
+        ] as const
+      ).entries()) {
         const r = (await s.modernCall(10 + i, name, args)).result as Result;
         assert.equal(r.isError, true, name);
         assert.equal((r.structuredContent!.error as { code: string }).code, "CANVAS_DISABLED", name);
@@ -100,7 +133,9 @@ describe("canvas off", () => {
   });
 
   test("a bad CHEMATIC_CANVAS_DIR stops start-up with one line naming it", async () => {
-    const err = await run(process.execPath, [CLI_PATH, "call", "parse_smiles", '{"smiles":"CCO"}'], { env: { ...process.env, ...env({ CHEMATIC_CANVAS_DIR: `${dir}/../etc` }) } }).then(
+    const err = await run(process.execPath, [CLI_PATH, "call", "parse_smiles", '{"smiles":"CCO"}'], {
+      env: { ...process.env, ...env({ CHEMATIC_CANVAS_DIR: `${dir}/../etc` }) },
+    }).then(
       () => assert.fail("should exit non-zero"),
       (e: { code: number; stderr: string }) => e,
     );

@@ -34,7 +34,15 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 const CALLS: Array<[string, Record<string, unknown>, (v: Record<string, unknown>) => void]> = [
   ["chembl_search_molecules", { query: "Aspirin" }, (v) => assert.equal((v.molecules as Array<Record<string, unknown>>)[0]!.molecule_chembl_id, "CHEMBL25")],
   ["chembl_search_targets", { gene_symbol: "ace" }, (v) => assert.equal((v.targets as Array<Record<string, unknown>>)[0]!.target_chembl_id, "CHEMBL1808")],
-  ["chembl_get_bioactivities", { target_chembl_id: "CHEMBL203", limit: 2 }, (v) => assert.deepEqual((v.activities as Array<Record<string, unknown>>).map((a) => a.activity_id), [40002, 40001])],
+  [
+    "chembl_get_bioactivities",
+    { target_chembl_id: "CHEMBL203", limit: 2 },
+    (v) =>
+      assert.deepEqual(
+        (v.activities as Array<Record<string, unknown>>).map((a) => a.activity_id),
+        [40002, 40001],
+      ),
+  ],
   ["chembl_get_drug_info", { molecule_chembl_id: "CHEMBL122" }, (v) => assert.deepEqual([v.max_phase, v.withdrawn], [4, true])],
   ["chembl_get_assay", { assay_chembl_id: "chembl771355" }, (v) => assert.equal((v.assays as Array<Record<string, unknown>>)[0]!.confidence_score, 1)],
   ["chembl_get_documents", { document_chembl_ids: ["CHEMBL1137930", "CHEMBL1"] }, (v) => assert.deepEqual(v.not_found_ids, ["CHEMBL1"])],
@@ -42,7 +50,9 @@ const CALLS: Array<[string, Record<string, unknown>, (v: Record<string, unknown>
 
 describe("chematic-mcp call", () => {
   test("every ChEMBL tool answers through the CLI", async () => {
-    const outs = await Promise.all(CALLS.map(([tool, args]) => run(process.execPath, [CLI_PATH, "call", tool, JSON.stringify(args)], { env: { ...process.env, ...env() } })));
+    const outs = await Promise.all(
+      CALLS.map(([tool, args]) => run(process.execPath, [CLI_PATH, "call", tool, JSON.stringify(args)], { env: { ...process.env, ...env() } })),
+    );
     for (const [i, { stdout }] of outs.entries()) {
       const value = JSON.parse(stdout) as Record<string, unknown>;
       CALLS[i]![2](value);
@@ -75,7 +85,11 @@ describe("chematic-mcp call", () => {
         () => assert.fail("should exit non-zero"),
         (e: { code: number; stderr: string }) => e,
       );
-    const [offline, badFlag, badUrl] = await Promise.all([call({ CHEMATIC_OFFLINE: "1" }), call({ CHEMATIC_OFFLINE: "maybe" }), call({ CHEMBL_API_BASE_URL: "ftp://example.org/data" })]);
+    const [offline, badFlag, badUrl] = await Promise.all([
+      call({ CHEMATIC_OFFLINE: "1" }),
+      call({ CHEMATIC_OFFLINE: "maybe" }),
+      call({ CHEMBL_API_BASE_URL: "ftp://example.org/data" }),
+    ]);
     assert.equal(offline.code, 1);
     assert.match(offline.stderr, /"OFFLINE"/);
     for (const [bad, name] of [

@@ -22,7 +22,9 @@ before(async () => {
   chembl = await new FakeChembl("new").start();
   pubchem = await startOrigin((req, res) => {
     if (req.url === "/rest/pug/compound/name/aspirin/property/SMILES,IsomericSMILES/JSON") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ PropertyTable: { Properties: [{ CID: 2244, SMILES: "CC(=O)OC1=CC=CC=C1C(=O)O" }] } }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ PropertyTable: { Properties: [{ CID: 2244, SMILES: "CC(=O)OC1=CC=CC=C1C(=O)O" }] } }));
     } else if (req.url?.startsWith("/broken/")) {
       res.writeHead(503, { "content-type": "text/html" }).end("<html>busy</html>");
     } else {
@@ -64,7 +66,18 @@ function doctor(env: Record<string, string>, args: string[] = []): Promise<Run> 
 
 function withoutProxies(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const copy = { ...env };
-  for (const name of ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "CHEMATIC_OFFLINE", "CHEMATIC_LOG_LEVEL", "CHEMATIC_LOG_FORMAT"]) delete copy[name];
+  for (const name of [
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "CHEMATIC_OFFLINE",
+    "CHEMATIC_LOG_LEVEL",
+    "CHEMATIC_LOG_FORMAT",
+  ])
+    delete copy[name];
   return copy;
 }
 
@@ -92,19 +105,29 @@ test("every check passes against working upstreams: exit 0, text and JSON report
   const r = report(json);
   assert.equal(r.ok, true);
   assert.deepEqual(Object.keys(statuses(r)), [...LOCAL_CHECKS, "ChEMBL", "PubChem"]);
-  assert.ok(Object.values(statuses(r)).every((s) => s === "ok"), JSON.stringify(r, null, 2));
+  assert.ok(
+    Object.values(statuses(r)).every((s) => s === "ok"),
+    JSON.stringify(r, null, 2),
+  );
   const byName = new Map(r.checks.map((c) => [c.name, c]));
   assert.match(byName.get("RDKit")!.detail, /RDKit MinimalLib 20\d\d\.\d\d(\.\d+)? \(WebAssembly, 8 MiB C\+\+ stack, guarded\)/);
   assert.match(byName.get("chemistry tools")!.detail, /calc_properties/);
   assert.match(byName.get("proxy")!.detail, /ChEMBL direct; PubChem direct/);
   assert.ok(chembl.requestsTo("status").length >= 2, "ChEMBL's /status was asked");
-  assert.ok(pubchem.requests.some((q) => q.url.includes("/name/aspirin/")), "PubChem was asked for aspirin");
+  assert.ok(
+    pubchem.requests.some((q) => q.url.includes("/name/aspirin/")),
+    "PubChem was asked for aspirin",
+  );
 });
 
 test("failures say what to fix and exit 1: refused, erroring and hanging upstreams, a bad setting, an unusable proxy", async () => {
   const [refused, erroring, badSetting, text] = await Promise.all([
     // ChEMBL refuses connections; PubChem accepts and never answers (the short timeout applies).
-    doctor({ CHEMBL_API_BASE_URL: `http://127.0.0.1:${closedPort}/chembl/api/data`, PUBCHEM_API_BASE_URL: `http://127.0.0.1:${hangingPort}` }, ["--json", "--timeout-ms", "500"]),
+    doctor({ CHEMBL_API_BASE_URL: `http://127.0.0.1:${closedPort}/chembl/api/data`, PUBCHEM_API_BASE_URL: `http://127.0.0.1:${hangingPort}` }, [
+      "--json",
+      "--timeout-ms",
+      "500",
+    ]),
     // ChEMBL answers 404 (a wrong base URL); PubChem answers 503.
     doctor({ CHEMBL_API_BASE_URL: `${pubchem.url}/nowhere`, PUBCHEM_API_BASE_URL: `${pubchem.url}/broken` }, ["--json", "--timeout-ms", "3000"]),
     // A setting the server would refuse, and a proxy URL it cannot use; upstreams offline.
@@ -168,8 +191,14 @@ test("bad doctor options are usage errors (exit 2)", async () => {
 });
 
 test("nodeSupported: require(esm) lines of Node.js", () => {
-  assert.deepEqual(
-    ["v20.18.3", "v20.19.0", "v21.7.0", "v22.11.0", "v22.12.0", "v23.0.0", "v24.1.0", "v18.20.0"].map(nodeSupported),
-    [false, true, false, false, true, true, true, false],
-  );
+  assert.deepEqual(["v20.18.3", "v20.19.0", "v21.7.0", "v22.11.0", "v22.12.0", "v23.0.0", "v24.1.0", "v18.20.0"].map(nodeSupported), [
+    false,
+    true,
+    false,
+    false,
+    true,
+    true,
+    true,
+    false,
+  ]);
 });

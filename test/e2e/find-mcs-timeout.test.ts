@@ -11,9 +11,36 @@ import { loadRDKit, parseSmiles } from "../../src/domain/chem/rdkit.js";
 
 /** Side chains: the 20 proteinogenic amino acids (glycine as [H]) and 11 non-natural ones, for diversity. */
 const SIDE_CHAINS = [
-  "[H]", "C", "C(C)C", "CC(C)C", "C(C)CC", "Cc1ccccc1", "CO", "C(C)O", "Cc1ccc(O)cc1", "Cc1c[nH]c2ccccc12", "CCCCN", "CCC(=O)O",
-  "CC(=O)O", "CC(N)=O", "CCC(N)=O", "CCSC", "CCCNC(N)=N", "Cc1c[nH]cn1", "CS",
-  "CCCC", "CC1CCCCC1", "Cc1ccncc1", "CC(F)(F)F", "Cc1ccc(Cl)cc1", "CCOC", "Cc1cccs1", "CC#N", "Cc1ccc2ccccc2c1", "CCS(C)(=O)=O", "CC1CC1",
+  "[H]",
+  "C",
+  "C(C)C",
+  "CC(C)C",
+  "C(C)CC",
+  "Cc1ccccc1",
+  "CO",
+  "C(C)O",
+  "Cc1ccc(O)cc1",
+  "Cc1c[nH]c2ccccc12",
+  "CCCCN",
+  "CCC(=O)O",
+  "CC(=O)O",
+  "CC(N)=O",
+  "CCC(N)=O",
+  "CCSC",
+  "CCCNC(N)=N",
+  "Cc1c[nH]cn1",
+  "CS",
+  "CCCC",
+  "CC1CCCCC1",
+  "Cc1ccncc1",
+  "CC(F)(F)F",
+  "Cc1ccc(Cl)cc1",
+  "CCOC",
+  "Cc1cccs1",
+  "CC#N",
+  "Cc1ccc2ccccc2c1",
+  "CCS(C)(=O)=O",
+  "CC1CC1",
 ];
 
 /**
@@ -97,7 +124,9 @@ test("find_mcs on 20 large dissimilar molecules answers timed_out within its tim
     const res = await mcs;
     const elapsed = mcsAnsweredAt - started;
     const out = res.result!.structuredContent as Structured;
-    t.diagnostic(`timed_out ${String(out.timed_out)} after ${elapsed} ms (timeout ${timeoutS} s); MCS ${String(out.atom_count)} atoms ${String(out.mcs)}; other calls answered at ${answeredMeanwhile.join(", ")} ms`);
+    t.diagnostic(
+      `timed_out ${String(out.timed_out)} after ${elapsed} ms (timeout ${timeoutS} s); MCS ${String(out.atom_count)} atoms ${String(out.mcs)}; other calls answered at ${answeredMeanwhile.join(", ")} ms`,
+    );
     assert.notEqual(res.result!.isError, true, JSON.stringify(out));
     assert.equal(out.timed_out, true);
     assert.equal(out.molecule_count, 20);

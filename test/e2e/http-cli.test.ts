@@ -69,7 +69,8 @@ test("usage errors exit 2 with a message on stderr and nothing on stdout", async
 test("--help lists the HTTP options; --version still works", async () => {
   const help = await cli(["--help"]);
   assert.equal(help.code, 0);
-  for (const option of ["--transport streamable-http", "--bind", "--port", "--allow-non-loopback", "--allowed-origin", "--max-concurrency"]) assert.ok(help.stdout.includes(option), option);
+  for (const option of ["--transport streamable-http", "--bind", "--port", "--allow-non-loopback", "--allowed-origin", "--max-concurrency"])
+    assert.ok(help.stdout.includes(option), option);
   const version = await cli(["--version"]);
   assert.equal(version.code, 0);
   assert.match(version.stdout, /^\d+\.\d+\.\d+/);
@@ -94,7 +95,10 @@ test("start line names the URL and says there is no authentication; options take
     const url = await s.url;
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.match(s.stderr, /listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(no authentication\)/);
-    const list = (origin: string) => httpSend(url, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } }), { headers: { ...modernHeaders({ method: "tools/list" }), Origin: origin } });
+    const list = (origin: string) =>
+      httpSend(url, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } }), {
+        headers: { ...modernHeaders({ method: "tools/list" }), Origin: origin },
+      });
     assert.equal((await list("https://app.example.com")).status, 200);
     assert.equal((await list("https://other.example.com")).status, 403);
   } finally {

@@ -16,10 +16,14 @@ test("64 concurrent clients against --max-concurrency 16: only 200s and 503s wit
     const started = Date.now();
     const replies = await Promise.all(
       Array.from({ length: 64 }, (_, i) =>
-        httpSend(url, JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 100 } } }), {
-          headers: modernHeaders({ method: "tools/call", params: { name: "test_sleep" } }),
-          timeoutMs: 15_000, // a hung connection fails the test here
-        }),
+        httpSend(
+          url,
+          JSON.stringify({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 100 } } }),
+          {
+            headers: modernHeaders({ method: "tools/call", params: { name: "test_sleep" } }),
+            timeoutMs: 15_000, // a hung connection fails the test here
+          },
+        ),
       ),
     );
     const statuses = replies.map((r) => r.status);
@@ -36,7 +40,8 @@ test("64 concurrent clients against --max-concurrency 16: only 200s and 503s wit
     t.diagnostic(`${ok.length} served, ${busy.length} refused with 503 in ${Date.now() - started} ms`);
     // Afterwards the server answers normally.
     const after = await Promise.all([1, 2, 3].map((i) => modernPost(url, 100 + i, "tools/call", { name: "canonical_smiles", arguments: { smiles: "OCC" } })));
-    for (const r of after) assert.equal((JSON.parse(r.text) as { result: { structuredContent: { canonical: string } } }).result.structuredContent.canonical, "CCO");
+    for (const r of after)
+      assert.equal((JSON.parse(r.text) as { result: { structuredContent: { canonical: string } } }).result.structuredContent.canonical, "CCO");
   } finally {
     assert.equal(await s.stop(), 0);
   }

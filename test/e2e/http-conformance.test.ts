@@ -55,11 +55,20 @@ for (const revision of ["2026-07-28", "2025-11-25"] as const) {
         100_000,
       );
       const total = /Total: (\d+) passed, (\d+) failed/.exec(output);
-      t.diagnostic(`conformance ${revision}: ${total ? `${total[1]} checks passed, ${total[2]} failed (every failure is in the baseline or in a scenario the suite does not score)` : "no total printed"}`);
+      t.diagnostic(
+        `conformance ${revision}: ${total ? `${total[1]} checks passed, ${total[2]} failed (every failure is in the baseline or in a scenario the suite does not score)` : "no total printed"}`,
+      );
       assert.equal(code, 0, `the suite found unexpected failures or stale baseline entries:\n${output.slice(-6000)}`);
       assert.match(output, /Baseline check passed: all failures are expected/);
       // The tool scenarios are the heart of what this server offers: they must run and pass, not be baselined.
-      for (const scenario of ["tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-error", "tools-call-with-progress", "dns-rebinding-protection"]) {
+      for (const scenario of [
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-image",
+        "tools-call-error",
+        "tools-call-with-progress",
+        "dns-rebinding-protection",
+      ]) {
         assert.match(output, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), `${scenario} must pass`);
       }
       if (revision === "2026-07-28") assert.match(output, /✓ server-stateless: \d+ passed, 0 failed/);

@@ -149,13 +149,19 @@ describe("2026-07-28: the same bytes over stdio and HTTP", () => {
       }
       seen.push(tool.name);
     }
-    assert.deepEqual(seen, tools.map((t) => t.name).filter((name) => name !== "test_memory"));
+    assert.deepEqual(
+      seen,
+      tools.map((t) => t.name).filter((name) => name !== "test_memory"),
+    );
   });
 
   test("error classes: -32700, -32600, -32601, -32602, -32022, -32603", async () => {
     assert.match(await same("not json at all", "parse error"), /"code":-32700/);
     assert.match(await same('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', "batch"), /"code":-32600/);
-    assert.match(await same(JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/list", params: { _meta: MODERN_META, s: "x".repeat(300_000) } }), "long string"), /"code":-32600/);
+    assert.match(
+      await same(JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/list", params: { _meta: MODERN_META, s: "x".repeat(300_000) } }), "long string"),
+      /"code":-32600/,
+    );
     assert.match(await same(JSON.stringify({ jsonrpc: "1.0", id: nextId++, method: "tools/list" }), "bad envelope"), /"code":-32600/);
     assert.match(await same(request("prompts/list"), "unknown method"), /"code":-32601/);
     assert.match(await same(request("ping"), "ping is legacy"), /"code":-32601/);
@@ -207,10 +213,16 @@ for (const version of ["2025-11-25", "2024-11-05"] as const) {
         assertSameBytes(b, a, `${version} ${label}`);
         return a;
       };
-      const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+      const init = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
       assert.match(await sameLegacy(init, "initialize"), new RegExp(`"protocolVersion":"${version}"`));
       await sameLegacy(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }), "tools/list");
-      const legacyCall = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+      const legacyCall = (id: number, name: string, args: unknown) =>
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
       await sameLegacy(legacyCall(3, "parse_smiles", { smiles: "c1ccccc1" }), "success");
       await sameLegacy(legacyCall(4, "parse_smiles", { smiles: "C1CC(" }), "INVALID_SMILES");
       await sameLegacy(legacyCall(5, "parse_smiles", { smiles: 5 }), "INVALID_ARGUMENTS");

@@ -65,7 +65,10 @@ test("CHEMATIC_LOG_FORMAT=json: every stderr line is a JSON event, and stdout is
   const [json, text] = await Promise.all([session({ CHEMATIC_LOG_FORMAT: "json" }), session({})]);
   assert.deepEqual(json.stdout, text.stdout, "stdout is the same with and without JSON logging");
   for (const line of json.stdout) assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, "2.0", `stdout carries protocol only: ${line}`);
-  assert.ok(text.stderr.split("\n").some((l) => l.startsWith("chematic-mcp info: ")), "the text run logs text");
+  assert.ok(
+    text.stderr.split("\n").some((l) => l.startsWith("chematic-mcp info: ")),
+    "the text run logs text",
+  );
 
   const events = parseEvents(json.stderr);
   const start = events.find((e) => e.msg.includes("serving MCP over stdio"));
@@ -100,8 +103,14 @@ test("CHEMATIC_LOG_FORMAT=json: every stderr line is a JSON event, and stdout is
   assert.equal(typeof byId.get(4)!.ms, "number");
   // The call from the legacy dialect (none here) and a cancelled call (none here) would not add lines.
   assert.ok(!failed.some((e) => e.id === 3 || e.id === 9), "successful calls are not logged as failures");
-  assert.ok(events.some((e) => e.msg === "chemistry worker output" && e.text === "stray output from a worker"), "a worker's stdout becomes an event");
-  assert.ok(events.some((e) => e.level === "error" && typeof e.detail === "string" && e.detail.includes("deliberate failure")), "the internal error's detail is an event");
+  assert.ok(
+    events.some((e) => e.msg === "chemistry worker output" && e.text === "stray output from a worker"),
+    "a worker's stdout becomes an event",
+  );
+  assert.ok(
+    events.some((e) => e.level === "error" && typeof e.detail === "string" && e.detail.includes("deliberate failure")),
+    "the internal error's detail is an event",
+  );
 });
 
 test("legacy 2024-11-05 tool failures (-32000) are logged with the tool's code", async () => {
@@ -171,7 +180,12 @@ test("an invalid CHEMATIC_LOG_LEVEL or CHEMATIC_LOG_FORMAT stops start-up with e
     ["CHEMATIC_LOG_FORMAT", "xml"],
   ] as const) {
     for (const args of [[], ["--transport", "streamable-http", "--port", "0"]]) {
-      const r = spawnSync(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...BASE_ENV, [name]: value }, input: "", encoding: "utf8", timeout: 20_000 });
+      const r = spawnSync(process.execPath, [CLI_PATH, ...args], {
+        env: { ...process.env, ...BASE_ENV, [name]: value },
+        input: "",
+        encoding: "utf8",
+        timeout: 20_000,
+      });
       assert.equal(r.status, 2, `${name}=${value} ${args.join(" ")}: ${r.stderr}`);
       assert.equal(r.stdout, "");
       assert.match(r.stderr.split("\n")[0]!, new RegExp(`${name} must be one of`));

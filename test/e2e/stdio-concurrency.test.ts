@@ -112,7 +112,10 @@ test("progress notifications increase and carry the request's token", async () =
     assert.ok(progress.length >= 2, `got ${progress.length} progress notifications`);
     for (const p of progress) assert.equal(p.progressToken, "tok");
     const values = progress.map((p) => p.progress as number);
-    assert.deepEqual([...values].sort((a, b) => a - b), values);
+    assert.deepEqual(
+      [...values].sort((a, b) => a - b),
+      values,
+    );
     assert.equal(new Set(values).size, values.length);
     const answerIndex = s.messages.findIndex((m) => m.id === 1);
     assert.ok(s.messages.findIndex((m) => m.method === "notifications/progress") < answerIndex);

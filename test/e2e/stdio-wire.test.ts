@@ -26,7 +26,10 @@ describe("legacy 2024-11-05 (the seed's example, byte-compatible with the refere
     s.send({ jsonrpc: "2.0", method: "notifications/initialized", params: {} });
     await s.response(1);
     const line = s.lines.find((l) => l.includes('"id":1'));
-    assert.match(line!, /^\{"jsonrpc":"2\.0","id":1,"result":\{"protocolVersion":"2024-11-05","capabilities":\{"tools":\{\},"resources":\{\}\},"serverInfo":\{"name":"chematic-mcp","version":"[^"]+"\}\}\}$/);
+    assert.match(
+      line!,
+      /^\{"jsonrpc":"2\.0","id":1,"result":\{"protocolVersion":"2024-11-05","capabilities":\{"tools":\{\},"resources":\{\}\},"serverInfo":\{"name":"chematic-mcp","version":"[^"]+"\}\}\}$/,
+    );
   });
 
   test("tools/list lists tools with input and output schemas", async () => {
@@ -85,7 +88,8 @@ describe("legacy negotiation", () => {
         // Legacy failures carry the error in the text block only (the v1 SDK client validates
         // structuredContent against outputSchema even on isError; see src/server/shape.ts).
         assert.equal(bad.result!.structuredContent, undefined);
-        const errorOf = (m: typeof bad) => (JSON.parse((m.result!.content as Array<{ text: string }>)[0]!.text) as { error: { code: string; details: { path?: string } } }).error;
+        const errorOf = (m: typeof bad) =>
+          (JSON.parse((m.result!.content as Array<{ text: string }>)[0]!.text) as { error: { code: string; details: { path?: string } } }).error;
         assert.equal(errorOf(bad).code, "INVALID_SMILES");
         assert.equal(errorOf(badArgs).code, "INVALID_ARGUMENTS");
         assert.equal(errorOf(badArgs).details.path, "/smiles");
@@ -187,7 +191,10 @@ describe("modern 2026-07-28 (the seed's example)", () => {
     const extras = await s.request(18, "tools/list", {
       _meta: {
         ...base,
-        "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true }, extensions: { "io.modelcontextprotocol/tasks": {}, "x.example/y": { a: 1 } } },
+        "io.modelcontextprotocol/clientCapabilities": {
+          roots: { listChanged: true },
+          extensions: { "io.modelcontextprotocol/tasks": {}, "x.example/y": { a: 1 } },
+        },
         "io.modelcontextprotocol/logLevel": "debug",
       },
     });
@@ -259,7 +266,10 @@ describe("framing limits over stdio: errors are answered and the server keeps se
     const ok = await s.modernCall(8, "parse_smiles", { smiles: "CCO" });
     assert.equal((ok.result!.structuredContent as { atoms: number }).atoms, 3);
     await s.waitFor(() => s.messages.length >= before + 7);
-    const errors = s.messages.slice(before).filter((m) => m.error).map((m) => [m.id, m.error!.code]);
+    const errors = s.messages
+      .slice(before)
+      .filter((m) => m.error)
+      .map((m) => [m.id, m.error!.code]);
     assert.deepEqual(
       errors.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       [

@@ -68,7 +68,38 @@ export const SMILES_SEEDS = [
 
 const ORGANIC = ["C", "C", "C", "C", "N", "O", "S", "P", "F", "Cl", "Br", "I", "B"];
 const AROMATIC = ["c", "c", "c", "n", "o", "s", "p", "b"];
-const BRACKET_ELEMENTS = ["C", "N", "O", "S", "P", "H", "Na", "K", "Fe", "Cu", "Zn", "Pt", "Si", "Se", "Te", "As", "B", "Cl", "Br", "I", "Xe", "U", "c", "n", "o", "s", "se", "te", "as", "*"];
+const BRACKET_ELEMENTS = [
+  "C",
+  "N",
+  "O",
+  "S",
+  "P",
+  "H",
+  "Na",
+  "K",
+  "Fe",
+  "Cu",
+  "Zn",
+  "Pt",
+  "Si",
+  "Se",
+  "Te",
+  "As",
+  "B",
+  "Cl",
+  "Br",
+  "I",
+  "Xe",
+  "U",
+  "c",
+  "n",
+  "o",
+  "s",
+  "se",
+  "te",
+  "as",
+  "*",
+];
 const CHARGES = ["+", "-", "++", "--", "+2", "-3", "+1", "-1"];
 const SMILES_BONDS = ["", "", "", "", "", "=", "#", "/", "\\", ":", "-", "$"];
 
@@ -209,12 +240,19 @@ export function mutate(seed: string, edits: readonly Edit[], alphabet: readonly 
 
 const edits = fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 4 });
 
-export const grammarSmiles = (maxAtoms = 40): fc.Arbitrary<string> => fc.array(fc.nat({ max: 0xffff }), { minLength: 4, maxLength: 200, size: "large" }).map((v) => buildSmiles(v, maxAtoms));
+export const grammarSmiles = (maxAtoms = 40): fc.Arbitrary<string> =>
+  fc.array(fc.nat({ max: 0xffff }), { minLength: 4, maxLength: 200, size: "large" }).map((v) => buildSmiles(v, maxAtoms));
 export const mutatedSmiles = (): fc.Arbitrary<string> => fc.tuple(fc.constantFrom(...SMILES_SEEDS), edits).map(([s, e]) => mutate(s, e, SMILES_ALPHABET));
 
 /** Random and mutated SMILES, with the real ones now and then; never empty (the schemas say minLength 1). */
 export const anySmiles = (maxAtoms = 40): fc.Arbitrary<string> =>
-  fc.oneof({ arbitrary: grammarSmiles(maxAtoms), weight: 5 }, { arbitrary: mutatedSmiles(), weight: 3 }, { arbitrary: fc.constantFrom(...SMILES_SEEDS), weight: 2 }).map((s) => (s.length === 0 ? "C" : s));
+  fc
+    .oneof(
+      { arbitrary: grammarSmiles(maxAtoms), weight: 5 },
+      { arbitrary: mutatedSmiles(), weight: 3 },
+      { arbitrary: fc.constantFrom(...SMILES_SEEDS), weight: 2 },
+    )
+    .map((s) => (s.length === 0 ? "C" : s));
 
 // ---------------------------------------------------------------------------------------------------
 // SMARTS
@@ -237,7 +275,43 @@ export const SMARTS_SEEDS = [
   "[C@H](N)C(=O)O",
 ];
 
-const SMARTS_PRIMITIVES = ["#6", "#7", "#8", "#1", "#16", "C", "c", "N", "n", "O", "a", "A", "R", "R0", "R2", "r5", "r6", "X2", "X4", "D1", "D3", "H0", "H1", "h", "v3", "x2", "+", "-", "+1", "-2", "@", "@@", "*", "$(C=O)", "$(*~[#7])"];
+const SMARTS_PRIMITIVES = [
+  "#6",
+  "#7",
+  "#8",
+  "#1",
+  "#16",
+  "C",
+  "c",
+  "N",
+  "n",
+  "O",
+  "a",
+  "A",
+  "R",
+  "R0",
+  "R2",
+  "r5",
+  "r6",
+  "X2",
+  "X4",
+  "D1",
+  "D3",
+  "H0",
+  "H1",
+  "h",
+  "v3",
+  "x2",
+  "+",
+  "-",
+  "+1",
+  "-2",
+  "@",
+  "@@",
+  "*",
+  "$(C=O)",
+  "$(*~[#7])",
+];
 const SMARTS_LOGIC = ["&", ";", ",", ""];
 const SMARTS_BONDS = ["", "", "-", "=", "#", ":", "~", "@", "!@", "!-", "=,#", "-;!@", "/", "\\"];
 
@@ -303,7 +377,15 @@ export function giantMolecules(): Array<{ name: string; smiles: string }> {
     { name: "branches nested 2,000 deep", smiles: `${"C(".repeat(2_000)}C${")".repeat(2_000)}` },
     { name: "comb of 500 methyl branches", smiles: `C${"C(C)".repeat(500)}` },
     { name: "150 phenyl rings in a row", smiles: `c1ccccc1${"-c1ccccc1".repeat(150)}` },
-    { name: "80 ring bonds open at once", smiles: `${closures(80).map((d) => `C${d}`).join("")}${"C".repeat(10)}${closures(80).reverse().map((d) => `C${d}`).join("")}` },
+    {
+      name: "80 ring bonds open at once",
+      smiles: `${closures(80)
+        .map((d) => `C${d}`)
+        .join("")}${"C".repeat(10)}${closures(80)
+        .reverse()
+        .map((d) => `C${d}`)
+        .join("")}`,
+    },
     { name: "2,000 isotope-labelled bracket atoms", smiles: "[13CH2]".repeat(2_000) },
     { name: "conjugated chain of 200 stereo double bonds", smiles: `F${"/C=C/C".repeat(200)}F` },
     { name: "a 100,000-character SMILES (the schema's maxLength)", smiles: `${"C.".repeat(49_999)}CC` },
@@ -337,7 +419,8 @@ export function valueFor(name: string, schema: JsonSchema, sources: StringSource
       if (lower.includes("json") && sources.json) return sources.json.filter((v) => typeof v === "string");
       const maxLength = Math.min(bounded(schema.maxLength, 24), 24);
       const minLength = Math.min(bounded(schema.minLength, 0), maxLength);
-      if (typeof schema.pattern === "string") return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= bounded(schema.maxLength, 10_000));
+      if (typeof schema.pattern === "string")
+        return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= bounded(schema.maxLength, 10_000));
       return fc.string({ minLength, maxLength });
     }
     case "integer": {

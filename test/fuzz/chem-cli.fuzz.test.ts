@@ -68,16 +68,21 @@ describe("random tool calls through a real server process", () => {
   test("batches of concurrent calls to every tool: one valid answer each", { timeout: 150_000 }, async (t) => {
     assert.ok(tools.length >= 10, `${tools.length} tools listed`);
     const sources = { smiles: anySmiles(14), smarts: anySmarts() };
-    const call = fc.constantFrom(...tools).chain((tool) =>
-      fc.oneof({ arbitrary: argsFor(tool.inputSchema, sources), weight: 5 }, { arbitrary: wrongArgs(), weight: 1 }).map((args) => ({ name: tool.name, args })),
-    );
+    const call = fc
+      .constantFrom(...tools)
+      .chain((tool) =>
+        fc
+          .oneof({ arbitrary: argsFor(tool.inputSchema, sources), weight: 5 }, { arbitrary: wrongArgs(), weight: 1 })
+          .map((args) => ({ name: tool.name, args })),
+      );
     const seen = new Map<string, number>();
     const box = timeBox(20_000);
     await fc.assert(
       fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 6 }), (calls) =>
         box(async () => {
           const sent = calls.map((c) => ({ ...c, id: `c-${nextId++}` }));
-          for (const c of sent) server.send({ jsonrpc: "2.0", id: c.id, method: "tools/call", params: { _meta: MODERN_META, name: c.name, arguments: c.args } });
+          for (const c of sent)
+            server.send({ jsonrpc: "2.0", id: c.id, method: "tools/call", params: { _meta: MODERN_META, name: c.name, arguments: c.args } });
           const answers = await Promise.all(sent.map((c) => server.response(c.id, 60_000)));
           sent.forEach((c, i) => {
             const outcome = `${c.name}: ${check(c.name, c.args, answers[i]!)}`;

@@ -34,7 +34,9 @@ describe("giant molecules through every chemistry tool (worker pool)", () => {
     try {
       const value = (await pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 20_000 }).catch(async (e: unknown) => {
         const heaps = await pool.heapBytes();
-        throw new Error(`the pool no longer answers a small molecule (WASM heaps ${heaps.map((b) => (b / 2 ** 20).toFixed(0)).join(", ")} MiB): ${JSON.stringify(e instanceof ToolError ? e.toPayload() : String(e))}`);
+        throw new Error(
+          `the pool no longer answers a small molecule (WASM heaps ${heaps.map((b) => (b / 2 ** 20).toFixed(0)).join(", ")} MiB): ${JSON.stringify(e instanceof ToolError ? e.toPayload() : String(e))}`,
+        );
       })) as { canonical: string };
       assert.equal(value.canonical, "CCO", "the pool still answers");
     } finally {
@@ -77,7 +79,9 @@ describe("giant molecules through every chemistry tool (worker pool)", () => {
     );
     giants.forEach((giant, g) => {
       const first = firsts[g]!;
-      t.diagnostic(`${giant.name}: parse_smiles ${first.ok ? "ok" : `${first.code}${first.reason ? ` (${String(first.reason)})` : ""}`}; ${JSON.stringify(Object.fromEntries(outcomes[g]!))}`);
+      t.diagnostic(
+        `${giant.name}: parse_smiles ${first.ok ? "ok" : `${first.code}${first.reason ? ` (${String(first.reason)})` : ""}`}; ${JSON.stringify(Object.fromEntries(outcomes[g]!))}`,
+      );
     });
     t.diagnostic(`${made} of ${total} tool calls made within the ${TOTAL_MS} ms budget`);
   });

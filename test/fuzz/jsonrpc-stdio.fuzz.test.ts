@@ -99,14 +99,42 @@ function expectation(line: Buffer): Id | null | undefined {
 // Lines
 
 const CHEAP_TOOLS = ["canonical_smiles", "parse_smiles", "calc_properties", "smarts_match", "lipinski_check", "no_such_tool", ""];
-const MODERN_METHODS = ["tools/list", "tools/call", "tools/call", "tools/call", "server/discover", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "ping", "no/such_method"];
-const LEGACY_METHODS = ["initialize", "ping", "tools/list", "tools/call", "tools/call", "resources/list", "resources/read", "completion/complete", "logging/setLevel"];
+const MODERN_METHODS = [
+  "tools/list",
+  "tools/call",
+  "tools/call",
+  "tools/call",
+  "server/discover",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "ping",
+  "no/such_method",
+];
+const LEGACY_METHODS = [
+  "initialize",
+  "ping",
+  "tools/list",
+  "tools/call",
+  "tools/call",
+  "resources/list",
+  "resources/read",
+  "completion/complete",
+  "logging/setLevel",
+];
 
 const metaArb = fc.oneof(
   { arbitrary: fc.constant(MODERN_META), weight: 6 },
   { arbitrary: fc.constant({ ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" }), weight: 1 },
   { arbitrary: fc.constant({ "io.modelcontextprotocol/protocolVersion": "2026-07-28" }), weight: 1 },
-  { arbitrary: fc.record({ "io.modelcontextprotocol/protocolVersion": fc.jsonValue({ maxDepth: 1 }), "io.modelcontextprotocol/clientCapabilities": fc.jsonValue({ maxDepth: 1 }) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      "io.modelcontextprotocol/protocolVersion": fc.jsonValue({ maxDepth: 1 }),
+      "io.modelcontextprotocol/clientCapabilities": fc.jsonValue({ maxDepth: 1 }),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.constant({ ...MODERN_META, progressToken: "p" }), weight: 1 },
 );
 
@@ -128,7 +156,10 @@ function paramsFor(method: string, modern: boolean): fc.Arbitrary<unknown> {
         : method === "initialize"
           ? fc.record({ protocolVersion: fc.constantFrom("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "1999-01-01"), capabilities: fc.constant({}) })
           : fc.constant({});
-  return fc.oneof({ arbitrary: modern ? base.chain((p) => metaArb.map((m) => ({ ...(p as object), _meta: m }))) : base, weight: 8 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 });
+  return fc.oneof(
+    { arbitrary: modern ? base.chain((p) => metaArb.map((m) => ({ ...(p as object), _meta: m }))) : base, weight: 8 },
+    { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
+  );
 }
 
 /** A line before its id is filled in: the id slot is the ID placeholder, or `keep` for the generated one. */
@@ -141,20 +172,28 @@ interface LineSpec {
 
 const ID = "\u0000ID\u0000";
 
-const requestLine: fc.Arbitrary<LineSpec> = fc
-  .tuple(fc.boolean(), fc.nat())
-  .chain(([modern, k]) => {
-    const methods = modern ? MODERN_METHODS : LEGACY_METHODS;
-    const method = methods[k % methods.length]!;
-    return fc.record({ message: paramsFor(method, modern).map((params) => ({ jsonrpc: "2.0", id: ID, method, params })) });
-  });
+const requestLine: fc.Arbitrary<LineSpec> = fc.tuple(fc.boolean(), fc.nat()).chain(([modern, k]) => {
+  const methods = modern ? MODERN_METHODS : LEGACY_METHODS;
+  const method = methods[k % methods.length]!;
+  return fc.record({ message: paramsFor(method, modern).map((params) => ({ jsonrpc: "2.0", id: ID, method, params })) });
+});
 
 const notificationLine: fc.Arbitrary<LineSpec> = fc.record({
-  message: fc.record({ jsonrpc: fc.constant("2.0"), method: fc.constantFrom("notifications/initialized", "notifications/progress", "notifications/roots/list_changed", "x/y"), params: fc.constant({}) }, { requiredKeys: ["jsonrpc", "method"] }),
+  message: fc.record(
+    {
+      jsonrpc: fc.constant("2.0"),
+      method: fc.constantFrom("notifications/initialized", "notifications/progress", "notifications/roots/list_changed", "x/y"),
+      params: fc.constant({}),
+    },
+    { requiredKeys: ["jsonrpc", "method"] },
+  ),
 });
 
 const clientResponseLine: fc.Arbitrary<LineSpec> = fc.record({
-  message: fc.oneof(fc.constant({ jsonrpc: "2.0", id: 9_999_999, result: {} }), fc.constant({ jsonrpc: "2.0", id: "srv-1", error: { code: -1, message: "no" } })),
+  message: fc.oneof(
+    fc.constant({ jsonrpc: "2.0", id: 9_999_999, result: {} }),
+    fc.constant({ jsonrpc: "2.0", id: "srv-1", error: { code: -1, message: "no" } }),
+  ),
 });
 
 const brokenEnvelope: fc.Arbitrary<LineSpec> = fc.record({
@@ -174,10 +213,15 @@ const randomJson: fc.Arbitrary<LineSpec> = fc.record({ message: fc.jsonValue({ m
 
 const randomBytes: fc.Arbitrary<LineSpec> = fc.record({
   message: fc.constant(null),
-  raw: fc.oneof(fc.uint8Array({ maxLength: 48 }), fc.constantFrom(Buffer.from([0xff, 0xfe]), Buffer.from("\ufeff{}"), Buffer.from([0xc3, 0x28]), Buffer.from("\r"), Buffer.from(" \t "))),
+  raw: fc.oneof(
+    fc.uint8Array({ maxLength: 48 }),
+    fc.constantFrom(Buffer.from([0xff, 0xfe]), Buffer.from("\ufeff{}"), Buffer.from([0xc3, 0x28]), Buffer.from("\r"), Buffer.from(" \t ")),
+  ),
 });
 
-const mutatedLine: fc.Arbitrary<LineSpec> = fc.tuple(requestLine, fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 4 })).map(([spec, edits]) => ({ ...spec, edits }));
+const mutatedLine: fc.Arbitrary<LineSpec> = fc
+  .tuple(requestLine, fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 4 }))
+  .map(([spec, edits]) => ({ ...spec, edits }));
 
 const lineSpec = fc.oneof(
   { arbitrary: requestLine, weight: 8 },
@@ -241,7 +285,7 @@ function assertJsonRpcLine(line: string): void {
     return;
   }
   assert.ok("id" in m && (m.id === null || isId(m.id)), `a response needs an id: ${line.slice(0, 300)}`);
-  assert.ok(("result" in m) !== ("error" in m), `exactly one of result and error: ${line.slice(0, 300)}`);
+  assert.ok("result" in m !== "error" in m, `exactly one of result and error: ${line.slice(0, 300)}`);
   if ("error" in m) {
     const e = m.error as Record<string, unknown>;
     assert.ok(isObject(e) && Number.isInteger(e.code) && typeof e.message === "string", `a malformed error object: ${line.slice(0, 300)}`);
@@ -295,7 +339,10 @@ describe("random and mutated JSON-RPC lines over stdio to a real child process",
     const deadline = Date.now() + 30_000;
     while (server.messages.filter(isResponse).length - before < expected.length) {
       assert.equal(server.child.exitCode, null, `the server exited; stderr: ${server.stderr.slice(-2000)}`);
-      assert.ok(Date.now() < deadline, `waited 30 s for ${expected.length} answers, got ${server.messages.filter(isResponse).length - before}: ${bytes.toString("latin1").slice(0, 500)}`);
+      assert.ok(
+        Date.now() < deadline,
+        `waited 30 s for ${expected.length} answers, got ${server.messages.filter(isResponse).length - before}: ${bytes.toString("latin1").slice(0, 500)}`,
+      );
       await new Promise((r) => setTimeout(r, 2));
     }
     const answers = server.messages.filter(isResponse).slice(before);
@@ -333,7 +380,11 @@ describe("random and mutated JSON-RPC lines over stdio to a real child process",
       request(`,"params":{"s":"${"x".repeat(MAX_STRING_BYTES + 1)}"}`),
       request(`,"params":{"s":"${"é".repeat(MAX_STRING_BYTES / 2 + 1)}"}`), // 2 bytes each: over in bytes, not in characters
       request(`,"params":{"a":[${Array(MAX_ARRAY_LENGTH).fill(0).join(",")}]}`),
-      request(`,"params":{"a":[${Array(MAX_ARRAY_LENGTH + 1).fill(0).join(",")}]}`),
+      request(
+        `,"params":{"a":[${Array(MAX_ARRAY_LENGTH + 1)
+          .fill(0)
+          .join(",")}]}`,
+      ),
       `{"jsonrpc":"2.0","id":"big-${nextId++}","method":"ping","params":{"pad":"${"y".repeat(MAX_REQUEST_BYTES)}"}}`, // over 1 MiB
       `\ufeff${request("")}`,
       request("").replace('"ping"', '"tools/call","params":{"name":"canonical_smiles","arguments":{"smiles":"C1CC"}}'),

@@ -56,7 +56,10 @@ export async function checkedRun(pool: WorkerPool, tool: ChemTool, args: Record<
     if (!(e instanceof ToolError)) throw e;
     // A WASM trap (the engine's stack exhausted) is answered MOLECULE_TOO_LARGE by the worker for any tool.
     const trap = e.code === "MOLECULE_TOO_LARGE" && e.details?.reason === "engine_stack_exhausted";
-    assert.ok(trap || tool.errors.includes(e.code) || UNIVERSAL_CODES.includes(e.code), `${tool.name} answered ${e.code}, which it does not declare (${e.message}) for ${preview(args)}`);
+    assert.ok(
+      trap || tool.errors.includes(e.code) || UNIVERSAL_CODES.includes(e.code),
+      `${tool.name} answered ${e.code}, which it does not declare (${e.message}) for ${preview(args)}`,
+    );
     assert.equal(typeof e.message, "string");
     assert.ok(e.message.length > 0 && e.message.length < 5_000, `${tool.name}: a short message`);
     return { ok: false, code: e.code, reason: e.details?.reason };
@@ -65,7 +68,10 @@ export async function checkedRun(pool: WorkerPool, tool: ChemTool, args: Record<
   assert.ok(split !== null, `${tool.name}: malformed extra content blocks for ${preview(args)}`);
   const wire = JSON.parse(JSON.stringify(split.value)) as unknown;
   const { output } = validatorsOf(tool);
-  assert.ok(output(wire), `${tool.name}: result breaks its outputSchema for ${preview(args)}: ${ajv.errorsText(output.errors)}\n${JSON.stringify(wire).slice(0, 800)}`);
+  assert.ok(
+    output(wire),
+    `${tool.name}: result breaks its outputSchema for ${preview(args)}: ${ajv.errorsText(output.errors)}\n${JSON.stringify(wire).slice(0, 800)}`,
+  );
   const unsafe = jsonUnsafe(split.value, "");
   assert.equal(unsafe, null, `${tool.name}: ${unsafe} does not survive JSON for ${preview(args)}`);
   return { ok: true };
@@ -116,14 +122,23 @@ export async function moljsonSource(pool: WorkerPool, tools: Map<string, ChemToo
   return fc.oneof(
     fc.constantFrom(...seeds),
     fc.constantFrom(...texts),
-    fc.tuple(fc.constantFrom(...texts), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 3 })).map(([t, e]) => mutate(t, e, alphabet)),
+    fc
+      .tuple(fc.constantFrom(...texts), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 3 }))
+      .map(([t, e]) => mutate(t, e, alphabet)),
     // Structurally edited objects: an atom or bond field changed to a random JSON value.
-    fc.tuple(fc.constantFrom(...seeds), fc.nat(), fc.constantFrom("element", "charge", "implicit_hydrogens", "order", "atoms", "isotope", "aromatic", "chirality"), fc.jsonValue({ maxDepth: 1 })).map(([seed, at, key, value]) => {
-      const copy = JSON.parse(JSON.stringify(seed)) as { atoms?: Array<Record<string, unknown>>; bonds?: Array<Record<string, unknown>> };
-      const list = at % 2 === 0 ? copy.atoms : copy.bonds;
-      if (Array.isArray(list) && list.length > 0) list[at % list.length]![key] = value;
-      return copy;
-    }),
+    fc
+      .tuple(
+        fc.constantFrom(...seeds),
+        fc.nat(),
+        fc.constantFrom("element", "charge", "implicit_hydrogens", "order", "atoms", "isotope", "aromatic", "chirality"),
+        fc.jsonValue({ maxDepth: 1 }),
+      )
+      .map(([seed, at, key, value]) => {
+        const copy = JSON.parse(JSON.stringify(seed)) as { atoms?: Array<Record<string, unknown>>; bonds?: Array<Record<string, unknown>> };
+        const list = at % 2 === 0 ? copy.atoms : copy.bonds;
+        if (Array.isArray(list) && list.length > 0) list[at % list.length]![key] = value;
+        return copy;
+      }),
     fc.jsonValue({ maxDepth: 3 }),
   );
 }

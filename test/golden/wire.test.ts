@@ -67,16 +67,18 @@ function exampleFor(schema: Schema, name: string): unknown {
 
 /** What varies by run, replaced by a stable token (in JSON text and in JSON nested in text blocks). */
 export function mask(line: string): string {
-  return line
-    .replace(/("data":")([A-Za-z0-9+/=]{256,})"/g, (_m, head: string, data: string) => `${head}sha256:${createHash("sha256").update(data).digest("hex")}"`)
-    // A canvas id, also as markdown escapes it (cv\\_ab\\_cd inside a JSON string).
-    .replace(/cv\\*_(?:\\*[_-]|[A-Za-z0-9]){24}/g, "cv_<id>")
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, "<timestamp>")
-    .replace(/(\\*"elapsed_ms\\*":)\d+/g, "$1<ms>")
-    .replace(/(\| elapsed_ms \| )\d+/g, "$1<ms>")
-    .replace(/(elapsed[ _]ms[^0-9|]{0,8})\d+/g, "$1<ms>")
-    .replaceAll(`"version":"${VERSION}"`, `"version":"<version>"`)
-    .replaceAll(`\\"version\\":\\"${VERSION}\\"`, `\\"version\\":\\"<version>\\"`);
+  return (
+    line
+      .replace(/("data":")([A-Za-z0-9+/=]{256,})"/g, (_m, head: string, data: string) => `${head}sha256:${createHash("sha256").update(data).digest("hex")}"`)
+      // A canvas id, also as markdown escapes it (cv\\_ab\\_cd inside a JSON string).
+      .replace(/cv\\*_(?:\\*[_-]|[A-Za-z0-9]){24}/g, "cv_<id>")
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, "<timestamp>")
+      .replace(/(\\*"elapsed_ms\\*":)\d+/g, "$1<ms>")
+      .replace(/(\| elapsed_ms \| )\d+/g, "$1<ms>")
+      .replace(/(elapsed[ _]ms[^0-9|]{0,8})\d+/g, "$1<ms>")
+      .replaceAll(`"version":"${VERSION}"`, `"version":"<version>"`)
+      .replaceAll(`\\"version\\":\\"${VERSION}\\"`, `\\"version\\":\\"<version>\\"`)
+  );
 }
 
 interface Step {
@@ -131,7 +133,8 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
     steps.push(call(`${tool.name} example`, tool.name, exampleFor(tool.inputSchema, tool.name)));
     steps.push(call(`${tool.name} {}`, tool.name, {}));
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, Schema>;
-    if (properties.smiles) steps.push(call(`${tool.name} bad SMILES`, tool.name, { ...(exampleFor(tool.inputSchema, tool.name) as Record<string, unknown>), smiles: "C1CC(" }));
+    if (properties.smiles)
+      steps.push(call(`${tool.name} bad SMILES`, tool.name, { ...(exampleFor(tool.inputSchema, tool.name) as Record<string, unknown>), smiles: "C1CC(" }));
   }
   // Chemistry answers on molecules with stereo, charges, salts, metals and a macrocycle.
   const molecules = [
@@ -165,7 +168,12 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   steps.push(call("chembl assay", "chembl_get_assay", { assay_chembl_id: "chembl771355" }));
   steps.push(call("chembl documents", "chembl_get_documents", { document_chembl_ids: ["CHEMBL1137930", "CHEMBL1"] }));
   steps.push(call("chembl spill", "chembl_get_bioactivities", { target_chembl_id: "CHEMBL235", limit: 3 }));
-  steps.push(call("canvas query", "chembl_dataframe_query", { canvas_id: "{{canvas}}", sql: "SELECT standard_type, count(*) AS n, max(pchembl_value) AS best FROM bioactivities GROUP BY 1 ORDER BY 1" }));
+  steps.push(
+    call("canvas query", "chembl_dataframe_query", {
+      canvas_id: "{{canvas}}",
+      sql: "SELECT standard_type, count(*) AS n, max(pchembl_value) AS best FROM bioactivities GROUP BY 1 ORDER BY 1",
+    }),
+  );
   steps.push(call("canvas describe", "chembl_dataframe_describe", { canvas_id: "{{canvas}}" }));
   steps.push(call("canvas refused", "chembl_dataframe_query", { canvas_id: "{{canvas}}", sql: "SELECT * FROM read_text('/etc/passwd')" }));
   steps.push(call("canvas unknown", "chembl_dataframe_query", { canvas_id: "cv_AAAAAAAAAAAAAAAAAAAAAAAA", sql: "SELECT 1" }));
@@ -180,10 +188,18 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   steps.push(req("cursor", "tools/list", { cursor: "x" }));
   if (modern) {
     steps.push(req("ping is legacy", "ping"));
-    steps.push({ label: "no capabilities", frame: JSON.stringify({ jsonrpc: "2.0", id: id++, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } }) });
+    steps.push({
+      label: "no capabilities",
+      frame: JSON.stringify({ jsonrpc: "2.0", id: id++, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } }),
+    });
     steps.push({
       label: "unsupported version",
-      frame: JSON.stringify({ jsonrpc: "2.0", id: id++, method: "server/discover", params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } }),
+      frame: JSON.stringify({
+        jsonrpc: "2.0",
+        id: id++,
+        method: "server/discover",
+        params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } },
+      }),
     });
   } else {
     steps.push(req("ping", "ping"));
@@ -273,7 +289,12 @@ for (const dialect of DIALECTS) {
         const opening =
           dialect === "2026-07-28"
             ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } })
-            : JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } } });
+            : JSON.stringify({
+                jsonrpc: "2.0",
+                id: 1,
+                method: "initialize",
+                params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } },
+              });
         recorded.push({ label: "opening", frame: opening, answer: mask(await stdioLine(server, opening)) });
         if (dialect !== "2026-07-28") server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
         const listFrame = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: dialect === "2026-07-28" ? { _meta: MODERN_META } : {} });
@@ -302,7 +323,12 @@ for (const dialect of DIALECTS) {
         const opening =
           dialect === "2026-07-28"
             ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } })
-            : JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } } });
+            : JSON.stringify({
+                jsonrpc: "2.0",
+                id: 1,
+                method: "initialize",
+                params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } },
+              });
         const first = await post(opening);
         recorded.push({ label: "opening", frame: opening, answer: mask(first.answer), status: first.status });
         const listFrame = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: dialect === "2026-07-28" ? { _meta: MODERN_META } : {} });

@@ -19,7 +19,10 @@ export const NAMED: ReadonlyArray<readonly [string, string]> = [
   ["ibuprofen", "CC(C)Cc1ccc(cc1)C(C)C(=O)O"],
   ["paracetamol", "CC(=O)Nc1ccc(O)cc1"],
   ["verapamil", "COc1ccc(CCN(C)CCCC(C#N)(C(C)C)c2ccc(OC)c(OC)c2)cc1OC"],
-  ["erythromycin", "CC[C@@H]1[C@@]([C@@H]([C@H](C(=O)[C@@H](C[C@@]([C@@H]([C@H]([C@@H]([C@H](C(=O)O1)C)O[C@H]2C[C@@]([C@H]([C@@H](O2)C)O)(C)OC)C)O[C@H]3[C@@H]([C@H](C[C@H](O3)C)N(C)C)O)(C)O)C)C)O)(C)O"],
+  [
+    "erythromycin",
+    "CC[C@@H]1[C@@]([C@@H]([C@H](C(=O)[C@@H](C[C@@]([C@@H]([C@H]([C@@H]([C@H](C(=O)O1)C)O[C@H]2C[C@@]([C@H]([C@@H](O2)C)O)(C)OC)C)O[C@H]3[C@@H]([C@H](C[C@H](O3)C)N(C)C)O)(C)O)C)C)O)(C)O",
+  ],
   ["diazepam", "CN1C(=O)CN=C(c2ccccc2)c2cc(Cl)ccc21"],
   ["butylphenylthiourea", "CCCCNC(=S)Nc1ccccc1"],
   ["sulfamethoxazole", "Cc1cc(NS(=O)(=O)c2ccc(N)cc2)no1"],

@@ -124,8 +124,25 @@ export function makeCertificate(host: string): { key: string; cert: string } | u
   try {
     const r = spawnSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host},IP:127.0.0.1`,
-        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        `/CN=${host}`,
+        "-addext",
+        `subjectAltName=DNS:${host},IP:127.0.0.1`,
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
       { encoding: "utf8" },
     );
     if (r.error !== undefined || r.status !== 0) return undefined;

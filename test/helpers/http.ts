@@ -51,7 +51,12 @@ export function modernHeaders(message: { method: string; params?: Record<string,
     "MCP-Protocol-Version": "2026-07-28",
     "Mcp-Method": message.method,
   };
-  const name = message.method === "resources/read" ? message.params?.uri : message.method === "tools/call" || message.method === "prompts/get" ? message.params?.name : undefined;
+  const name =
+    message.method === "resources/read"
+      ? message.params?.uri
+      : message.method === "tools/call" || message.method === "prompts/get"
+        ? message.params?.name
+        : undefined;
   if (typeof name === "string") headers["Mcp-Name"] = name;
   return headers;
 }
@@ -59,7 +64,13 @@ export function modernHeaders(message: { method: string; params?: Record<string,
 export const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
 /** A 2026-07-28 request with its `_meta` and mirrored headers. */
-export function modernPost(url: string, id: number | string, method: string, params: Record<string, unknown> = {}, extraHeaders: Record<string, string> = {}): Promise<HttpReply> {
+export function modernPost(
+  url: string,
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+  extraHeaders: Record<string, string> = {},
+): Promise<HttpReply> {
   const message = { jsonrpc: "2.0", id, method, params: { _meta: MODERN_META, ...params } };
   return httpSend(url, JSON.stringify(message), { headers: { ...modernHeaders(message), ...extraHeaders } });
 }

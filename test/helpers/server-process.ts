@@ -10,7 +10,14 @@ export const MODERN_META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-export type Message = { jsonrpc: string; id?: string | number | null; method?: string; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown }; params?: Record<string, unknown> };
+export type Message = {
+  jsonrpc: string;
+  id?: string | number | null;
+  method?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  params?: Record<string, unknown>;
+};
 
 export class ServerProcess {
   readonly child: ChildProcessWithoutNullStreams;

@@ -61,7 +61,10 @@ test("NOTICE names every runtime dependency with the licence its package declare
     assert.ok(license, `${dep} declares a licence`);
     const line = notice.split("\n").findIndex((l) => l.trimStart().startsWith(`${dep} `));
     assert.ok(line >= 0, `NOTICE has an entry for ${dep}`);
-    const entry = notice.split("\n").slice(line, line + 4).join(" ");
+    const entry = notice
+      .split("\n")
+      .slice(line, line + 4)
+      .join(" ");
     assert.ok(entry.includes(license), `NOTICE gives ${dep}'s licence ${license}`);
   }
 });

@@ -59,7 +59,14 @@ function npmAvailable(): string | undefined {
 
 function run(command: string, args: string[], cwd: string, timeoutMs: number): { stdout: string; stderr: string; ms: number } {
   const started = Date.now();
-  const r = spawnSync(command, args, { cwd, env: npmEnv(), encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, shell: process.platform === "win32" });
+  const r = spawnSync(command, args, {
+    cwd,
+    env: npmEnv(),
+    encoding: "utf8",
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    shell: process.platform === "win32",
+  });
   assert.equal(r.status, 0, `${command} ${args.join(" ")} failed (${r.status ?? r.signal}):\n${r.stderr.slice(-4000)}`);
   return { stdout: r.stdout, stderr: r.stderr, ms: Date.now() - started };
 }
@@ -96,7 +103,9 @@ before(async () => {
   chembl = await new FakeChembl("new").start();
   pubchem = await startOrigin((req, res) => {
     if (req.url === "/rest/pug/compound/name/aspirin/property/SMILES,IsomericSMILES/JSON") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ PropertyTable: { Properties: [{ CID: 2244, SMILES: "CC(=O)OC1=CC=CC=C1C(=O)O" }] } }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ PropertyTable: { Properties: [{ CID: 2244, SMILES: "CC(=O)OC1=CC=CC=C1C(=O)O" }] } }));
     } else {
       res.writeHead(404, { "content-type": "application/json" }).end('{"Fault":{"Code":"PUGREST.NotFound"}}');
     }
@@ -189,7 +198,8 @@ async function session(rpc: Rpc, label: string): Promise<string[]> {
     // A view larger than one page is staged on a DuckDB canvas; query it back.
     const staged = (await call("chembl_get_bioactivities", { target_chembl_id: "CHEMBL203", limit: 1 })).structuredContent;
     assert.equal(typeof staged.canvas_id, "string", `${label}: the view was staged: ${JSON.stringify(staged).slice(0, 400)}`);
-    const q = (await call("chembl_dataframe_query", { canvas_id: staged.canvas_id, sql: `SELECT count(*) AS n FROM ${String(staged.table_name)}` })).structuredContent;
+    const q = (await call("chembl_dataframe_query", { canvas_id: staged.canvas_id, sql: `SELECT count(*) AS n FROM ${String(staged.table_name)}` }))
+      .structuredContent;
     assert.equal(Number((q.rows as Array<{ n: unknown }>)[0]!.n), staged.staged_row_count);
     families.push("canvas (DuckDB)");
   }
@@ -244,7 +254,13 @@ class StdioClient {
   }
 }
 
-async function stdioSession(label: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ families: string[]; stderr: string }> {
+async function stdioSession(
+  label: string,
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ families: string[]; stderr: string }> {
   const client = new StdioClient(spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"], shell: process.platform === "win32" }));
   let families: string[];
   try {
@@ -253,12 +269,18 @@ async function stdioSession(label: string, command: string, args: string[], cwd:
     const code = await client.close();
     assert.equal(code, 0, `${label}: exit at stdin EOF; stderr: ${client.stderr.slice(-2000)}`);
   }
-  for (const line of client.stdoutLines) assert.equal((JSON.parse(line) as { jsonrpc?: string }).jsonrpc, "2.0", `${label}: stdout carries protocol only: ${line.slice(0, 200)}`);
+  for (const line of client.stdoutLines)
+    assert.equal((JSON.parse(line) as { jsonrpc?: string }).jsonrpc, "2.0", `${label}: stdout carries protocol only: ${line.slice(0, 200)}`);
   return { families, stderr: client.stderr };
 }
 
 async function httpSession(label: string, bin: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ families: string[]; stderr: string }> {
-  const child = spawn(bin, ["--transport", "streamable-http", "--port", "0"], { cwd, env, stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" });
+  const child = spawn(bin, ["--transport", "streamable-http", "--port", "0"], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    shell: process.platform === "win32",
+  });
   let stderr = "";
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -295,92 +317,108 @@ async function httpSession(label: string, bin: string, cwd: string, env: NodeJS.
 
 const npmVersion = npmAvailable();
 
-test("npm pack builds a package of only what runs; installed with production dependencies it serves stdio (bin, npx) and HTTP", { timeout: 300_000 }, async (t) => {
-  if (!npmVersion) {
-    t.skip("npm is not available on PATH: the packed-tarball test needs it (npm pack, npm install, npx)");
-    return;
-  }
-  work = mkdtempSync(join(tmpdir(), "chematic-pack-"));
+test(
+  "npm pack builds a package of only what runs; installed with production dependencies it serves stdio (bin, npx) and HTTP",
+  { timeout: 300_000 },
+  async (t) => {
+    if (!npmVersion) {
+      t.skip("npm is not available on PATH: the packed-tarball test needs it (npm pack, npm install, npx)");
+      return;
+    }
+    work = mkdtempSync(join(tmpdir(), "chematic-pack-"));
 
-  // 1. Pack: prepack builds build/src from src.
-  const packed = run(NPM, ["pack", "--json", "--pack-destination", work], root, 240_000);
-  const info = (JSON.parse(packed.stdout) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string }> }>)[0]!;
-  const files = info.files.map((f) => f.path).sort();
-  assert.match(packed.stderr, /prepack/, "npm pack ran the prepack build");
+    // 1. Pack: prepack builds build/src from src.
+    const packed = run(NPM, ["pack", "--json", "--pack-destination", work], root, 240_000);
+    const info = (
+      JSON.parse(packed.stdout) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string }> }>
+    )[0]!;
+    const files = info.files.map((f) => f.path).sort();
+    assert.match(packed.stderr, /prepack/, "npm pack ran the prepack build");
 
-  // Only what runs.
-  const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^NOTICE$/, /^build\/src\/.+\.js$/, /^assets\/[^/]+$/, /^skills\/.+/];
-  const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
-  assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE and package.json");
-  for (const required of ["package.json", "README.md", "LICENSE", "NOTICE", ...Object.values(pkg.bin).map((b) => b.replace(/^\.\//, ""))]) {
-    assert.ok(files.includes(required), `the package holds ${required}`);
-  }
-  const repoFiles = (dir: string) => (existsSync(join(root, dir)) ? walk(join(root, dir)).map((p) => relative(root, p).split("\\").join("/")) : []);
-  for (const asset of repoFiles("assets")) assert.ok(files.includes(asset), `the package holds ${asset}`);
-  for (const skill of repoFiles("skills")) assert.ok(files.includes(skill), `the package holds ${skill}`);
-  const compiled = repoFiles("src")
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
-    .map((f) => `build/${f.replace(/\.ts$/, ".js")}`);
-  assert.deepEqual(
-    files.filter((f) => f.startsWith("build/")),
-    compiled.sort(),
-    "exactly one compiled file per source module (no stale outputs, no tests)",
-  );
+    // Only what runs.
+    const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^NOTICE$/, /^build\/src\/.+\.js$/, /^assets\/[^/]+$/, /^skills\/.+/];
+    const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
+    assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE and package.json");
+    for (const required of ["package.json", "README.md", "LICENSE", "NOTICE", ...Object.values(pkg.bin).map((b) => b.replace(/^\.\//, ""))]) {
+      assert.ok(files.includes(required), `the package holds ${required}`);
+    }
+    const repoFiles = (dir: string) => (existsSync(join(root, dir)) ? walk(join(root, dir)).map((p) => relative(root, p).split("\\").join("/")) : []);
+    for (const asset of repoFiles("assets")) assert.ok(files.includes(asset), `the package holds ${asset}`);
+    for (const skill of repoFiles("skills")) assert.ok(files.includes(skill), `the package holds ${skill}`);
+    const compiled = repoFiles("src")
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+      .map((f) => `build/${f.replace(/\.ts$/, ".js")}`);
+    assert.deepEqual(
+      files.filter((f) => f.startsWith("build/")),
+      compiled.sort(),
+      "exactly one compiled file per source module (no stale outputs, no tests)",
+    );
 
-  // Every import of the shipped code is a builtin or a production dependency, and every dependency is used.
-  const specifiers = new Set<string>();
-  for (const f of compiled) {
-    const text = readFileSync(join(root, f), "utf8");
-    // import ... from "x", import "x", import("x"), require("x"), createRequire(import.meta.url)("x")
-    const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bcreateRequire\([^)]*\)\s*\(\s*)["']([^"'./\s][^"'\s]*)["']/g;
-    for (const m of text.matchAll(re)) specifiers.add(m[1]!);
-  }
-  const packages = new Set(
-    [...specifiers]
-      .filter((s) => !s.startsWith("node:") && !builtinModules.includes(s))
-      .map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!)),
-  );
-  assert.deepEqual([...packages].sort(), Object.keys(pkg.dependencies).sort(), "the code imports exactly the production dependencies");
-  for (const dev of Object.keys(pkg.devDependencies)) assert.ok(!packages.has(dev), `the code never imports the dev dependency ${dev}`);
+    // Every import of the shipped code is a builtin or a production dependency, and every dependency is used.
+    const specifiers = new Set<string>();
+    for (const f of compiled) {
+      const text = readFileSync(join(root, f), "utf8");
+      // import ... from "x", import "x", import("x"), require("x"), createRequire(import.meta.url)("x")
+      const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bcreateRequire\([^)]*\)\s*\(\s*)["']([^"'./\s][^"'\s]*)["']/g;
+      for (const m of text.matchAll(re)) specifiers.add(m[1]!);
+    }
+    const packages = new Set(
+      [...specifiers]
+        .filter((s) => !s.startsWith("node:") && !builtinModules.includes(s))
+        .map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!)),
+    );
+    assert.deepEqual([...packages].sort(), Object.keys(pkg.dependencies).sort(), "the code imports exactly the production dependencies");
+    for (const dev of Object.keys(pkg.devDependencies)) assert.ok(!packages.has(dev), `the code never imports the dev dependency ${dev}`);
 
-  // 2. Install into an empty folder, production dependencies only.
-  const app = join(work, "app");
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "chematic-pack-test", version: "1.0.0", private: true }));
-  const tarball = join(work, info.filename);
-  const installed = run(NPM, ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball], app, 240_000);
-  const lock = JSON.parse(readFileSync(join(app, "node_modules", ".package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean }> };
-  const installedPackages = Object.keys(lock.packages).filter((p) => p.startsWith("node_modules/") && !p.endsWith(`node_modules/${pkg.name}`));
-  for (const dev of Object.keys(pkg.devDependencies)) assert.ok(!existsSync(join(app, "node_modules", dev)), `${dev} (a dev dependency) is not installed`);
+    // 2. Install into an empty folder, production dependencies only.
+    const app = join(work, "app");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "chematic-pack-test", version: "1.0.0", private: true }));
+    const tarball = join(work, info.filename);
+    const installed = run(NPM, ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball], app, 240_000);
+    const lock = JSON.parse(readFileSync(join(app, "node_modules", ".package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean }> };
+    const installedPackages = Object.keys(lock.packages).filter((p) => p.startsWith("node_modules/") && !p.endsWith(`node_modules/${pkg.name}`));
+    for (const dev of Object.keys(pkg.devDependencies)) assert.ok(!existsSync(join(app, "node_modules", dev)), `${dev} (a dev dependency) is not installed`);
 
-  t.diagnostic(`package ${info.filename}: ${mb(info.size)} packed, ${mb(info.unpackedSize)} unpacked, ${info.entryCount} files (npm ${npmVersion}; pack with its build ${(packed.ms / 1000).toFixed(1)} s)`);
-  t.diagnostic(
-    `dependencies: ${Object.keys(pkg.dependencies).length} direct (${Object.keys(pkg.dependencies).join(", ")}), ` +
-      `${installedPackages.length} packages installed in total with --omit=dev (install ${(installed.ms / 1000).toFixed(1)} s)`,
-  );
+    t.diagnostic(
+      `package ${info.filename}: ${mb(info.size)} packed, ${mb(info.unpackedSize)} unpacked, ${info.entryCount} files (npm ${npmVersion}; pack with its build ${(packed.ms / 1000).toFixed(1)} s)`,
+    );
+    t.diagnostic(
+      `dependencies: ${Object.keys(pkg.dependencies).length} direct (${Object.keys(pkg.dependencies).join(", ")}), ` +
+        `${installedPackages.length} packages installed in total with --omit=dev (install ${(installed.ms / 1000).toFixed(1)} s)`,
+    );
 
-  // 3. Start it as client configs do, with the upstreams pointed at the local fakes.
-  const env = serverEnv({ CHEMBL_API_BASE_URL: chembl.baseUrl, PUBCHEM_API_BASE_URL: pubchem.url, CHEMATIC_LOG_LEVEL: "info" });
-  const bin = join(app, "node_modules", ".bin", process.platform === "win32" ? "chematic-mcp.cmd" : "chematic-mcp");
-  assert.ok(existsSync(bin), "npm linked the bin");
-  // One after the other: each starts RDKit, OpenChemLib, resvg and DuckDB, and a busy CI machine must not push a
-  // first call past its budget. `npx --no`: never fetch a package of that name from the registry; the local
-  // install must answer. Then the installed doctor checks the installed copy (assets, RDKit, DuckDB, ...).
-  const sessionsStarted = Date.now();
-  const viaBin = await stdioSession("stdio (node_modules/.bin)", bin, [], app, env);
-  const viaNpx = await stdioSession("stdio (npx)", NPX, ["--no", "chematic-mcp"], app, env);
-  const viaHttp = await httpSession("HTTP (node_modules/.bin)", bin, app, env);
-  const doctor = await runAsync(bin, ["doctor", "--json", "--timeout-ms", "20000"], app, env);
-  const expected = ["chemistry"];
-  for (const s of [viaBin, viaNpx, viaHttp]) {
-    assert.deepEqual(s.families.slice(0, 1), expected);
-    assert.deepEqual(s.families, viaBin.families, "every transport exercised the same families");
-  }
-  assert.match(viaBin.stderr, new RegExp(`chematic-mcp ${pkg.version.replace(/\./g, "\\.")} serving MCP over stdio .*transport=stdio workers=1`));
-  assert.match(viaHttp.stderr, /listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(no authentication\) version=\S+ transport=streamable-http address=http:\/\/127\.0\.0\.1:\d+\/mcp workers=1/);
-  t.diagnostic(`families exercised over stdio (bin, npx) and HTTP: ${viaBin.families.join(", ")} (sessions and doctor ${((Date.now() - sessionsStarted) / 1000).toFixed(1)} s)`);
+    // 3. Start it as client configs do, with the upstreams pointed at the local fakes.
+    const env = serverEnv({ CHEMBL_API_BASE_URL: chembl.baseUrl, PUBCHEM_API_BASE_URL: pubchem.url, CHEMATIC_LOG_LEVEL: "info" });
+    const bin = join(app, "node_modules", ".bin", process.platform === "win32" ? "chematic-mcp.cmd" : "chematic-mcp");
+    assert.ok(existsSync(bin), "npm linked the bin");
+    // One after the other: each starts RDKit, OpenChemLib, resvg and DuckDB, and a busy CI machine must not push a
+    // first call past its budget. `npx --no`: never fetch a package of that name from the registry; the local
+    // install must answer. Then the installed doctor checks the installed copy (assets, RDKit, DuckDB, ...).
+    const sessionsStarted = Date.now();
+    const viaBin = await stdioSession("stdio (node_modules/.bin)", bin, [], app, env);
+    const viaNpx = await stdioSession("stdio (npx)", NPX, ["--no", "chematic-mcp"], app, env);
+    const viaHttp = await httpSession("HTTP (node_modules/.bin)", bin, app, env);
+    const doctor = await runAsync(bin, ["doctor", "--json", "--timeout-ms", "20000"], app, env);
+    const expected = ["chemistry"];
+    for (const s of [viaBin, viaNpx, viaHttp]) {
+      assert.deepEqual(s.families.slice(0, 1), expected);
+      assert.deepEqual(s.families, viaBin.families, "every transport exercised the same families");
+    }
+    assert.match(viaBin.stderr, new RegExp(`chematic-mcp ${pkg.version.replace(/\./g, "\\.")} serving MCP over stdio .*transport=stdio workers=1`));
+    assert.match(
+      viaHttp.stderr,
+      /listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(no authentication\) version=\S+ transport=streamable-http address=http:\/\/127\.0\.0\.1:\d+\/mcp workers=1/,
+    );
+    t.diagnostic(
+      `families exercised over stdio (bin, npx) and HTTP: ${viaBin.families.join(", ")} (sessions and doctor ${((Date.now() - sessionsStarted) / 1000).toFixed(1)} s)`,
+    );
 
-  const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; status: string; detail: string }> };
-  assert.equal(doctor.code, 0, JSON.stringify(report.checks.filter((c) => c.status !== "ok")));
-  assert.ok(report.checks.find((c) => c.name === "data assets")!.detail.includes(join("node_modules", pkg.name, "assets")), "doctor read the installed assets");
-});
+    const report = JSON.parse(doctor.stdout) as { ok: boolean; checks: Array<{ name: string; status: string; detail: string }> };
+    assert.equal(doctor.code, 0, JSON.stringify(report.checks.filter((c) => c.status !== "ok")));
+    assert.ok(
+      report.checks.find((c) => c.name === "data assets")!.detail.includes(join("node_modules", pkg.name, "assets")),
+      "doctor read the installed assets",
+    );
+  },
+);

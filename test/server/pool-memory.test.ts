@@ -54,7 +54,10 @@ test("10,000 calls grow the WASM heap by less than 5 MiB per worker", { timeout:
     const growth = after.map((a, k) => a - before[k]!);
     t.diagnostic(`heap before ${before.map((b) => (b / 2 ** 20).toFixed(1))} MiB, after ${after.map((a) => (a / 2 ** 20).toFixed(1))} MiB`);
     for (const g of growth) assert.ok(g < 5 * 2 ** 20, `heap grew ${(g / 2 ** 20).toFixed(2)} MiB`);
-    assert.ok(before.every((b) => b > 0), "the heap size was captured");
+    assert.ok(
+      before.every((b) => b > 0),
+      "the heap size was captured",
+    );
   } finally {
     await pool.close();
   }

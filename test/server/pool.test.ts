@@ -12,7 +12,8 @@ import { ToolError } from "../../src/domain/errors.js";
 // Workers copy the environment when they start: the test-only tools (test_sleep, test_memory) join theirs.
 process.env.CHEMATIC_TEST_TOOLS = "1";
 
-const threadOf = async (pool: WorkerPool, holdMs = 0) => ((await pool.run("test_memory", { hold_ms: holdMs }, { budgetMs: 60_000 })) as { thread_id: number }).thread_id;
+const threadOf = async (pool: WorkerPool, holdMs = 0) =>
+  ((await pool.run("test_memory", { hold_ms: holdMs }, { budgetMs: 60_000 })) as { thread_id: number }).thread_id;
 
 test("at start one worker per core but one loads RDKit; the rest start when it is ready", { timeout: 120_000 }, async () => {
   const pool = new WorkerPool({ size: 3 });
@@ -78,7 +79,10 @@ test("long chains that overflowed RDKit's linked 64 KiB stack are answered right
       const props = (await pool.run("calc_properties", { smiles }, { budgetMs: 60_000 })) as Record<string, unknown>;
       assert.ok(Object.keys(props).length > 0, `calc_properties on a ${atoms}-atom chain`);
     }
-    assert.equal(((await pool.run("canonical_smiles", { smiles: "C".repeat(1_000) }, { budgetMs: 60_000 })) as { canonical: string }).canonical, "C".repeat(1_000));
+    assert.equal(
+      ((await pool.run("canonical_smiles", { smiles: "C".repeat(1_000) }, { budgetMs: 60_000 })) as { canonical: string }).canonical,
+      "C".repeat(1_000),
+    );
     // A reaction still compiles (standardize's nitro normalisation), the first casualty of the overflow.
     const std = (await pool.run("standardize", { smiles: "CN(=O)=O" }, { budgetMs: 60_000 })) as { parent_smiles: string };
     assert.equal(std.parent_smiles, "C[N+](=O)[O-]");
@@ -87,28 +91,35 @@ test("long chains that overflowed RDKit's linked 64 KiB stack are answered right
   }
 });
 
-test("a call that reaches the end of the engine's stack is refused, its worker replaced, and the next call is answered right", { timeout: 120_000 }, async () => {
-  // RDKit's own 64 KiB: a 600-atom chain runs past it while writing its SMILES. The guard at the bottom
-  // of the stack is overwritten, so the call answers MOLECULE_TOO_LARGE and a fresh worker takes its place.
-  const pool = new WorkerPool({ size: 1, engineStackBytes: 64 * 1024 });
-  try {
-    await pool.ready();
-    const before = await threadOf(pool);
-    for (const smiles of ["C".repeat(600), `F${"C=C".repeat(300)}F`]) {
-      await assert.rejects(
-        pool.run("canonical_smiles", { smiles }, { budgetMs: 60_000 }),
-        (e: unknown) => e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && e.details?.reason === "engine_stack_exhausted",
+test(
+  "a call that reaches the end of the engine's stack is refused, its worker replaced, and the next call is answered right",
+  { timeout: 120_000 },
+  async () => {
+    // RDKit's own 64 KiB: a 600-atom chain runs past it while writing its SMILES. The guard at the bottom
+    // of the stack is overwritten, so the call answers MOLECULE_TOO_LARGE and a fresh worker takes its place.
+    const pool = new WorkerPool({ size: 1, engineStackBytes: 64 * 1024 });
+    try {
+      await pool.ready();
+      const before = await threadOf(pool);
+      for (const smiles of ["C".repeat(600), `F${"C=C".repeat(300)}F`]) {
+        await assert.rejects(
+          pool.run("canonical_smiles", { smiles }, { budgetMs: 60_000 }),
+          (e: unknown) => e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && e.details?.reason === "engine_stack_exhausted",
+        );
+        const std = (await pool.run("standardize", { smiles: "CN(=O)=O" }, { budgetMs: 60_000 })) as { parent_smiles: string };
+        assert.equal(std.parent_smiles, "C[N+](=O)[O-]", "a reaction compiles on the next call");
+      }
+      assert.notEqual(await threadOf(pool), before, "the worker was replaced");
+      // Below the guard, nothing is refused: 300 atoms need about 34 KiB.
+      assert.equal(
+        ((await pool.run("canonical_smiles", { smiles: "C".repeat(300) }, { budgetMs: 60_000 })) as { canonical: string }).canonical,
+        "C".repeat(300),
       );
-      const std = (await pool.run("standardize", { smiles: "CN(=O)=O" }, { budgetMs: 60_000 })) as { parent_smiles: string };
-      assert.equal(std.parent_smiles, "C[N+](=O)[O-]", "a reaction compiles on the next call");
+    } finally {
+      await pool.close();
     }
-    assert.notEqual(await threadOf(pool), before, "the worker was replaced");
-    // Below the guard, nothing is refused: 300 atoms need about 34 KiB.
-    assert.equal(((await pool.run("canonical_smiles", { smiles: "C".repeat(300) }, { budgetMs: 60_000 })) as { canonical: string }).canonical, "C".repeat(300));
-  } finally {
-    await pool.close();
-  }
-});
+  },
+);
 
 test("a worker whose WASM heap grew past the recycling size is replaced after its answer", { timeout: 120_000 }, async () => {
   // RDKit's descriptors of a 3,000-atom chain grow the heap by about 30 MiB, which WASM never gives back.

@@ -29,7 +29,10 @@ after(async () => {
 test(`a ${ROWS.toLocaleString("en")}-row view spills to DuckDB and answers SQL`, async (t) => {
   const service = new ChemblService({ apiBaseUrl: fake.baseUrl, requestTimeoutMs: 30_000, deadlineMs: 45_000, maxConcurrentPages: 4, offline: false });
   manager = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 });
-  const bio = createChemblGetBioactivitiesTool(() => service, () => manager);
+  const bio = createChemblGetBioactivitiesTool(
+    () => service,
+    () => manager,
+  );
   const query = createChemblDataframeQueryTool(() => manager);
   // Load the binding before the clock starts: the first spill of a process pays it once.
   assert.equal(await manager.available(), true);
@@ -47,12 +50,16 @@ test(`a ${ROWS.toLocaleString("en")}-row view spills to DuckDB and answers SQL`,
   const baseRss = process.memoryUsage().rss;
   const sampler = setInterval(sample, 20);
   const started = performance.now();
-  const { value } = await ok(bio, { target_chembl_id: BULK_TARGET }, serviceContext(55_000, {
+  const { value } = await ok(
+    bio,
+    { target_chembl_id: BULK_TARGET },
+    serviceContext(55_000, {
       progress: (p: number, total?: number) => {
         progress.push([p, total]);
         lastPageAt = performance.now();
       },
-    }));
+    }),
+  );
   const wallMs = performance.now() - started;
   clearInterval(sampler);
   sample();
@@ -82,9 +89,11 @@ test(`a ${ROWS.toLocaleString("en")}-row view spills to DuckDB and answers SQL`,
   const canvasId = value.canvas_id as string;
   const q = async (sql: string, max_rows = 100) => (await ok(query, { canvas_id: canvasId, sql, max_rows })).value;
   const qStarted = performance.now();
-  const totals = (await q(
-    "SELECT count(*) AS n, count(DISTINCT parent_molecule_chembl_id) AS families, sum(activity_id) AS ids, count(*) FILTER (WHERE standard_type = 'Ki') AS ki, count(*) FILTER (WHERE assay_variant_mutation IS NOT NULL) AS mutants, min(view_position) AS first, max(view_position) AS last FROM bioactivities",
-  )).rows as Array<Record<string, number>>;
+  const totals = (
+    await q(
+      "SELECT count(*) AS n, count(DISTINCT parent_molecule_chembl_id) AS families, sum(activity_id) AS ids, count(*) FILTER (WHERE standard_type = 'Ki') AS ki, count(*) FILTER (WHERE assay_variant_mutation IS NOT NULL) AS mutants, min(view_position) AS first, max(view_position) AS last FROM bioactivities",
+    )
+  ).rows as Array<Record<string, number>>;
   assert.deepEqual(totals[0], {
     n: ROWS,
     families: 4000,
@@ -113,7 +122,9 @@ test(`a ${ROWS.toLocaleString("en")}-row view spills to DuckDB and answers SQL`,
   t.diagnostic(
     `spill of ${ROWS} rows (50 pages of 1000, 4 in flight): ${(wallMs / 1000).toFixed(2)} s wall, of which the walk ${((lastPageAt - started) / 1000).toFixed(2)} s and staging in DuckDB ${((started + wallMs - lastPageAt) / 1000).toFixed(2)} s`,
   );
-  t.diagnostic(`memory: rss before ${mb(baseRss)}, peak rss during the spill ${mb(peakRss)} (sampled every 20 ms), peak heapUsed ${mb(peakHeap)}, process maxRSS ${mb(maxRssKb * 1024)}`);
+  t.diagnostic(
+    `memory: rss before ${mb(baseRss)}, peak rss during the spill ${mb(peakRss)} (sampled every 20 ms), peak heapUsed ${mb(peakHeap)}, process maxRSS ${mb(maxRssKb * 1024)}`,
+  );
   t.diagnostic(`four queries over the staged table: ${queryMs.toFixed(0)} ms`);
   assert.ok(wallMs < 45_000, `the spill finished within the service deadline (${wallMs} ms)`);
 });

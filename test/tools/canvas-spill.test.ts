@@ -22,7 +22,11 @@ let fake: FakeChembl;
 let service: ChemblService;
 let manager: CanvasManager;
 let removeBulk: () => void;
-const bio = (m: CanvasManager = manager, s: ChemblService = service) => createChemblGetBioactivitiesTool(() => s, () => m);
+const bio = (m: CanvasManager = manager, s: ChemblService = service) =>
+  createChemblGetBioactivitiesTool(
+    () => s,
+    () => m,
+  );
 const query = (m: CanvasManager = manager) => createChemblDataframeQueryTool(() => m);
 
 async function sql(canvasId: unknown, text: string, m: CanvasManager = manager): Promise<Row[]> {
@@ -50,7 +54,10 @@ describe("when a view spills", () => {
     const before = manager.size;
     const { value } = await ok(bio(), { target_chembl_id: "CHEMBL203" });
     assert.equal(value.returned, 6);
-    assert.deepEqual([value.canvas_id, value.table_name, value.staged_row_count, value.truncated, value.truncated_by, value.nextCursor], [null, null, null, false, null, null]);
+    assert.deepEqual(
+      [value.canvas_id, value.table_name, value.staged_row_count, value.truncated, value.truncated_by, value.nextCursor],
+      [null, null, null, false, null, null],
+    );
     assert.equal(manager.size, before);
   });
 
@@ -62,11 +69,15 @@ describe("when a view spills", () => {
     assert.equal(value.staged_row_count, 2_500);
     assert.equal(value.table_name, "bioactivities");
     assert.deepEqual([value.truncated, value.truncated_by, value.nextCursor, value.returned], [false, null, null, 5]);
-    assert.deepEqual((value.activities as Row[]).map((a) => a.activity_id), [0, 1, 2, 3, 4].map((i) => BULK_FIRST_ID + i));
+    assert.deepEqual(
+      (value.activities as Row[]).map((a) => a.activity_id),
+      [0, 1, 2, 3, 4].map((i) => BULK_FIRST_ID + i),
+    );
     assert.deepEqual(value.standard_types, ["IC50", "Ki"], "over the whole staged table");
     assert.match(value.notice as string, /mixes standard types/);
     assert.match(value.notice as string, /Staged 2500 of 2500 rows as table bioactivities on canvas cv_/);
-    for (const field of [value.canvas_id, "bioactivities", "staged_row_count: 2500", "truncated: false"]) assert.ok(text.includes(String(field)), `markdown carries ${field}`);
+    for (const field of [value.canvas_id, "bioactivities", "staged_row_count: 2500", "truncated: false"])
+      assert.ok(text.includes(String(field)), `markdown carries ${field}`);
     assert.deepEqual(progress.at(-1)!.slice(0, 2), [2_500, 2_500]);
     assert.match(progress[0]![2]!, /fetched 1000 of 2500 rows/);
     const offsets = fake.requestsTo("activity").map((r) => [r.query.get("offset"), r.query.get("limit")]);
@@ -75,14 +86,23 @@ describe("when a view spills", () => {
       ["1000", "1000"],
       ["2000", "500"],
     ]);
-    const [stats] = await sql(value.canvas_id, "SELECT count(*) AS n, min(view_position) AS lo, max(view_position) AS hi, count(*) FILTER (WHERE pchembl_value IS NULL) AS no_potency FROM bioactivities");
+    const [stats] = await sql(
+      value.canvas_id,
+      "SELECT count(*) AS n, min(view_position) AS lo, max(view_position) AS hi, count(*) FILTER (WHERE pchembl_value IS NULL) AS no_potency FROM bioactivities",
+    );
     assert.deepEqual(stats, { n: 2_500, lo: 1, hi: 2_500, no_potency: 0 });
-    const described = await ok(createChemblDataframeDescribeTool(() => manager), { canvas_id: value.canvas_id });
+    const described = await ok(
+      createChemblDataframeDescribeTool(() => manager),
+      { canvas_id: value.canvas_id },
+    );
     const [t] = described.value.tables as Row[];
     assert.equal((t!.applied_filters as Row).target_chembl_id, BULK_TARGET);
     assert.equal((t!.source as Row).license, "CC BY-SA 3.0");
     const types = Object.fromEntries((t!.columns as Array<{ name: string; type: string }>).map((c) => [c.name, c.type]));
-    assert.deepEqual([types.activity_id, types.standard_value, types.pchembl_value, types.document_year, types.potential_duplicate, types.molecule_chembl_id], ["BIGINT", "DOUBLE", "DOUBLE", "INTEGER", "BOOLEAN", "VARCHAR"]);
+    assert.deepEqual(
+      [types.activity_id, types.standard_value, types.pchembl_value, types.document_year, types.potential_duplicate, types.molecule_chembl_id],
+      ["BIGINT", "DOUBLE", "DOUBLE", "INTEGER", "BOOLEAN", "VARCHAR"],
+    );
   });
 
   test("the row cap stops the walk and says so", async () => {
@@ -91,7 +111,14 @@ describe("when a view spills", () => {
       const { value } = await ok(bio(capped), { target_chembl_id: BULK_TARGET, limit: 10 });
       assert.deepEqual([value.staged_row_count, value.truncated, value.truncated_by, value.total_count], [1_500, true, "row_cap", 2_500]);
       assert.match(value.notice as string, /row cap \(CHEMBL_MAX_SPILL_ROWS=1500\)/);
-      assert.deepEqual(fake.requestsTo("activity").map((r) => r.query.get("limit")).sort(), ["1000", "500"], "no page past the cap");
+      assert.deepEqual(
+        fake
+          .requestsTo("activity")
+          .map((r) => r.query.get("limit"))
+          .sort(),
+        ["1000", "500"],
+        "no page past the cap",
+      );
       const [n] = await sql(value.canvas_id, "SELECT count(*) AS n, max(activity_id) AS last FROM bioactivities", capped);
       assert.deepEqual(n, { n: 1_500, last: BULK_FIRST_ID + 1_499 }, "the first rows of the view");
     } finally {
@@ -121,7 +148,10 @@ describe("a supplied canvas_id", () => {
     // The null-potency view fits one page, but a supplied canvas is re-staged all the same.
     const second = await ok(bio(), { target_chembl_id: "CHEMBL203", potency_view: "null_potency", canvas_id: ` ${id} ` });
     assert.deepEqual([second.value.canvas_id, second.value.table_name, second.value.staged_row_count], [id, "bioactivities_null_potency", 4]);
-    const [both] = await sql(id, "SELECT (SELECT count(*) FROM bioactivities) AS ranked, (SELECT count(*) FROM bioactivities_null_potency) AS unranked, (SELECT count(*) FROM (SELECT * FROM bioactivities UNION ALL SELECT * FROM bioactivities_null_potency)) AS whole");
+    const [both] = await sql(
+      id,
+      "SELECT (SELECT count(*) FROM bioactivities) AS ranked, (SELECT count(*) FROM bioactivities_null_potency) AS unranked, (SELECT count(*) FROM (SELECT * FROM bioactivities UNION ALL SELECT * FROM bioactivities_null_potency)) AS whole",
+    );
     assert.deepEqual(both, { ranked: 6, unranked: 4, whole: 10 });
     const ki = await ok(bio(), { target_chembl_id: "CHEMBL203", standard_type: "Ki", canvas_id: id });
     assert.equal(ki.value.staged_row_count, 1);
@@ -173,7 +203,14 @@ describe("a supplied canvas_id", () => {
 describe("canvas off", () => {
   for (const [what, make] of [
     ["CHEMATIC_CANVAS=off", () => new CanvasManager({ enabled: false, dir: null, maxSpillRows: 50_000 })],
-    ["no DuckDB binding", () => new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 }, { loader: () => Promise.reject(new Error("Cannot find module '@duckdb/node-api'")) })],
+    [
+      "no DuckDB binding",
+      () =>
+        new CanvasManager(
+          { enabled: true, dir: null, maxSpillRows: 50_000 },
+          { loader: () => Promise.reject(new Error("Cannot find module '@duckdb/node-api'")) },
+        ),
+    ],
   ] as const) {
     test(`${what}: pages come inline with nextCursor; a canvas_id is ignored; the dataframe tools say CANVAS_DISABLED`, async () => {
       const m = make();

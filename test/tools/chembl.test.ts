@@ -60,10 +60,13 @@ describe("chembl_search_molecules", () => {
     assert.equal(rows(exact.value, "molecules")[0]!.molecule_chembl_id, "CHEMBL25");
     assert.equal(exact.value.structure_check, "smiles_grammar");
     const sim = await ok(tools.searchMolecules, { smiles: ASPIRIN_SMILES, search_type: "similarity", similarity_threshold: 70 });
-    assert.deepEqual(rows(sim.value, "molecules").map((m) => [m.molecule_chembl_id, m.similarity]), [
-      ["CHEMBL25", 100],
-      ["CHEMBL999999", 72.22222222222223],
-    ]);
+    assert.deepEqual(
+      rows(sim.value, "molecules").map((m) => [m.molecule_chembl_id, m.similarity]),
+      [
+        ["CHEMBL25", 100],
+        ["CHEMBL999999", 72.22222222222223],
+      ],
+    );
     const sub = await ok(tools.searchMolecules, { smiles: "c1ccccc1C(=O)O", search_type: "substructure" });
     assert.equal(sub.value.total_count, 3);
   });
@@ -95,7 +98,10 @@ describe("chembl_search_molecules", () => {
     fake.totalOverride.set("substructure", 30_000);
     const sub = await ok(tools.searchMolecules, { smiles: "c1ccccc1C(=O)O", search_type: "substructure", max_phase_min: 4 });
     assert.equal(sub.value.totalCountCapped, true);
-    assert.ok(fake.requestsTo("substructure").some((r) => r.query.get("max_phase__gte") === null && r.query.get("limit") === "1"), "unfiltered count asked");
+    assert.ok(
+      fake.requestsTo("substructure").some((r) => r.query.get("max_phase__gte") === null && r.query.get("limit") === "1"),
+      "unfiltered count asked",
+    );
     fake.totalOverride.clear();
     const plain = await ok(tools.searchMolecules, { query: "aspirin" });
     assert.equal(plain.value.totalCountCapped, false);
@@ -142,8 +148,17 @@ describe("chembl_search_molecules", () => {
     const first = await ok(tools.searchMolecules, { smiles: ASPIRIN_SMILES, search_type: "similarity", similarity_threshold: 40, limit: 2 });
     assert.equal(rows(first.value, "molecules").length, 2);
     assert.equal(first.value.total_count, 3);
-    const next = await ok(tools.searchMolecules, { smiles: ASPIRIN_SMILES, search_type: "similarity", similarity_threshold: 40, limit: 2, cursor: first.value.nextCursor as string });
-    assert.deepEqual(rows(next.value, "molecules").map((m) => m.molecule_chembl_id), ["CHEMBL324340"]);
+    const next = await ok(tools.searchMolecules, {
+      smiles: ASPIRIN_SMILES,
+      search_type: "similarity",
+      similarity_threshold: 40,
+      limit: 2,
+      cursor: first.value.nextCursor as string,
+    });
+    assert.deepEqual(
+      rows(next.value, "molecules").map((m) => m.molecule_chembl_id),
+      ["CHEMBL324340"],
+    );
     assert.equal(next.value.offset, 2);
     assert.equal(next.value.nextCursor, null);
     const e = await fails(tools.searchMolecules, { query: "aspirin", cursor: first.value.nextCursor as string });
@@ -173,7 +188,10 @@ describe("chembl_search_targets", () => {
   test("a one-word query that matches no name is retried as a gene symbol", async () => {
     const { value } = await ok(tools.searchTargets, { query: "egfr", organism: "homo sapiens" });
     assert.equal(value.matched_by, "gene_symbol");
-    assert.deepEqual(rows(value, "targets").map((t) => t.target_chembl_id), ["CHEMBL203", "CHEMBL2111431"]);
+    assert.deepEqual(
+      rows(value, "targets").map((t) => t.target_chembl_id),
+      ["CHEMBL203", "CHEMBL2111431"],
+    );
     const egfr = rows(value, "targets")[0]!;
     assert.deepEqual((egfr.components as Row[])[0]!.gene_symbols, ["EGFR", "ERBB1", "ERBB"]);
     assert.match(value.notice as string, /SINGLE PROTEIN/);
@@ -182,7 +200,10 @@ describe("chembl_search_targets", () => {
   test("a UniProt accession or a target ID given as query is used as such", async () => {
     const acc = await ok(tools.searchTargets, { query: "p00533", target_type: "single protein" });
     assert.equal(acc.value.matched_by, "accession");
-    assert.deepEqual(rows(acc.value, "targets").map((t) => t.target_chembl_id), ["CHEMBL203"]);
+    assert.deepEqual(
+      rows(acc.value, "targets").map((t) => t.target_chembl_id),
+      ["CHEMBL203"],
+    );
     assert.equal(fake.requestsTo("target")[0]!.query.get("target_components__accession"), "P00533");
     const id = await ok(tools.searchTargets, { query: "chembl1808" });
     assert.equal(id.value.matched_by, "target_chembl_id");
@@ -194,7 +215,10 @@ describe("chembl_search_targets", () => {
     assert.equal(p1.value.matched_by, "pref_name");
     assert.equal(p1.value.total_count, 2);
     const p2 = await ok(tools.searchTargets, { query: "cyclooxygenase", limit: 1, cursor: p1.value.nextCursor as string });
-    assert.deepEqual([...rows(p1.value, "targets"), ...rows(p2.value, "targets")].map((t) => t.target_chembl_id), ["CHEMBL221", "CHEMBL230"]);
+    assert.deepEqual(
+      [...rows(p1.value, "targets"), ...rows(p2.value, "targets")].map((t) => t.target_chembl_id),
+      ["CHEMBL221", "CHEMBL230"],
+    );
     assert.equal(p2.value.nextCursor, null);
   });
 
@@ -207,7 +231,10 @@ describe("chembl_get_bioactivities", () => {
   test("potency_ranked: only rows with pchembl_value, best first, ties by activity_id; mixed types flagged", async () => {
     const { value } = await ok(tools.bioactivities, { target_chembl_id: "chembl203 " });
     const acts = rows(value, "activities");
-    assert.deepEqual(acts.map((a) => a.activity_id), [40002, 40001, 40003, 40004, 31864, 40007]);
+    assert.deepEqual(
+      acts.map((a) => a.activity_id),
+      [40002, 40001, 40003, 40004, 31864, 40007],
+    );
     for (const a of acts) assert.equal(typeof a.pchembl_value, "number");
     assert.deepEqual(value.standard_types, ["IC50", "Ki"]);
     assert.match(value.notice as string, /mixes standard types/);
@@ -218,7 +245,10 @@ describe("chembl_get_bioactivities", () => {
   test("null_potency: exactly the rows without one; absent values stay null", async () => {
     const { value } = await ok(tools.bioactivities, { target_chembl_id: "CHEMBL203", potency_view: "null_potency" });
     const acts = rows(value, "activities");
-    assert.deepEqual(acts.map((a) => a.activity_id), [31863, 31867, 40005, 40006]);
+    assert.deepEqual(
+      acts.map((a) => a.activity_id),
+      [31863, 31867, 40005, 40006],
+    );
     const nd = acts.find((a) => a.activity_id === 31867)!;
     assert.equal(nd.standard_value, null);
     assert.equal(nd.pchembl_value, null);
@@ -228,7 +258,10 @@ describe("chembl_get_bioactivities", () => {
 
   test("standard_type, pchembl_value_min and the contradictory filter", async () => {
     const { value } = await ok(tools.bioactivities, { target_chembl_id: "CHEMBL203", standard_type: "ic50", pchembl_value_min: 7 });
-    assert.deepEqual(rows(value, "activities").map((a) => a.activity_id), [40002, 40003]);
+    assert.deepEqual(
+      rows(value, "activities").map((a) => a.activity_id),
+      [40002, 40003],
+    );
     const e = await fails(tools.bioactivities, { target_chembl_id: "CHEMBL203", potency_view: "null_potency", pchembl_value_min: 6 });
     assert.equal(e.code, "INVALID_ARGUMENTS");
   });
@@ -238,16 +271,28 @@ describe("chembl_get_bioactivities", () => {
     assert.ok(rows(wt.value, "activities").every((a) => a.assay_variant_mutation === null));
     assert.equal((wt.value.applied_filters as Row).variant, "wild_type");
     const mut = await ok(tools.bioactivities, { target_chembl_id: "CHEMBL203", variant: "t790m" });
-    assert.deepEqual(rows(mut.value, "activities").map((a) => a.activity_id), [40002]);
+    assert.deepEqual(
+      rows(mut.value, "activities").map((a) => a.activity_id),
+      [40002],
+    );
     const dbl = await ok(tools.bioactivities, { target_chembl_id: "CHEMBL203", variant: "L858R, T790M" });
-    assert.deepEqual(rows(dbl.value, "activities").map((a) => a.activity_id), [40003]);
+    assert.deepEqual(
+      rows(dbl.value, "activities").map((a) => a.activity_id),
+      [40003],
+    );
   });
 
   test("include_alternate_forms widens a salt to its family by parent", async () => {
     const own = await ok(tools.bioactivities, { molecule_chembl_id: "CHEMBL419213" });
-    assert.deepEqual(rows(own.value, "activities").map((a) => a.activity_id), [50001]);
+    assert.deepEqual(
+      rows(own.value, "activities").map((a) => a.activity_id),
+      [50001],
+    );
     const family = await ok(tools.bioactivities, { molecule_chembl_id: "CHEMBL419213", include_alternate_forms: true, target_chembl_id: "CHEMBL1808" });
-    assert.deepEqual(rows(family.value, "activities").map((a) => a.activity_id), [50003, 50001, 50002]);
+    assert.deepEqual(
+      rows(family.value, "activities").map((a) => a.activity_id),
+      [50003, 50001, 50002],
+    );
     assert.equal((family.value.applied_filters as Row).parent_molecule_chembl_id, "CHEMBL1237");
     for (const a of rows(family.value, "activities")) assert.equal(a.parent_molecule_chembl_id, "CHEMBL1237");
     const e = await fails(tools.bioactivities, { molecule_chembl_id: "CHEMBL12345678", include_alternate_forms: true });
@@ -287,19 +332,26 @@ describe("chembl_get_drug_info", () => {
     assert.equal(value.parent_chembl_id, "CHEMBL1237");
     assert.equal(value.max_phase, 4);
     assert.equal(value.first_approval, 1988);
-    assert.deepEqual(rows(value, "mechanisms").map((m) => [m.mechanism_of_action, m.target_chembl_id, m.target_pref_name, m.direct_interaction]), [
-      ["Angiotensin-converting enzyme inhibitor", "CHEMBL1808", "Angiotensin-converting enzyme", true],
-    ]);
-    assert.deepEqual(rows(value, "indications").map((i) => [i.mesh_heading, i.max_phase_for_ind]), [
-      ["Hypertension", 4],
-      ["Heart Failure", 4],
-      ["Diabetes Mellitus, Type 2", 2],
-    ]);
-    assert.deepEqual(rows(value, "family").map((f) => [f.molecule_chembl_id, f.is_parent]), [
-      ["CHEMBL1237", true],
-      ["CHEMBL419213", false],
-      ["CHEMBL4594260", false],
-    ]);
+    assert.deepEqual(
+      rows(value, "mechanisms").map((m) => [m.mechanism_of_action, m.target_chembl_id, m.target_pref_name, m.direct_interaction]),
+      [["Angiotensin-converting enzyme inhibitor", "CHEMBL1808", "Angiotensin-converting enzyme", true]],
+    );
+    assert.deepEqual(
+      rows(value, "indications").map((i) => [i.mesh_heading, i.max_phase_for_ind]),
+      [
+        ["Hypertension", 4],
+        ["Heart Failure", 4],
+        ["Diabetes Mellitus, Type 2", 2],
+      ],
+    );
+    assert.deepEqual(
+      rows(value, "family").map((f) => [f.molecule_chembl_id, f.is_parent]),
+      [
+        ["CHEMBL1237", true],
+        ["CHEMBL419213", false],
+        ["CHEMBL4594260", false],
+      ],
+    );
     assert.equal(value.withdrawn, false);
     assert.equal(value.black_box_warning, false);
     assert.equal((value.mechanisms_status as Row).status, "complete");
@@ -316,7 +368,10 @@ describe("chembl_get_drug_info", () => {
     const { value } = await ok(tools.drugInfo, { molecule_chembl_id: "CHEMBL122" });
     assert.equal(value.max_phase, 4);
     assert.equal(value.withdrawn, true);
-    assert.deepEqual(rows(value, "warnings").map((w) => [w.warning_type, w.warning_year, w.warning_class]), [["Withdrawn", 2004, "Cardiotoxicity"]]);
+    assert.deepEqual(
+      rows(value, "warnings").map((w) => [w.warning_type, w.warning_year, w.warning_class]),
+      [["Withdrawn", 2004, "Cardiotoxicity"]],
+    );
     assert.match(value.notice as string, /Withdrawn/);
   });
 
@@ -349,7 +404,10 @@ describe("chembl_get_assay and chembl_get_documents", () => {
     assert.deepEqual(a!.variant, { mutation: "T790M", accession: "P00533", isoform: null, organism: "Homo sapiens", version: 2 });
     assert.deepEqual((a!.parameters as Row[])[0], { type: "CONC", relation: "=", value: 10, units: "uM", text_value: null, comments: null });
     const alias = await ok(tools.assay, { assay_chembl_id: ["CHEMBL771355", "chembl663853", "CHEMBL1", ""] });
-    assert.deepEqual(rows(alias.value, "assays").map((x) => x.assay_chembl_id), ["CHEMBL771355", "CHEMBL663853"]);
+    assert.deepEqual(
+      rows(alias.value, "assays").map((x) => x.assay_chembl_id),
+      ["CHEMBL771355", "CHEMBL663853"],
+    );
     assert.deepEqual(alias.value.not_found_ids, ["CHEMBL1"]);
     assert.equal(rows(alias.value, "assays")[0]!.confidence_score, 1);
     assert.equal(rows(alias.value, "assays")[0]!.assay_tax_id, 10116);
@@ -399,7 +457,10 @@ describe("markdown twin", () => {
       return;
     }
     const rendered = [mdValue(value as string | number | boolean), typeof value === "string" ? mdCode(value) : ""].filter((r) => r !== "");
-    assert.ok(rendered.some((r) => text.includes(r)), `${path}: ${String(value)} missing from the markdown`);
+    assert.ok(
+      rendered.some((r) => text.includes(r)),
+      `${path}: ${String(value)} missing from the markdown`,
+    );
   }
 
   const calls: Array<[keyof ReturnType<typeof chemblTools>, Record<string, unknown>]> = [
@@ -509,7 +570,16 @@ describe("sanitising", () => {
     ["assay", { assay_chembl_ids: "CHEMBL663853" }],
     ["documents", { document_chembl_ids: "CHEMBL1137930" }],
   ];
-  const upstreamTexts = [CANARY, ...Object.values(FAULT_BODIES).flatMap((b) => [b.slice(0, 40)]), "Something has gone wrong", "Proxy Error", "error_message", "<html", "<!doctype", "gunicorn"];
+  const upstreamTexts = [
+    CANARY,
+    ...Object.values(FAULT_BODIES).flatMap((b) => [b.slice(0, 40)]),
+    "Something has gone wrong",
+    "Proxy Error",
+    "error_message",
+    "<html",
+    "<!doctype",
+    "gunicorn",
+  ];
 
   for (const mode of ["500-html", "502", "hang", "truncated", "429", "404-empty", "400-json"] as FaultMode[]) {
     test(`fault ${mode}: no answer of any tool carries upstream text`, async () => {
@@ -520,11 +590,17 @@ describe("sanitising", () => {
         const answer = r.ok ? `${JSON.stringify(r.value)}\n${r.text}` : r.payload;
         for (const needle of upstreamTexts) assert.ok(!answer.includes(needle), `${everyCall[i]![0]} in ${mode} leaked "${needle}": ${answer.slice(0, 400)}`);
         if (!r.ok) {
-          assert.ok(["UPSTREAM_UNAVAILABLE", "RATE_LIMITED", "DEADLINE_EXCEEDED", "NOT_FOUND", "INVALID_STRUCTURE"].includes(r.error.code), `${mode}: ${r.error.code}`);
+          assert.ok(
+            ["UPSTREAM_UNAVAILABLE", "RATE_LIMITED", "DEADLINE_EXCEEDED", "NOT_FOUND", "INVALID_STRUCTURE"].includes(r.error.code),
+            `${mode}: ${r.error.code}`,
+          );
           assert.ok(r.error.hint.length > 20);
         }
       }
-      assert.ok(results.some((r) => !r.ok), `${mode}: the fault was seen`);
+      assert.ok(
+        results.some((r) => !r.ok),
+        `${mode}: the fault was seen`,
+      );
     });
   }
 });

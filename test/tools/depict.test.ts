@@ -147,22 +147,39 @@ test("depict PNG decodes at the asked size and is not blank; highlighting paints
 test("depict SVG comes back as text in the result; bad SMARTS and SMILES are typed errors", async () => {
   const rdkit = await loadRDKit();
   const ctx = { rdkit, progress() {} };
-  const out = depictTool.run({ smiles: "C[C@H](N)C(=O)O", format: "svg", width: 250, height: 200, legend: "L-alanine", stereo_annotation: true }, ctx) as DepictOutput;
+  const out = depictTool.run(
+    { smiles: "C[C@H](N)C(=O)O", format: "svg", width: 250, height: 200, legend: "L-alanine", stereo_annotation: true },
+    ctx,
+  ) as DepictOutput;
   assert.equal(out[EXTRA_CONTENT_KEY], undefined, "no image block for SVG");
   assert.equal(out.mime_type, "image/svg+xml");
   const svg = out.svg as string;
   assert.match(svg, /<svg[^>]*width='250px' height='200px'/);
   assert.equal(out.byte_length, Buffer.byteLength(svg));
   assert.match(svg, /class='legend'/);
-  assert.throws(() => depictTool.run({ smiles: "CCO", highlight_smarts: "[C" }, ctx), (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMARTS" && e.details.argument === "highlight_smarts");
-  assert.throws(() => depictTool.run({ smiles: "C1CC" }, ctx), (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES");
-  assert.throws(() => depictTool.run({ smiles: Array(1001).fill("C").join(".") }, ctx), (e: unknown) => e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && e.details.max_atoms === 1000);
+  assert.throws(
+    () => depictTool.run({ smiles: "CCO", highlight_smarts: "[C" }, ctx),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMARTS" && e.details.argument === "highlight_smarts",
+  );
+  assert.throws(
+    () => depictTool.run({ smiles: "C1CC" }, ctx),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES",
+  );
+  assert.throws(
+    () => depictTool.run({ smiles: Array(1001).fill("C").join(".") }, ctx),
+    (e: unknown) => e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && e.details.max_atoms === 1000,
+  );
 });
 
 test("over the wire, depict answers an image block after the JSON text block, and structuredContent stays small", async () => {
   const s = new ServerProcess();
   try {
-    s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: MODERN_META, name: "depict", arguments: { smiles: "c1ccc2ccccc2c1O", width: 300, height: 200 } } });
+    s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { _meta: MODERN_META, name: "depict", arguments: { smiles: "c1ccc2ccccc2c1O", width: 300, height: 200 } },
+    });
     const modern = (await s.response(1, 60_000)).result as { content: ContentBlock[]; structuredContent: Record<string, unknown> };
     assert.equal(modern.content.length, 2);
     assert.equal(modern.content[0]!.type, "text");
@@ -174,7 +191,6 @@ test("over the wire, depict answers an image block after the JSON text block, an
     assert.deepEqual([decoded.width, decoded.height], [300, 200]);
     assert.equal(modern.structuredContent[EXTRA_CONTENT_KEY], undefined, "the image is not in structuredContent");
     assert.ok(JSON.stringify(modern.structuredContent).length < 1000, "structuredContent is a small summary");
-
   } finally {
     await s.close();
   }
@@ -183,7 +199,10 @@ test("over the wire, depict answers an image block after the JSON text block, an
   try {
     await legacyServer.request(2, "initialize", { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "1" } });
     legacyServer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const legacy = (await legacyServer.request(3, "tools/call", { name: "depict", arguments: { smiles: "CCO" } }, 60_000)).result as { content: ContentBlock[]; structuredContent?: unknown };
+    const legacy = (await legacyServer.request(3, "tools/call", { name: "depict", arguments: { smiles: "CCO" } }, 60_000)).result as {
+      content: ContentBlock[];
+      structuredContent?: unknown;
+    };
     assert.deepEqual(
       legacy.content.map((b) => b.type),
       ["text", "image"],
@@ -202,7 +221,10 @@ test("the official MCP clients (v1 legacy, v2 2026-07-28) accept depict's image 
   try {
     const r = await legacy.callTool({ name: "depict", arguments: { smiles: "CCO", width: 120, height: 100 } });
     const blocks = r.content as ContentBlock[];
-    assert.deepEqual(blocks.map((b) => b.type), ["text", "image"]);
+    assert.deepEqual(
+      blocks.map((b) => b.type),
+      ["text", "image"],
+    );
     assert.equal((r.structuredContent as { width: number }).width, 120);
   } finally {
     await legacy.close();
@@ -211,7 +233,10 @@ test("the official MCP clients (v1 legacy, v2 2026-07-28) accept depict's image 
   await modern.connect(new ModernStdio({ command: process.execPath, args: [CLI_PATH], env, stderr: "pipe" }));
   try {
     const r = await modern.callTool({ name: "depict", arguments: { smiles: "CCO", format: "svg" } });
-    assert.deepEqual((r.content as ContentBlock[]).map((b) => b.type), ["text"]);
+    assert.deepEqual(
+      (r.content as ContentBlock[]).map((b) => b.type),
+      ["text"],
+    );
     assert.match((r.structuredContent as { svg: string }).svg, /^<\?xml/);
   } finally {
     await modern.close();

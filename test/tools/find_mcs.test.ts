@@ -76,7 +76,13 @@ test("the MCS SMILES keeps charges and valences of the first molecule", async ()
 test("pains_check, brenk_check, smarts_match and find_mcs do not grow the WASM heap", { timeout: 300_000 }, async (t) => {
   const rdkit = await loadRDKit();
   const ctx = { rdkit, progress: () => {} };
-  const molecules = ["CC(=O)Oc1ccccc1C(=O)O", "CC1=CC(=O)C=CC1=O", "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1", "O=Cc1ccc(O)c(O)c1", "CCCCCCCC[N+](C)(C)C"];
+  const molecules = [
+    "CC(=O)Oc1ccccc1C(=O)O",
+    "CC1=CC(=O)C=CC1=O",
+    "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1",
+    "O=Cc1ccc(O)c(O)c1",
+    "CCCCCCCC[N+](C)(C)C",
+  ];
   const invalid = ["C1CC", "c1cccc1", "C(((", "[Xx]"];
   const round = (n: number): void => {
     const smiles = molecules[n % molecules.length]!;

@@ -70,7 +70,12 @@ function oracleUnavailable(): string | undefined {
 }
 
 function oracle(args: string[], input: string): string[] {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-3d.py"), ...args], { input, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, timeout: 600_000 });
+  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-3d.py"), ...args], {
+    input,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 600_000,
+  });
   if (r.error !== undefined) throw r.error;
   assert.equal(r.status, 0, `oracle-3d failed: ${r.stderr}`);
   return r.stdout.split("\n").filter((l) => l.length > 0);
@@ -110,7 +115,14 @@ function xyzCoordinates(xyz: string): string[] {
     .trim()
     .split("\n")
     .slice(2)
-    .map((l) => l.trim().split(/\s+/).slice(0, 4).map((v, i) => (i === 0 ? v : Number(v).toFixed(4))).join(" "));
+    .map((l) =>
+      l
+        .trim()
+        .split(/\s+/)
+        .slice(0, 4)
+        .map((v, i) => (i === 0 ? v : Number(v).toFixed(4)))
+        .join(" "),
+    );
 }
 
 function molblockCoordinates(molblock: string): string[] {
@@ -125,7 +137,9 @@ test("generate_3d on 50 NCI molecules: native RDKit keeps canonical SMILES and C
   }
   const rdkit = await loadRDKit();
   const pool400 = candidates(rdkit, 400);
-  const specified = oracle(["--specify-stereo"], pool400.join("\n") + "\n").map((l) => JSON.parse(l) as { smiles: string; isomer?: string; stereo_elements?: number });
+  const specified = oracle(["--specify-stereo"], pool400.join("\n") + "\n").map(
+    (l) => JSON.parse(l) as { smiles: string; isomer?: string; stereo_elements?: number },
+  );
   const withStereo = specified.filter((r) => r.isomer !== undefined && (r.stereo_elements ?? 0) > 0).slice(0, WITH_STEREO);
   const without = specified.filter((r) => r.isomer !== undefined && r.stereo_elements === 0).slice(0, WITHOUT_STEREO);
   const chosen = [...withStereo, ...without].map((r) => r.isomer!);
@@ -164,7 +178,9 @@ test("generate_3d on 50 NCI molecules: native RDKit keeps canonical SMILES and C
     assert.deepEqual(out.assigned_stereo, [], `${smiles}: every stereo element was specified`);
     assert.equal(out.smiles_3d, out.smiles, `${smiles}: the tool's own read-back keeps the SMILES`);
   }
-  const native = oracle([], outputs.map((o, i) => JSON.stringify({ smiles: chosen[i], molblock: o.molblock })).join("\n") + "\n").map((l) => JSON.parse(l) as OracleRow);
+  const native = oracle([], outputs.map((o, i) => JSON.stringify({ smiles: chosen[i], molblock: o.molblock })).join("\n") + "\n").map(
+    (l) => JSON.parse(l) as OracleRow,
+  );
   assert.equal(native.length, chosen.length);
 
   const failures: string[] = [];
@@ -180,7 +196,8 @@ test("generate_3d on 50 NCI molecules: native RDKit keeps canonical SMILES and C
     }
     stereoLabels += row.cip_in.atoms.length + row.cip_in.bonds.length;
     if (row.canonical_out !== row.canonical_in) failures.push(`${smi}: canonical ${row.canonical_in} became ${row.canonical_out}`);
-    if (JSON.stringify(row.cip_out) !== JSON.stringify(row.cip_in)) failures.push(`${smi}: CIP ${JSON.stringify(row.cip_in)} became ${JSON.stringify(row.cip_out)}`);
+    if (JSON.stringify(row.cip_out) !== JSON.stringify(row.cip_in))
+      failures.push(`${smi}: CIP ${JSON.stringify(row.cip_in)} became ${JSON.stringify(row.cip_out)}`);
     if (!(row.heavy_rmsd < MAX_HEAVY_RMSD)) failures.push(`${smi}: native MMFF94 moved heavy atoms by ${row.heavy_rmsd.toFixed(3)} Å RMSD`);
     maxRmsd = Math.max(maxRmsd, row.heavy_rmsd);
     sumRmsd += row.heavy_rmsd;
@@ -222,7 +239,11 @@ test("generate_3d: several conformers come sorted by energy, distinct, with prog
   const out = run(rdkit, { smiles, num_conformers: 3, seed: 11 }, (p, total) => progress.push([p, total]));
   assert.ok(out.conformers.length >= 2, `a flexible molecule has several conformers (got ${out.conformers.length}: ${out.warnings.join("; ")})`);
   const energies = out.conformers.map((c) => c.energy_kcal_mol!);
-  assert.deepEqual(energies, [...energies].sort((x, y) => x - y), "lowest energy first");
+  assert.deepEqual(
+    energies,
+    [...energies].sort((x, y) => x - y),
+    "lowest energy first",
+  );
   assert.equal(out.energy_kcal_mol, energies[0]);
   assert.equal(out.conformers[0]!.xyz, out.xyz);
   for (const c of out.conformers.slice(1)) assert.ok(c.rmsd_to_first >= 0.5, "distinct from the first");
@@ -250,8 +271,14 @@ test("generate_3d refuses at once a molecule over the heavy-atom cap, and a disc
   }
   const ok = "C".repeat(GENERATE_3D_MAX_HEAVY_ATOMS - 90);
   assert.equal(run(rdkit, { smiles: ok, add_hydrogens: false }).atom_count, GENERATE_3D_MAX_HEAVY_ATOMS - 90);
-  assert.throws(() => run(rdkit, { smiles: "CC(=O)[O-].[Na+]" }), (e: unknown) => e instanceof ToolError && e.code === "DISCONNECTED_MOLECULE");
-  assert.throws(() => run(rdkit, { smiles: "C1CC" }), (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES");
+  assert.throws(
+    () => run(rdkit, { smiles: "CC(=O)[O-].[Na+]" }),
+    (e: unknown) => e instanceof ToolError && e.code === "DISCONNECTED_MOLECULE",
+  );
+  assert.throws(
+    () => run(rdkit, { smiles: "C1CC" }),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES",
+  );
 });
 
 test("generate_3d without MMFF parameters keeps the generator's geometry and says so; unspecified stereo is reported", async () => {

@@ -73,6 +73,12 @@ test("the pack equals the single tools' answers and validates in every format", 
 test("errors: invalid SMILES, a molecule over the pack's cap", async () => {
   const rdkit = await loadRDKit();
   const ctx: ChemContext = { rdkit, progress: () => {} };
-  assert.throws(() => moleculeContextPackTool.run({ smiles: "C1CC(" }, ctx), (e: Error & { code?: string }) => e.code === "INVALID_SMILES");
-  assert.throws(() => moleculeContextPackTool.run({ smiles: "C(C)".repeat(600) }, ctx), (e: Error & { code?: string }) => e.code === "MOLECULE_TOO_LARGE");
+  assert.throws(
+    () => moleculeContextPackTool.run({ smiles: "C1CC(" }, ctx),
+    (e: Error & { code?: string }) => e.code === "INVALID_SMILES",
+  );
+  assert.throws(
+    () => moleculeContextPackTool.run({ smiles: "C(C)".repeat(600) }, ctx),
+    (e: Error & { code?: string }) => e.code === "MOLECULE_TOO_LARGE",
+  );
 });

@@ -61,7 +61,7 @@ const fakePubChem: Handler = (req, res, body) => {
       json(res, 500, { Fault: { Code: "PUGREST.ServerError", Message: "secret-upstream-text" } });
       return;
     case "malformed":
-      res.writeHead(200, { "content-type": "application/json" }).end("{\"PropertyTable\": {secret-upstream-text");
+      res.writeHead(200, { "content-type": "application/json" }).end('{"PropertyTable": {secret-upstream-text');
       return;
     case "no table":
       json(res, 200, { Waiting: { ListKey: "123" } });
@@ -89,7 +89,8 @@ after(async () => {
 
 const validOutput = createAjv().compile(nameToSmilesTool.outputSchema);
 const ctx = () => ({ signal: new AbortController().signal, progress: () => {}, deadline: Date.now() + 15_000 });
-const tool = (env: NodeJS.ProcessEnv = {}, timeoutMs = 500) => createNameToSmilesTool({ timeoutMs, env: () => ({ PUBCHEM_API_BASE_URL: pubchem.url, ...env }) });
+const tool = (env: NodeJS.ProcessEnv = {}, timeoutMs = 500) =>
+  createNameToSmilesTool({ timeoutMs, env: () => ({ PUBCHEM_API_BASE_URL: pubchem.url, ...env }) });
 
 async function lookup(name: string, env: NodeJS.ProcessEnv = {}): Promise<Record<string, unknown>> {
   const out = await tool(env).run({ name }, ctx());

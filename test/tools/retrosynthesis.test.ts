@@ -17,7 +17,12 @@ const validInput = createAjv().compile(retrosynthesisTool.inputSchema);
 interface Out {
   target: string;
   target_sa_score: number;
-  disconnections: Array<{ fragments: string[]; fragment_sa_scores: number[]; max_fragment_sa: number; bond: { atoms: number[]; labels: number[]; environments: string[]; order: string } }>;
+  disconnections: Array<{
+    fragments: string[];
+    fragment_sa_scores: number[];
+    max_fragment_sa: number;
+    bond: { atoms: number[]; labels: number[]; environments: string[]; order: string };
+  }>;
   total_brics_bonds: number;
   returned: number;
   truncated: boolean;
@@ -45,10 +50,22 @@ function code(fn: () => unknown): string {
 const IMATINIB = "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1";
 
 test("errors: invalid SMILES, disconnected input, more than 500 atoms", () => {
-  assert.equal(code(() => run({ smiles: "C1CC(" })), "INVALID_SMILES");
-  assert.equal(code(() => run({ smiles: "CC(=O)Nc1ccc(O)cc1.Cl" })), "DISCONNECTED_MOLECULE");
-  assert.equal(code(() => run({ smiles: "[Na+].[O-]C(=O)c1ccccc1" })), "DISCONNECTED_MOLECULE");
-  assert.equal(code(() => run({ smiles: "C".repeat(RETRO_MAX_ATOMS + 1) })), "MOLECULE_TOO_LARGE");
+  assert.equal(
+    code(() => run({ smiles: "C1CC(" })),
+    "INVALID_SMILES",
+  );
+  assert.equal(
+    code(() => run({ smiles: "CC(=O)Nc1ccc(O)cc1.Cl" })),
+    "DISCONNECTED_MOLECULE",
+  );
+  assert.equal(
+    code(() => run({ smiles: "[Na+].[O-]C(=O)c1ccccc1" })),
+    "DISCONNECTED_MOLECULE",
+  );
+  assert.equal(
+    code(() => run({ smiles: "C".repeat(RETRO_MAX_ATOMS + 1) })),
+    "MOLECULE_TOO_LARGE",
+  );
   const big = run({ smiles: "C".repeat(RETRO_MAX_ATOMS) });
   assert.equal(big.total_brics_bonds, 0, "500 atoms are accepted (an alkane has no BRICS bond)");
   let details: Record<string, unknown> = {};
@@ -66,7 +83,10 @@ test("benzene has no BRICS bond; a molecule without one is its own building bloc
   assert.equal(out.total_brics_bonds, 0);
   assert.deepEqual(out.disconnections, []);
   assert.equal(out.truncated, false);
-  assert.deepEqual(out.decomposition?.fragments.map((f) => f.smiles), ["c1ccccc1"]);
+  assert.deepEqual(
+    out.decomposition?.fragments.map((f) => f.smiles),
+    ["c1ccccc1"],
+  );
   assert.equal(out.decomposition?.fragments[0]?.sa_score, out.target_sa_score);
 });
 
@@ -74,7 +94,13 @@ test("paracetamol: the amide and the aryl-N cuts with labelled dummies, easiest 
   const out = run({ smiles: "CC(=O)Nc1ccc(O)cc1" });
   assert.equal(out.target, "CC(=O)Nc1ccc(O)cc1");
   assert.equal(out.total_brics_bonds, 2);
-  assert.deepEqual(out.disconnections.map((d) => d.fragments), [["[1*]C(C)=O", "[5*]Nc1ccc(O)cc1"], ["[16*]c1ccc(O)cc1", "[5*]NC(C)=O"]]);
+  assert.deepEqual(
+    out.disconnections.map((d) => d.fragments),
+    [
+      ["[1*]C(C)=O", "[5*]Nc1ccc(O)cc1"],
+      ["[16*]c1ccc(O)cc1", "[5*]NC(C)=O"],
+    ],
+  );
   assert.deepEqual(out.disconnections[0]!.bond, { atoms: [1, 3], labels: [1, 5], environments: ["L1", "L5"], order: "single" });
   // sascorer's values for these fragments (dummy atoms count as atoms and as unknown environments).
   assert.deepEqual(out.disconnections[0]!.fragment_sa_scores, [4.027, 2.913]);
@@ -106,7 +132,13 @@ test("ranking: max_fragment_sa ascending; equal keys keep RDKit's FindBRICSBonds
   }
   // A symmetric ether: two bonds, the same fragments, a tie kept in bond order.
   const ether = run({ smiles: "CCCOCCC" });
-  assert.deepEqual(ether.disconnections.map((d) => d.bond.atoms), [[3, 2], [3, 4]]);
+  assert.deepEqual(
+    ether.disconnections.map((d) => d.bond.atoms),
+    [
+      [3, 2],
+      [3, 4],
+    ],
+  );
   assert.deepEqual(ether.disconnections[0]!.fragments, ether.disconnections[1]!.fragments);
 });
 
@@ -129,7 +161,10 @@ test("max_disconnections bounds the list, easiest first, and says so", () => {
 test("mode full: the BRICS decomposition with an SA score per building block", () => {
   const out = run({ smiles: "CCCOCc1cc(c2ncccc2)ccc1", mode: "full" });
   assert.equal(out.mode, "full");
-  assert.deepEqual(out.decomposition?.fragments.map((f) => f.smiles), ["[14*]c1ccccn1", "[16*]c1cccc([16*])c1", "[3*]O[3*]", "[4*]CCC", "[4*]C[8*]"]);
+  assert.deepEqual(
+    out.decomposition?.fragments.map((f) => f.smiles),
+    ["[14*]c1ccccn1", "[16*]c1cccc([16*])c1", "[3*]O[3*]", "[4*]CCC", "[4*]C[8*]"],
+  );
   assert.equal(out.decomposition?.fragment_count, 5);
   assert.ok(out.decomposition!.intermediates_visited > 5);
   for (const f of out.decomposition!.fragments) assert.ok(f.sa_score >= 1 && f.sa_score <= 10);
@@ -140,11 +175,20 @@ test("stereo is kept through a cut, with RDKit's parity (FragmentOnBonds), for e
   // The same molecule written two ways gives the same cuts.
   const a = run({ smiles: "c1ccccc1[C@H](C)NC" });
   const b = run({ smiles: "c1ccccc1[C@@H](NC)C" });
-  assert.deepEqual(a.disconnections.map((d) => d.fragments), b.disconnections.map((d) => d.fragments));
+  assert.deepEqual(
+    a.disconnections.map((d) => d.fragments),
+    b.disconnections.map((d) => d.fragments),
+  );
   assert.ok(a.disconnections.some((d) => d.fragments.includes("[4*][C@@H](C)c1ccccc1")));
   const e = run({ smiles: "C/C=C/C(=O)NCC" });
-  assert.ok(e.disconnections.some((d) => d.fragments.includes("[1*]C(=O)/C=C/C")), "E double bond kept");
-  assert.ok(e.disconnections.some((d) => d.bond.order === "double" && d.fragments.includes("[7*]=CC")), "the L7 C=C cut keeps its double bond");
+  assert.ok(
+    e.disconnections.some((d) => d.fragments.includes("[1*]C(=O)/C=C/C")),
+    "E double bond kept",
+  );
+  assert.ok(
+    e.disconnections.some((d) => d.bond.order === "double" && d.fragments.includes("[7*]=CC")),
+    "the L7 C=C cut keeps its double bond",
+  );
 });
 
 test("the full decomposition stops with TIMEOUT at its deadline or fragment cap, and frees every handle", () => {

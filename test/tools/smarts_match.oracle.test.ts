@@ -103,7 +103,10 @@ test("smarts_match counts and atom maps equal native GetSubstructMatches on 65 m
     timeout: 300_000,
   });
   assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const lines = r.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as { count?: number; matches?: number[][]; error?: string });
+  const lines = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { count?: number; matches?: number[][]; error?: string });
   assert.equal(lines.length, input.length);
   const native = lines.filter((_, k) => k % 2 === 0);
   const nativeFull = lines.filter((_, k) => k % 2 === 1);
@@ -171,16 +174,32 @@ test("smarts_match: SMARTS checked first, typed errors, chirality, truncation an
     }
     return "none";
   };
-  assert.equal(code(() => smartsMatchTool.run({ smarts: "[C", smiles: "C1CC" }, ctx)), "INVALID_SMARTS");
-  assert.equal(code(() => smartsMatchTool.run({ smarts: "C", smiles: "C1CC" }, ctx)), "INVALID_SMILES");
+  assert.equal(
+    code(() => smartsMatchTool.run({ smarts: "[C", smiles: "C1CC" }, ctx)),
+    "INVALID_SMARTS",
+  );
+  assert.equal(
+    code(() => smartsMatchTool.run({ smarts: "C", smiles: "C1CC" }, ctx)),
+    "INVALID_SMILES",
+  );
   // Limits that keep RDKit's recursive matcher inside the WASM stack (it traps near 220 nested levels).
   const nested = (n: number): string => "[$(".repeat(n) + "C" + ")]".repeat(n);
   assert.equal(recursionDepth("[$(C[$(N=O)])]C([$(O)])C"), 2);
-  assert.equal((smartsMatchTool.run({ smarts: nested(SMARTS_MAX_RECURSION_DEPTH), smiles: "CCO" }, ctx)).match_count, 2);
-  assert.equal(code(() => smartsMatchTool.run({ smarts: nested(SMARTS_MAX_RECURSION_DEPTH + 1), smiles: "CCO" }, ctx)), "INVALID_SMARTS");
-  assert.equal(code(() => smartsMatchTool.run({ smarts: nested(300), smiles: "C1CC" }, ctx)), "INVALID_SMARTS", "checked before the SMILES");
+  assert.equal(smartsMatchTool.run({ smarts: nested(SMARTS_MAX_RECURSION_DEPTH), smiles: "CCO" }, ctx).match_count, 2);
+  assert.equal(
+    code(() => smartsMatchTool.run({ smarts: nested(SMARTS_MAX_RECURSION_DEPTH + 1), smiles: "CCO" }, ctx)),
+    "INVALID_SMARTS",
+  );
+  assert.equal(
+    code(() => smartsMatchTool.run({ smarts: nested(300), smiles: "C1CC" }, ctx)),
+    "INVALID_SMARTS",
+    "checked before the SMILES",
+  );
   const bigQuery = `C${"C(C)".repeat(SMARTS_MAX_QUERY_ATOMS / 2)}`; // 501 atoms
-  assert.equal(code(() => smartsMatchTool.run({ smarts: bigQuery, smiles: "CCO" }, ctx)), "MOLECULE_TOO_LARGE");
+  assert.equal(
+    code(() => smartsMatchTool.run({ smarts: bigQuery, smiles: "CCO" }, ctx)),
+    "MOLECULE_TOO_LARGE",
+  );
 
   const none = smartsMatchTool.run({ smarts: "N", smiles: "CCO" }, ctx);
   assert.deepEqual([none.matches, none.match_count, none.atom_maps, none.truncated], [false, 0, [], false]);
@@ -192,13 +211,13 @@ test("smarts_match: SMARTS checked first, typed errors, chirality, truncation an
   const l = "N[C@@H](C)C(=O)O";
   const d = "N[C@H](C)C(=O)O";
   const pattern = "N[C@@H](C)C(=O)O";
-  assert.equal((smartsMatchTool.run({ smarts: pattern, smiles: d }, ctx)).match_count, 1, "chirality ignored by default");
-  assert.equal((smartsMatchTool.run({ smarts: pattern, smiles: d, use_chirality: true }, ctx)).match_count, 0);
-  assert.equal((smartsMatchTool.run({ smarts: pattern, smiles: l, use_chirality: true }, ctx)).match_count, 1);
+  assert.equal(smartsMatchTool.run({ smarts: pattern, smiles: d }, ctx).match_count, 1, "chirality ignored by default");
+  assert.equal(smartsMatchTool.run({ smarts: pattern, smiles: d, use_chirality: true }, ctx).match_count, 0);
+  assert.equal(smartsMatchTool.run({ smarts: pattern, smiles: l, use_chirality: true }, ctx).match_count, 1);
 
   // Benzene: 1 unique match, 12 mappings without uniquify; a cap of 5 truncates.
-  assert.equal((smartsMatchTool.run({ smarts: "c1ccccc1", smiles: "c1ccccc1" }, ctx)).match_count, 1);
-  assert.equal((smartsMatchTool.run({ smarts: "c1ccccc1", smiles: "c1ccccc1", uniquify: false }, ctx)).match_count, 12);
+  assert.equal(smartsMatchTool.run({ smarts: "c1ccccc1", smiles: "c1ccccc1" }, ctx).match_count, 1);
+  assert.equal(smartsMatchTool.run({ smarts: "c1ccccc1", smiles: "c1ccccc1", uniquify: false }, ctx).match_count, 12);
   const capped = smartsMatchTool.run({ smarts: "c1ccccc1", smiles: "c1ccccc1", uniquify: false, max_matches: 5 }, ctx);
   assert.deepEqual([capped.match_count, capped.truncated, capped.atom_maps.length], [5, true, 5]);
 

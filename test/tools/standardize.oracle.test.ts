@@ -52,16 +52,26 @@ interface Output {
 
 function oracleUnavailable(): string | undefined {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem.MolStandardize import rdMolStandardize; from rdkit.Chem.SaltRemover import SaltRemover"], { encoding: "utf8" });
+  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem.MolStandardize import rdMolStandardize; from rdkit.Chem.SaltRemover import SaltRemover"], {
+    encoding: "utf8",
+  });
   if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
   return undefined;
 }
 
 function oracle(smiles: string[]): OracleRow[] {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-standardize.py")], { input: smiles.join("\n") + "\n", encoding: "utf8", maxBuffer: 256 * 1024 * 1024, timeout: 300_000 });
+  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-standardize.py")], {
+    input: smiles.join("\n") + "\n",
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 300_000,
+  });
   if (r.error !== undefined) throw r.error;
   assert.equal(r.status, 0, `oracle-standardize failed: ${r.stderr}`);
-  const rows = r.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as OracleRow);
+  const rows = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as OracleRow);
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   return rows;
 }
@@ -125,7 +135,8 @@ test("standardize equals native rdMolStandardize.ChargeParent on >= 98% of NCI m
     } catch (e) {
       if (!(e instanceof ToolError)) throw e;
       const excuse = e.code === "INVALID_SMILES" ? valenceModelChange(e) : undefined;
-      if (excuse !== undefined) upstream.push(`${row.smiles}: WASM RDKit refuses ${excuse} (isoelectronic valence model, rdkit/rdkit#7491); native parent ${native}`);
+      if (excuse !== undefined)
+        upstream.push(`${row.smiles}: WASM RDKit refuses ${excuse} (isoelectronic valence model, rdkit/rdkit#7491); native parent ${native}`);
       else unexplained.push(`${row.smiles}: ${e.code} ${e.message}`);
       continue;
     }
@@ -135,7 +146,12 @@ test("standardize equals native rdMolStandardize.ChargeParent on >= 98% of NCI m
     }
     const pipeline = canonical(rdkit, row.salt_stripped);
     if (ours.parent_smiles === pipeline && ours.fragments_removed.some((f) => f.reason === "salt_or_solvent")) {
-      saltList.push(`${row.smiles}: ChargeParent ${native}, ours ${ours.parent_smiles} (removed ${ours.fragments_removed.filter((f) => f.reason === "salt_or_solvent").map((f) => `${f.smiles} [${f.name}]`).join(", ")})`);
+      saltList.push(
+        `${row.smiles}: ChargeParent ${native}, ours ${ours.parent_smiles} (removed ${ours.fragments_removed
+          .filter((f) => f.reason === "salt_or_solvent")
+          .map((f) => `${f.smiles} [${f.name}]`)
+          .join(", ")})`,
+      );
     } else {
       unexplained.push(`${row.smiles}: ChargeParent ${native}, same pipeline natively ${pipeline}, ours ${ours.parent_smiles}`);
     }
@@ -159,7 +175,10 @@ test("standardize reports each change: salts, largest fragment, neutralisation; 
   assert.equal(salt.input_smiles, "CN1CCC[C@H]1c1cccnc1.Cl");
   assert.equal(salt.changed, true);
   assert.deepEqual(salt.fragments_removed, [{ smiles: "Cl", reason: "salt_or_solvent", pattern: "[Cl,Br,I]", name: "halide" }]);
-  assert.deepEqual(salt.changes.map((c) => c.step), ["salt_stripping"]);
+  assert.deepEqual(
+    salt.changes.map((c) => c.step),
+    ["salt_stripping"],
+  );
 
   const acetate = run(rdkit, { smiles: "CC(=O)[O-].[Na+]" });
   assert.equal(acetate.parent_smiles, "CC(=O)O");
@@ -193,7 +212,10 @@ test("standardize reports each change: salts, largest fragment, neutralisation; 
   assert.ok(complex.changes.some((c) => c.step === "metal_disconnection"));
   assert.match(complex.warnings.join(" "), /coordination complex/);
 
-  assert.throws(() => run(rdkit, { smiles: "C1CC" }), (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES");
+  assert.throws(
+    () => run(rdkit, { smiles: "C1CC" }),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES",
+  );
 });
 
 test("bracket atoms are found in SMILES atom order; plain [H] atoms are skipped", () => {

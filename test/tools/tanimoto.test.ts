@@ -70,7 +70,11 @@ test("ecfp4: hex, popcount and on_bits describe the same bits (bit i in byte i>>
   const fromHex: number[] = [];
   for (let i = 0; i < 2048; i++) if (bytes[i >> 3]! & (1 << (i & 7))) fromHex.push(i);
   assert.deepEqual(fromHex, out.on_bits);
-  assert.deepEqual([...out.on_bits].sort((a, b) => a - b), out.on_bits, "sorted");
+  assert.deepEqual(
+    [...out.on_bits].sort((a, b) => a - b),
+    out.on_bits,
+    "sorted",
+  );
   const small = ecfp4Tool.run({ smiles: ASPIRIN, radius: 1, n_bits: 64 }, ctx) as { fingerprint: string; on_bits: number[] };
   assert.equal(small.fingerprint.length, 16);
   assert.ok(small.on_bits.every((b) => b < 64));
@@ -85,7 +89,11 @@ test("ecfp4 schema: radius 0-6, n_bits a power of two 64-16384", () => {
 });
 
 test("pair form: similarity (3 dp) and similarity_percent (2 dp) from the two fingerprints", () => {
-  for (const [a, b] of [[ASPIRIN, SALICYLIC], [ASPIRIN, CAFFEINE], [IBUPROFEN, ASPIRIN]] as const) {
+  for (const [a, b] of [
+    [ASPIRIN, SALICYLIC],
+    [ASPIRIN, CAFFEINE],
+    [IBUPROFEN, ASPIRIN],
+  ] as const) {
     const out = tanimotoTool.run({ smiles1: a, smiles2: b }, ctx) as { form: string; similarity: number; similarity_percent: number };
     const expected = setTanimoto(bitsOf(a), bitsOf(b));
     assert.equal(out.form, "pair");
@@ -105,7 +113,11 @@ test("pair form: an invalid SMILES is INVALID_SMILES naming the argument", () =>
 });
 
 test("exactly one form: both, neither, or half a form is INVALID_ARGUMENTS (handler and schema)", () => {
-  assertToolError(() => tanimotoTool.run({ smiles1: ASPIRIN, smiles2: CAFFEINE, smiles: ASPIRIN, smiles_list: [CAFFEINE] }, ctx), "INVALID_ARGUMENTS", /not both/);
+  assertToolError(
+    () => tanimotoTool.run({ smiles1: ASPIRIN, smiles2: CAFFEINE, smiles: ASPIRIN, smiles_list: [CAFFEINE] }, ctx),
+    "INVALID_ARGUMENTS",
+    /not both/,
+  );
   assertToolError(() => tanimotoTool.run({ smiles1: ASPIRIN, smiles2: CAFFEINE, top_k: 5 }, ctx), "INVALID_ARGUMENTS", /not both/);
   assertToolError(() => tanimotoTool.run({}, ctx), "INVALID_ARGUMENTS", /smiles1 and smiles2.*or smiles and smiles_list/);
   assertToolError(() => tanimotoTool.run({ radius: 2 }, ctx), "INVALID_ARGUMENTS");
@@ -133,9 +145,20 @@ test("bulk form: ranking, threshold, top_k, truncated and count_above_threshold"
 
   const all = bulk({ smiles: ASPIRIN, smiles_list: list });
   assert.equal(all.form, "bulk");
-  assert.deepEqual(all.results.map((r) => r.index), order, "similarity descending, ties in list order");
-  assert.deepEqual(all.results.map((r) => r.similarity), order.map((i) => round(sims[i]!, 3)));
-  assert.deepEqual(all.results.slice(0, 2).map((r) => r.index), [2, 6], "equal similarities keep list order");
+  assert.deepEqual(
+    all.results.map((r) => r.index),
+    order,
+    "similarity descending, ties in list order",
+  );
+  assert.deepEqual(
+    all.results.map((r) => r.similarity),
+    order.map((i) => round(sims[i]!, 3)),
+  );
+  assert.deepEqual(
+    all.results.slice(0, 2).map((r) => r.index),
+    [2, 6],
+    "equal similarities keep list order",
+  );
   assert.equal(all.results[0]!.smiles, ASPIRIN);
   assert.equal(all.count_above_threshold, 7);
   assert.equal(all.truncated, false);
@@ -145,7 +168,10 @@ test("bulk form: ranking, threshold, top_k, truncated and count_above_threshold"
   assert.deepEqual(all.invalid, []);
 
   const cut = bulk({ smiles: ASPIRIN, smiles_list: list, top_k: 3 });
-  assert.deepEqual(cut.results.map((r) => r.index), order.slice(0, 3));
+  assert.deepEqual(
+    cut.results.map((r) => r.index),
+    order.slice(0, 3),
+  );
   assert.equal(cut.returned, 3);
   assert.equal(cut.count_above_threshold, 7);
   assert.equal(cut.truncated, true);
@@ -153,13 +179,19 @@ test("bulk form: ranking, threshold, top_k, truncated and count_above_threshold"
   const threshold = sims[1]!; // salicylic acid's similarity: entries at exactly the threshold are kept
   const above = bulk({ smiles: ASPIRIN, smiles_list: list, threshold });
   const expected = order.filter((i) => sims[i]! >= threshold);
-  assert.deepEqual(above.results.map((r) => r.index), expected);
+  assert.deepEqual(
+    above.results.map((r) => r.index),
+    expected,
+  );
   assert.equal(above.count_above_threshold, expected.length);
   assert.ok(above.results.every((r) => r.similarity >= round(threshold, 3)));
   assert.equal(above.truncated, false);
 
   const exact = bulk({ smiles: ASPIRIN, smiles_list: list, threshold: 1, top_k: 1 });
-  assert.deepEqual(exact.results.map((r) => r.index), [2]);
+  assert.deepEqual(
+    exact.results.map((r) => r.index),
+    [2],
+  );
   assert.equal(exact.count_above_threshold, 2);
   assert.equal(exact.truncated, true);
 
@@ -179,26 +211,35 @@ test("bulk form: unusable list entries are reported per item and do not fail the
   const out = bulk({ smiles: ASPIRIN, smiles_list: list });
   assert.equal(out.compared, 4, "an entry at the cap is compared");
   assert.equal(out.invalid_count, 6);
-  assert.deepEqual(out.invalid.map((e) => [e.index, e.code]), [
-    [1, "INVALID_SMILES"],
-    [2, "INVALID_SMILES"],
-    [3, "MOLECULE_TOO_LARGE"],
-    [4, "INVALID_SMILES"],
-    [6, "INVALID_SMILES"],
-    [8, "MOLECULE_TOO_LARGE"],
-  ]);
+  assert.deepEqual(
+    out.invalid.map((e) => [e.index, e.code]),
+    [
+      [1, "INVALID_SMILES"],
+      [2, "INVALID_SMILES"],
+      [3, "MOLECULE_TOO_LARGE"],
+      [4, "INVALID_SMILES"],
+      [6, "INVALID_SMILES"],
+      [8, "MOLECULE_TOO_LARGE"],
+    ],
+  );
   assert.match(out.invalid[5]!.message, /at most 700/);
   assert.equal(out.invalid[0]!.smiles, "C1CC");
   assert.match(out.invalid[0]!.message, /smiles_list\[1\]|C1CC/);
   assert.equal(out.invalid[2]!.smiles, undefined, "long entries are not echoed");
-  assert.deepEqual(out.results.map((r) => r.index).sort((a, b) => a - b), [0, 5, 7, 9]);
+  assert.deepEqual(
+    out.results.map((r) => r.index).sort((a, b) => a - b),
+    [0, 5, 7, 9],
+  );
   assert.equal(out.results.find((r) => r.index === 5)!.smiles, undefined, "long SMILES not echoed in results either");
   assert.ok(out.results.every((r) => !out.invalid.some((e) => e.index === r.index)));
 
   const many = bulk({ smiles: ASPIRIN, smiles_list: [...Array(MAX_INVALID_LISTED + 20).fill("C1CC"), ASPIRIN] });
   assert.equal(many.invalid_count, MAX_INVALID_LISTED + 20);
   assert.equal(many.invalid.length, MAX_INVALID_LISTED);
-  assert.deepEqual(many.results.map((r) => r.index), [MAX_INVALID_LISTED + 20]);
+  assert.deepEqual(
+    many.results.map((r) => r.index),
+    [MAX_INVALID_LISTED + 20],
+  );
 });
 
 test("bulk form: an invalid query is fatal (INVALID_SMILES on smiles)", () => {
@@ -218,7 +259,10 @@ test("bulk form: 2,000 entries report progress and leave the WASM heap flat", ()
   assert.equal(out.truncated, true);
   assert.ok(progressCalls.length >= 4, "progress was reported");
   assert.deepEqual(progressCalls.at(-1), [2000, 2000]);
-  assert.ok(progressCalls.every(([p, total], k) => total === 2000 && (k === 0 || p > progressCalls[k - 1]![0])), "progress increases");
+  assert.ok(
+    progressCalls.every(([p, total], k) => total === 2000 && (k === 0 || p > progressCalls[k - 1]![0])),
+    "progress increases",
+  );
   for (let k = 0; k < 3; k++) bulk({ smiles: ASPIRIN, smiles_list: list });
   assert.ok(wasmHeapBytes() - before < 2 * 2 ** 20, `heap grew ${wasmHeapBytes() - before} bytes`);
 });
@@ -226,13 +270,18 @@ test("bulk form: 2,000 entries report progress and leave the WASM heap flat", ()
 test("bulk form: 10,000 molecules fit the 55 s budget", (t) => {
   const nci = "/usr/share/RDKit/Data/NCI/first_5K.smi";
   const source = existsSync(nci)
-    ? readFileSync(nci, "utf8").split("\n").filter((l) => l.trim().length > 0).map((l) => l.trim().split(/\s+/)[0]!)
+    ? readFileSync(nci, "utf8")
+        .split("\n")
+        .filter((l) => l.trim().length > 0)
+        .map((l) => l.trim().split(/\s+/)[0]!)
     : [ASPIRIN, CAFFEINE, IBUPROFEN, SALICYLIC, "Cc1ccc(cc1Nc1nccc(n1)c1cccnc1)NC(=O)c1ccc(cc1)CN1CCN(C)CC1"];
   const list = Array.from({ length: 10_000 }, (_, i) => source[i % source.length]!);
   const t0 = performance.now();
   const out = bulk({ smiles: ASPIRIN, smiles_list: list, top_k: 1000 });
   const ms = performance.now() - t0;
-  t.diagnostic(`10,000 entries (${existsSync(nci) ? "NCI first_5K twice" : "five drugs repeated"}): ${(ms / 1000).toFixed(2)} s, ${((ms * 1000) / 10_000).toFixed(0)} µs per entry; ${out.compared} compared, ${out.invalid_count} invalid`);
+  t.diagnostic(
+    `10,000 entries (${existsSync(nci) ? "NCI first_5K twice" : "five drugs repeated"}): ${(ms / 1000).toFixed(2)} s, ${((ms * 1000) / 10_000).toFixed(0)} µs per entry; ${out.compared} compared, ${out.invalid_count} invalid`,
+  );
   assert.equal(out.compared + out.invalid_count, 10_000);
   assert.equal(out.returned, 1000);
   assert.ok(ms < tanimotoTool.budgetMs, `took ${ms.toFixed(0)} ms`);

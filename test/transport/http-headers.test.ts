@@ -29,7 +29,7 @@ test("Accept: exact, wildcard and q=0 ranges; no header admits everything", () =
 test("Content-Type: application/json, with charset utf-8 at most", () => {
   assert.equal(isJsonContentType("application/json"), true);
   assert.equal(isJsonContentType("application/json; charset=utf-8"), true);
-  assert.equal(isJsonContentType("Application/JSON; Charset=\"UTF-8\""), true);
+  assert.equal(isJsonContentType('Application/JSON; Charset="UTF-8"'), true);
   assert.equal(isJsonContentType("application/json; charset=latin1"), false);
   assert.equal(isJsonContentType("text/plain"), false);
   assert.equal(isJsonContentType("application/jsonp"), false);
@@ -40,7 +40,18 @@ test("Host: loopback names and addresses, with or without a port; rebound names 
   for (const host of ["localhost", "localhost:3000", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:3000", "127.1.2.3:80", "[::1]", "[::1]:3000"]) {
     assert.equal(isLoopbackHost(host), true, host);
   }
-  for (const host of ["evil.example", "evil.example:3000", "localhost.evil.example", "localhost@evil.example", "127.0.0.1.nip.io", "10.0.0.1", "[::2]", "", "localhost/x", "0.0.0.0:3000"]) {
+  for (const host of [
+    "evil.example",
+    "evil.example:3000",
+    "localhost.evil.example",
+    "localhost@evil.example",
+    "127.0.0.1.nip.io",
+    "10.0.0.1",
+    "[::2]",
+    "",
+    "localhost/x",
+    "0.0.0.0:3000",
+  ]) {
     assert.equal(isLoopbackHost(host), false, host);
   }
   assert.equal(isLoopbackAddress("127.0.0.1"), true);
@@ -54,7 +65,16 @@ test("Origin: exact scheme://host[:port], loopback or listed", () => {
   assert.equal(normalizeOrigin("https://app.example.com"), "https://app.example.com");
   assert.equal(normalizeOrigin("https://App.Example.com:443"), "https://app.example.com");
   assert.equal(normalizeOrigin("http://app.example.com:8080"), "http://app.example.com:8080");
-  for (const bad of ["null", "app.example.com", "https://app.example.com/", "https://app.example.com/x", "ftp://a.example", "https://u:p@a.example", "https://a.example?x", "*"]) {
+  for (const bad of [
+    "null",
+    "app.example.com",
+    "https://app.example.com/",
+    "https://app.example.com/x",
+    "ftp://a.example",
+    "https://u:p@a.example",
+    "https://a.example?x",
+    "*",
+  ]) {
     assert.equal(normalizeOrigin(bad), undefined, bad);
   }
   const allowed = new Set(["https://app.example.com"]);

@@ -83,7 +83,12 @@ let port: number;
 before(async () => {
   process.env.CHEMATIC_TEST_TOOLS = "1"; // the worker threads read it: test_sleep and test_crash
   app = createApp({ ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "error" });
-  const server = new McpServer({ tools: [...app.server.registry.tools(), probeTool, needsSamplingTool], pool: app.pool, info: app.server.info, logger: silentLogger });
+  const server = new McpServer({
+    tools: [...app.server.registry.tools(), probeTool, needsSamplingTool],
+    pool: app.pool,
+    info: app.server.info,
+    logger: silentLogger,
+  });
   http = await serveHttp({
     server,
     logger: silentLogger,
@@ -226,12 +231,17 @@ describe("400", () => {
     assert.equal(r.status, 400);
     assert.equal(rpc(r).error!.code, -32021);
     assert.deepEqual((rpc(r).error!.data as { requiredCapabilities: unknown }).requiredCapabilities, { sampling: {} });
-    const declared = { jsonrpc: "2.0", id: 14, method: "tools/call", params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { sampling: {} } }, name: "probe_needs_sampling", arguments: {} } };
+    const declared = {
+      jsonrpc: "2.0",
+      id: 14,
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { sampling: {} } }, name: "probe_needs_sampling", arguments: {} },
+    };
     assert.equal((await httpSend(url, JSON.stringify(declared), { headers: modernHeaders(declared) })).status, 200);
   });
 
   test("a request without a Host header", async () => {
-    const r = parseRawResponse((await rawExchange(port, 'POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 2_000)).text);
+    const r = parseRawResponse((await rawExchange(port, "POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", 2_000)).text);
     assert.equal(r.status, 400);
     assert.equal(r.headers["cache-control"], "no-store");
   });
@@ -320,7 +330,11 @@ describe("404, 405, 406, 411, 413, 415", () => {
   });
 
   test("413: a body over 1 MiB, refused before it is read", async () => {
-    const raw = await rawExchange(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{`, 2_000);
+    const raw = await rawExchange(
+      port,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{`,
+      2_000,
+    );
     const r = parseRawResponse(raw.text);
     assert.equal(r.status, 413);
     assert.equal(r.headers.connection, "close");
@@ -361,7 +375,11 @@ describe("408, 431, 503", () => {
   });
 
   test("408: a body that does not arrive in time", async () => {
-    const raw = await rawExchange(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`, 5_000);
+    const raw = await rawExchange(
+      port,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
+      5_000,
+    );
     assert.equal(parseRawResponse(raw.text).status, 408);
     assert.equal(raw.closed, true);
   });
@@ -397,7 +415,11 @@ describe("408, 431, 503", () => {
     const under: Record<string, string> = { ...modernHeaders({ method: "tools/list" }) };
     for (let i = 0; i < 90; i++) under[`X-F${i}`] = "1";
     under["X-Big"] = "a".repeat(30 * 1024);
-    const ok = await httpSend(`${url}?q=${"a".repeat(7 * 1024)}`, JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/list", params: { _meta: MODERN_META } }), { headers: under });
+    const ok = await httpSend(
+      `${url}?q=${"a".repeat(7 * 1024)}`,
+      JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/list", params: { _meta: MODERN_META } }),
+      { headers: under },
+    );
     assert.equal(ok.status, 200);
   });
 
@@ -443,7 +465,11 @@ describe("keep-alive", () => {
 });
 
 /** Reads an SSE response until the server ends it or `stopAfter` events; returns the events' data. */
-function sse(message: Record<string, unknown>, accept: string, stopAfter = Infinity): Promise<{ status: number; headers: Record<string, unknown>; events: Array<Record<string, unknown>>; raw: string }> {
+function sse(
+  message: Record<string, unknown>,
+  accept: string,
+  stopAfter = Infinity,
+): Promise<{ status: number; headers: Record<string, unknown>; events: Array<Record<string, unknown>>; raw: string }> {
   const body = JSON.stringify(message);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -474,7 +500,12 @@ function sse(message: Record<string, unknown>, accept: string, stopAfter = Infin
 
 describe("per-request SSE", () => {
   test("a progressToken and an Accept that admits text/event-stream: progress notifications, then the result", async () => {
-    const message = { jsonrpc: "2.0", id: 70, method: "tools/call", params: { _meta: { ...MODERN_META, progressToken: "p-70" }, name: "test_sleep", arguments: { ms: 600 } } };
+    const message = {
+      jsonrpc: "2.0",
+      id: 70,
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, progressToken: "p-70" }, name: "test_sleep", arguments: { ms: 600 } },
+    };
     const r = await sse(message, "application/json, text/event-stream");
     assert.equal(r.status, 200);
     assert.equal(r.headers["content-type"], "text/event-stream");
@@ -484,7 +515,10 @@ describe("per-request SSE", () => {
     assert.ok(progress.length >= 2, `progress events: ${r.raw}`);
     for (const p of progress) assert.equal((p.params as { progressToken: string }).progressToken, "p-70");
     const values = progress.map((p) => (p.params as { progress: number }).progress);
-    assert.deepEqual(values, [...values].sort((a, b) => a - b));
+    assert.deepEqual(
+      values,
+      [...values].sort((a, b) => a - b),
+    );
     const last = r.events.at(-1)!;
     assert.equal(last.id, 70);
     assert.equal(((last.result as Record<string, unknown>).structuredContent as { slept_ms: number }).slept_ms >= 600, true);
@@ -492,19 +526,34 @@ describe("per-request SSE", () => {
   });
 
   test("without text/event-stream in Accept, or without progress, the answer is plain JSON", async () => {
-    const message = { jsonrpc: "2.0", id: 71, method: "tools/call", params: { _meta: { ...MODERN_META, progressToken: 71 }, name: "test_sleep", arguments: { ms: 300 } } };
+    const message = {
+      jsonrpc: "2.0",
+      id: 71,
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, progressToken: 71 }, name: "test_sleep", arguments: { ms: 300 } },
+    };
     const plain = await httpSend(url, JSON.stringify(message), { headers: { ...modernHeaders(message), Accept: "application/json" } });
     assert.equal(plain.status, 200);
     assert.equal(plain.headers["content-type"], "application/json");
     assert.equal(rpc(plain).id, 71);
-    const quick = { jsonrpc: "2.0", id: 72, method: "tools/call", params: { _meta: { ...MODERN_META, progressToken: 72 }, name: "parse_smiles", arguments: { smiles: "CCO" } } };
+    const quick = {
+      jsonrpc: "2.0",
+      id: 72,
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, progressToken: 72 }, name: "parse_smiles", arguments: { smiles: "CCO" } },
+    };
     const r = await httpSend(url, JSON.stringify(quick), { headers: modernHeaders(quick) });
     assert.equal(r.headers["content-type"], "application/json");
   });
 
   test("closing the stream cancels the call", async () => {
     const before = probeCalls.length;
-    const message = { jsonrpc: "2.0", id: 73, method: "tools/call", params: { _meta: { ...MODERN_META, progressToken: "p-73" }, name: "probe_wait", arguments: { hold_ms: 4000 } } };
+    const message = {
+      jsonrpc: "2.0",
+      id: 73,
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, progressToken: "p-73" }, name: "probe_wait", arguments: { hold_ms: 4000 } },
+    };
     const r = await sse(message, "application/json, text/event-stream", 1);
     assert.equal(r.events[0]!.method, "notifications/progress");
     const deadline = Date.now() + 2_000;
@@ -527,7 +576,9 @@ describe("per-request SSE", () => {
 
 describe("legacy dialect over HTTP, stateless", () => {
   const legacy = (id: number, method: string, params: Record<string, unknown>, version?: string) =>
-    httpSend(url, JSON.stringify({ jsonrpc: "2.0", id, method, params }), { headers: { ...JSON_HEADERS, ...(version ? { "MCP-Protocol-Version": version } : {}) } });
+    httpSend(url, JSON.stringify({ jsonrpc: "2.0", id, method, params }), {
+      headers: { ...JSON_HEADERS, ...(version ? { "MCP-Protocol-Version": version } : {}) },
+    });
 
   test("initialize negotiates from the body; no Mcp-Session-Id is issued", async () => {
     const r = await legacy(80, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } });

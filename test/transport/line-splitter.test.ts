@@ -5,7 +5,11 @@ import { LineSplitter } from "../../src/transport/stdio.js";
 function split(chunks: Buffer[], max = 16) {
   const lines: string[] = [];
   let overflows = 0;
-  const s = new LineSplitter(max, (l) => lines.push(l.toString()), () => overflows++);
+  const s = new LineSplitter(
+    max,
+    (l) => lines.push(l.toString()),
+    () => overflows++,
+  );
   for (const c of chunks) s.push(c);
   s.end();
   return { lines, overflows };

@@ -64,7 +64,11 @@ const LIGAND_EFFICIENCY: Array<[keyof NonNullable<Activity["ligand_efficiency"]>
 ];
 
 export const ACTIVITY_TABLE_COLUMNS: ColumnSpec[] = [
-  { name: "view_position", type: "INTEGER", description: "Position in the view's order (1 = first: highest pchembl_value in bioactivities, lowest activity_id in bioactivities_null_potency)." },
+  {
+    name: "view_position",
+    type: "INTEGER",
+    description: "Position in the view's order (1 = first: highest pchembl_value in bioactivities, lowest activity_id in bioactivities_null_potency).",
+  },
   ...(Object.entries(ACTIVITY_COLUMNS) as Array<[ActivityColumn, { type: ColumnType; description: string }]>).map(([name, spec]) => ({ name, ...spec })),
   ...LIGAND_EFFICIENCY.map(([name, description]) => ({ name, type: "DOUBLE" as const, description })),
 ];

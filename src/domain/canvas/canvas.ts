@@ -160,7 +160,8 @@ export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "g
 export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
   const t = tree as { error?: boolean; error_message?: string; statements?: unknown[] };
   if (t.error) throw new Error(`Parser Error: ${t.error_message ?? "syntax error"}`);
-  if (!Array.isArray(t.statements) || t.statements.length !== 1) throw refuse("multiple_statements", `DuckDB reads ${t.statements?.length ?? 0} statements; send exactly one`);
+  if (!Array.isArray(t.statements) || t.statements.length !== 1)
+    throw refuse("multiple_statements", `DuckDB reads ${t.statements?.length ?? 0} statements; send exactly one`);
   const ctes = new Set<string>();
   const baseTables: Array<{ catalog: string; schema: string; name: string }> = [];
   const visit = (node: unknown): void => {
@@ -174,13 +175,24 @@ export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog
     if (Array.isArray(map)) for (const e of map) if (typeof e.key === "string") ctes.add(e.key.toLowerCase());
     if (typeof n.cte_name === "string") ctes.add(n.cte_name.toLowerCase());
     if (n.type === "BASE_TABLE") {
-      baseTables.push({ catalog: String(n.catalog_name ?? "").toLowerCase(), schema: String(n.schema_name ?? "").toLowerCase(), name: String(n.table_name ?? "").toLowerCase() });
+      baseTables.push({
+        catalog: String(n.catalog_name ?? "").toLowerCase(),
+        schema: String(n.schema_name ?? "").toLowerCase(),
+        name: String(n.table_name ?? "").toLowerCase(),
+      });
     } else if (n.type === "TABLE_FUNCTION") {
       const fn = String((n.function as { function_name?: unknown } | undefined)?.function_name ?? "").toLowerCase();
-      if (!ALLOWED_TABLE_FUNCTIONS.has(fn)) throw refuse("forbidden_function", `${fn}() is not allowed as a table: only the staged tables and row generators (range, generate_series, unnest) can be read`, { function: fn });
+      if (!ALLOWED_TABLE_FUNCTIONS.has(fn))
+        throw refuse(
+          "forbidden_function",
+          `${fn}() is not allowed as a table: only the staged tables and row generators (range, generate_series, unnest) can be read`,
+          { function: fn },
+        );
     }
     if (n.class === "FUNCTION" && typeof n.function_name === "string" && n.is_operator !== true && isForbiddenFunction(n.function_name)) {
-      throw refuse("forbidden_function", `${n.function_name.toLowerCase()}() is not allowed: it reads files or server state`, { function: n.function_name.toLowerCase() });
+      throw refuse("forbidden_function", `${n.function_name.toLowerCase()}() is not allowed: it reads files or server state`, {
+        function: n.function_name.toLowerCase(),
+      });
     }
     for (const v of Object.values(n)) if (v && typeof v === "object") visit(v);
   };
@@ -190,7 +202,10 @@ export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog
     const isCte = b.catalog === "" && b.schema === "" && ctes.has(b.name);
     if (!isOwn && !isCte) {
       const shown = [b.catalog, b.schema, b.name].filter((x) => x !== "").join(".");
-      throw refuse("not_a_canvas_table", `${shown} is not a table of this canvas; the staged tables are: ${tables.join(", ") || "none"}`, { table: shown, tables: [...tables] });
+      throw refuse("not_a_canvas_table", `${shown} is not a table of this canvas; the staged tables are: ${tables.join(", ") || "none"}`, {
+        table: shown,
+        tables: [...tables],
+      });
     }
   }
 }
@@ -240,7 +255,10 @@ function checkCell(column: ColumnSpec, v: CellValue): CellValue {
         : column.type === "DOUBLE"
           ? typeof v === "number"
           : typeof v === "number" && Number.isInteger(v);
-  if (!ok) throw new TypeError(`column ${column.name} (${column.type}): ${JSON.stringify(v)} is not ${column.type === "BIGINT" || column.type === "INTEGER" ? "an integer" : `a ${column.type}`}`);
+  if (!ok)
+    throw new TypeError(
+      `column ${column.name} (${column.type}): ${JSON.stringify(v)} is not ${column.type === "BIGINT" || column.type === "INTEGER" ? "an integer" : `a ${column.type}`}`,
+    );
   return v;
 }
 
@@ -365,7 +383,9 @@ export class Canvas {
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
     const d = this.duckdb;
-    const types: DuckDBType[] = columns.map((c) => ({ BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN })[c.type]);
+    const types: DuckDBType[] = columns.map(
+      (c) => ({ BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN })[c.type],
+    );
     // Column-major once (the chunks are filled column by column), checking every value against its declared type.
     const data: CellValue[][] = columns.map(() => new Array<CellValue>(rows.length));
     for (let r = 0; r < rows.length; r++) {
@@ -382,7 +402,8 @@ export class Canvas {
         chunk.setColumns(
           data.map((values, c) => {
             const part = values.slice(start, end);
-            if (columns[c]!.type === "BIGINT") for (let i = 0; i < part.length; i++) if (part[i] !== null) part[i] = BigInt(part[i] as number) as unknown as number;
+            if (columns[c]!.type === "BIGINT")
+              for (let i = 0; i < part.length; i++) if (part[i] !== null) part[i] = BigInt(part[i] as number) as unknown as number;
             return part as never;
           }),
         );
@@ -400,7 +421,9 @@ export class Canvas {
   async inspect(): Promise<Array<{ table_name: string; column_name: string; data_type: string }>> {
     const connection = await this.instance.connect();
     try {
-      const r = await connection.runAndReadAll("SELECT table_name, column_name, data_type FROM information_schema.columns ORDER BY table_name, ordinal_position");
+      const r = await connection.runAndReadAll(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns ORDER BY table_name, ordinal_position",
+      );
       return r.getRowObjectsJson() as Array<{ table_name: string; column_name: string; data_type: string }>;
     } finally {
       connection.closeSync();
@@ -412,7 +435,12 @@ export class Canvas {
     return this.hold(() =>
       this.serialise(async () => {
         if (!this.tables.has(name)) {
-          throw new ToolError("INVALID_ARGUMENTS", `No table ${name} on canvas ${this.id}`, { path: "/table", tables: [...this.tables.keys()] }, "Pick a table chembl_dataframe_describe lists.");
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            `No table ${name} on canvas ${this.id}`,
+            { path: "/table", tables: [...this.tables.keys()] },
+            "Pick a table chembl_dataframe_describe lists.",
+          );
         }
         const connection = await this.instance.connect();
         try {
@@ -430,7 +458,10 @@ export class Canvas {
     const checked = checkReadOnlySql(sql);
     return this.hold(async () => {
       const release = await this.manager.querySlots.acquire(this.manager.queueWaitMs);
-      if (!release) throw new ToolError("BUSY", "Other canvas queries are running; none finished in time to make room", { max_concurrent_queries: this.manager.maxConcurrentQueries });
+      if (!release)
+        throw new ToolError("BUSY", "Other canvas queries are running; none finished in time to make room", {
+          max_concurrent_queries: this.manager.maxConcurrentQueries,
+        });
       if (this.closed) {
         release();
         throw this.manager.notFound(this.id);
@@ -506,12 +537,17 @@ export class Canvas {
     for (const reference of connection.getTableNames(sql, true)) {
       const parts = leadingName(reference).map((p) => p.toLowerCase());
       const name = parts.at(-1) ?? "";
-      const qualifiedOk = parts.length === 1 || (parts.length === 2 && parts[0] === "main") || (parts.length === 3 && parts[0] === catalog && parts[1] === "main");
+      const qualifiedOk =
+        parts.length === 1 || (parts.length === 2 && parts[0] === "main") || (parts.length === 3 && parts[0] === catalog && parts[1] === "main");
       if (!own.has(name) || !qualifiedOk) {
-        throw refuse("not_a_canvas_table", `${reference.split(" ")[0]} is not a table of this canvas; the staged tables are: ${[...this.tables.keys()].join(", ") || "none"}`, {
-          table: parts.join("."),
-          tables: [...this.tables.keys()],
-        });
+        throw refuse(
+          "not_a_canvas_table",
+          `${reference.split(" ")[0]} is not a table of this canvas; the staged tables are: ${[...this.tables.keys()].join(", ") || "none"}`,
+          {
+            table: parts.join("."),
+            tables: [...this.tables.keys()],
+          },
+        );
       }
     }
     // ...and of type SELECT once prepared (binding happens here, under the locked-down configuration).
@@ -704,7 +740,10 @@ export class CanvasManager {
     }
     const id = newCanvasId();
     const file = this.dir ? safeJoin(this.ensureSessionDir(), `${id}.duckdb`) : null;
-    const instance = await duckdb.DuckDBInstance.create(file ?? ":memory:", lockedDownOptions({ memoryLimitMb: this.memoryLimitMb, threads: this.threads, inMemory: file === null }));
+    const instance = await duckdb.DuckDBInstance.create(
+      file ?? ":memory:",
+      lockedDownOptions({ memoryLimitMb: this.memoryLimitMb, threads: this.threads, inMemory: file === null }),
+    );
     const canvas = new Canvas(id, this, duckdb, instance, file, this.now());
     // Pinned from the start when the caller stages at once: a concurrent create cannot evict it meanwhile.
     if (pinned) canvas.pins++;
@@ -717,7 +756,13 @@ export class CanvasManager {
    * Stages a table on a canvas created for it: the canvas exists only once the rows are in, and is
    * released again when staging fails (so a failed spill holds no canvas slot).
    */
-  async stageOnNewCanvas(name: string, columns: ColumnSpec[], rows: readonly CellValue[][], provenance: Record<string, unknown>, signal?: AbortSignal): Promise<{ canvas: Canvas; table: TableMeta }> {
+  async stageOnNewCanvas(
+    name: string,
+    columns: ColumnSpec[],
+    rows: readonly CellValue[][],
+    provenance: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<{ canvas: Canvas; table: TableMeta }> {
     const canvas = await this.create(true);
     try {
       const table = await canvas.stage(name, columns, rows, provenance, signal);

@@ -167,7 +167,8 @@ export function tokenize(sql: string): Token[] {
       i = end;
       continue;
     }
-    if (c === "$" || c === "`") throw refuse("unsupported_syntax", `"${c}" at offset ${i} (dollar quoting, parameters and backticks are not accepted)`, { at: i });
+    if (c === "$" || c === "`")
+      throw refuse("unsupported_syntax", `"${c}" at offset ${i} (dollar quoting, parameters and backticks are not accepted)`, { at: i });
     if (WORD_START.test(c)) {
       let j = i + 1;
       while (j < n && WORD_CHAR.test(sql[j]!)) j++;
@@ -226,13 +227,17 @@ export function checkReadOnlySql(input: string): CheckedSql {
 
   // One statement: a semicolon may only end the text.
   const semi = tokens.findIndex((t) => t.kind === "punct" && t.value === ";");
-  if (semi >= 0 && semi < tokens.length - 1) throw refuse("multiple_statements", "send exactly one statement (a ';' is followed by more SQL)", { at: tokens[semi]!.at });
+  if (semi >= 0 && semi < tokens.length - 1)
+    throw refuse("multiple_statements", "send exactly one statement (a ';' is followed by more SQL)", { at: tokens[semi]!.at });
   const body = semi >= 0 ? tokens.slice(0, semi) : tokens;
   if (body.length === 0) throw refuse("empty", "the SQL holds no statement");
 
   const first = body.find((t) => !(t.kind === "punct" && t.value === "("));
   if (!first || first.kind !== "word" || (first.value !== "SELECT" && first.value !== "WITH")) {
-    throw refuse("not_select", `the statement must start with SELECT or WITH${first ? `, not ${first.kind === "word" ? first.value : JSON.stringify(first.value)}` : ""}`);
+    throw refuse(
+      "not_select",
+      `the statement must start with SELECT or WITH${first ? `, not ${first.kind === "word" ? first.value : JSON.stringify(first.value)}` : ""}`,
+    );
   }
 
   for (let k = 0; k < body.length; k++) {
@@ -240,7 +245,11 @@ export function checkReadOnlySql(input: string): CheckedSql {
     const next = body[k + 1];
     const callsNext = next?.kind === "punct" && next.value === "(";
     if ((t.kind === "word" || t.kind === "quoted") && SYSTEM_NAMES.test(t.value) && !callsNext) {
-      throw refuse("system_catalog", `${t.value.toLowerCase()} is a system view: only the staged tables are readable (chembl_dataframe_describe lists their columns)`, { name: t.value.toLowerCase(), at: t.at });
+      throw refuse(
+        "system_catalog",
+        `${t.value.toLowerCase()} is a system view: only the staged tables are readable (chembl_dataframe_describe lists their columns)`,
+        { name: t.value.toLowerCase(), at: t.at },
+      );
     }
     if (t.kind === "word" && FORBIDDEN_KEYWORDS.has(t.value)) {
       throw refuse("forbidden_keyword", `${t.value} is not allowed: only a read-only SELECT over the staged tables runs here`, { keyword: t.value, at: t.at });

@@ -33,14 +33,19 @@ const SOLUBILITY_CLASSES: ReadonlyArray<readonly [number, string]> = [
 ];
 
 export const CITATIONS = Object.freeze({
-  clark: "Clark, D. E. Rapid calculation of polar molecular surface area and its application to the prediction of transport phenomena. 2. Prediction of blood-brain barrier penetration. J. Pharm. Sci. 1999, 88, 815-821, doi:10.1021/js980402t",
-  delaney: "Delaney, J. S. ESOL: Estimating Aqueous Solubility Directly from Molecular Structure. J. Chem. Inf. Comput. Sci. 2004, 44, 1000-1005, doi:10.1021/ci034243x",
+  clark:
+    "Clark, D. E. Rapid calculation of polar molecular surface area and its application to the prediction of transport phenomena. 2. Prediction of blood-brain barrier penetration. J. Pharm. Sci. 1999, 88, 815-821, doi:10.1021/js980402t",
+  delaney:
+    "Delaney, J. S. ESOL: Estimating Aqueous Solubility Directly from Molecular Structure. J. Chem. Inf. Comput. Sci. 2004, 44, 1000-1005, doi:10.1021/ci034243x",
   egg: "Daina, A.; Zoete, V. A BOILED-Egg To Predict Gastrointestinal Absorption and Brain Penetration of Small Molecules. ChemMedChem 2016, 11, 1117-1121, doi:10.1002/cmdc.201600182",
   gleeson: "Gleeson, M. P. Generation of a Set of Simple, Interpretable ADMET Rules of Thumb. J. Med. Chem. 2008, 51, 817-834, doi:10.1021/jm701122q",
-  kazius: "Kazius, J.; McGuire, R.; Bursi, R. Derivation and Validation of Toxicophores for Mutagenicity Prediction. J. Med. Chem. 2005, 48, 312-320, doi:10.1021/jm040835a",
+  kazius:
+    "Kazius, J.; McGuire, R.; Bursi, R. Derivation and Validation of Toxicophores for Mutagenicity Prediction. J. Med. Chem. 2005, 48, 312-320, doi:10.1021/jm040835a",
   eccs: "Varma, M. V.; Steyn, S. J.; Allerton, C.; El-Kattan, A. F. Predicting Clearance Mechanism in Drug Discovery: Extended Clearance Classification System (ECCS). Pharm. Res. 2015, 32, 3785-3802, doi:10.1007/s11095-015-1749-4",
-  swissadme: "Daina, A.; Michielin, O.; Zoete, V. SwissADME: a free web tool to evaluate pharmacokinetics, drug-likeness and medicinal chemistry friendliness of small molecules. Sci. Rep. 2017, 7, 42717, doi:10.1038/srep42717",
-  crippen: "Wildman, S. A.; Crippen, G. M. Prediction of Physicochemical Parameters by Atomic Contributions. J. Chem. Inf. Comput. Sci. 1999, 39, 868-873 (RDKit CrippenClogP)",
+  swissadme:
+    "Daina, A.; Michielin, O.; Zoete, V. SwissADME: a free web tool to evaluate pharmacokinetics, drug-likeness and medicinal chemistry friendliness of small molecules. Sci. Rep. 2017, 7, 42717, doi:10.1038/srep42717",
+  crippen:
+    "Wildman, S. A.; Crippen, G. M. Prediction of Physicochemical Parameters by Atomic Contributions. J. Chem. Inf. Comput. Sci. 1999, 39, 868-873 (RDKit CrippenClogP)",
   ertl: "Ertl, P.; Rohde, B.; Selzer, P. Fast Calculation of Molecular Polar Surface Area as a Sum of Fragment-Based Contributions. J. Med. Chem. 2000, 43, 3714-3717 (RDKit TPSA)",
 });
 
@@ -267,8 +272,7 @@ export interface AdmetPayload {
 }
 
 const NO_PKA =
-  "No published rule-based pKa method is implemented, so no pKa is given; acidic and basic groups are only detected " +
-  "(see alerts and ionization_class).";
+  "No published rule-based pKa method is implemented, so no pKa is given; acidic and basic groups are only detected " + "(see alerts and ionization_class).";
 
 export function admetPayload(inputs: AdmetInputs): AdmetPayload {
   const ion = ionizationClass(inputs.acidicGroups, inputs.basicGroups);
@@ -328,7 +332,8 @@ export function admetPayload(inputs: AdmetInputs): AdmetPayload {
       herg_risk: { method: "Gleeson rules of thumb: basic centre, clogP > 4, MW > 400", citation: CITATIONS.gleeson, note: gleesonNote("herg") },
       cyp3a4_risk: { method: "Gleeson rules of thumb: clogP > 4, MW > 400", citation: CITATIONS.gleeson, note: gleesonNote("cyp3a4") },
       esol_logs: {
-        method: "ESOL logS = 0.16 - 0.63 cLogP - 0.0062 MW + 0.066 RB - 0.74 AP (mol/L), with Crippen logP, RDKit strict rotatable bonds, AP = aromatic atoms / heavy atoms",
+        method:
+          "ESOL logS = 0.16 - 0.63 cLogP - 0.0062 MW + 0.066 RB - 0.74 AP (mol/L), with Crippen logP, RDKit strict rotatable bonds, AP = aromatic atoms / heavy atoms",
         citation: CITATIONS.delaney,
         note: "Delaney used Daylight clogP; esol_class uses SwissADME's log S scale (" + CITATIONS.swissadme + ").",
       },
@@ -350,7 +355,8 @@ export function admetPayload(inputs: AdmetInputs): AdmetPayload {
         note: "No published rule-based equation for % plasma protein binding is implemented. Gleeson 2008: binding rises with clogP and is highest for acids.",
       },
       clearance_class: {
-        method: "ECCS class from ionization class, MW (400) and permeability (BOILED-Egg GI call as the permeability proxy); gives the likely predominant clearance mechanism, not a rate",
+        method:
+          "ECCS class from ionization class, MW (400) and permeability (BOILED-Egg GI call as the permeability proxy); gives the likely predominant clearance mechanism, not a rate",
         citation: CITATIONS.eccs,
       },
       ionization_class: {

@@ -105,10 +105,16 @@ function loadTables(): BricsTables {
     for (const r of g.rules) {
       const [ea, eb] = (r.labels ?? []).map((l) => `L${l}`);
       const ok =
-        ea !== undefined && eb !== undefined && environments.has(ea) && environments.has(eb) &&
+        ea !== undefined &&
+        eb !== undefined &&
+        environments.has(ea) &&
+        environments.has(eb) &&
         (r.bond === "-" || r.bond === "=") &&
-        Array.isArray(r.dummy_labels) && r.dummy_labels.length === 2 && r.dummy_labels.every((n) => Number.isInteger(n) && n > 0) &&
-        typeof r.bond_smarts === "string" && typeof r.reaction_smarts === "string";
+        Array.isArray(r.dummy_labels) &&
+        r.dummy_labels.length === 2 &&
+        r.dummy_labels.every((n) => Number.isInteger(n) && n > 0) &&
+        typeof r.bond_smarts === "string" &&
+        typeof r.reaction_smarts === "string";
       if (!ok) fail(`rule in group ${g.group}`);
       const rule: BricsRule = {
         group: g.group,
@@ -492,7 +498,10 @@ export function bricsDecompose(rdkit: RDKit, mol: RDKitMol, options: DecomposeOp
                 active.set(canonical, prod);
                 adopted.add(prod);
                 if (allNodes.size > maxNodes) {
-                  throw decomposeTimeout(`The full BRICS decomposition visited more than ${maxNodes} fragments`, { fragments_visited: allNodes.size, max_fragments: maxNodes });
+                  throw decomposeTimeout(`The full BRICS decomposition visited more than ${maxNodes} fragments`, {
+                    fragments_visited: allNodes.size,
+                    max_fragments: maxNodes,
+                  });
                 }
                 if (allNodes.size % 100 === 0) options.onProgress?.(allNodes.size);
               }

@@ -84,7 +84,8 @@ export function loadOpenChemLib(): OCLModule {
       mod = createRequire(import.meta.url)("openchemlib") as OCLModule;
     } catch (e) {
       const code = (e as { code?: string }).code;
-      if (code === "ERR_REQUIRE_ESM") throw new Error(`openchemlib needs require(esm): run on Node.js 20.19+ or 22.12+ (this is ${process.version})`, { cause: e });
+      if (code === "ERR_REQUIRE_ESM")
+        throw new Error(`openchemlib needs require(esm): run on Node.js 20.19+ or 22.12+ (this is ${process.version})`, { cause: e });
       throw e;
     }
     // The force field, torsion and fragment tables; needed before ConformerGenerator and ForceFieldMMFF94.
@@ -254,7 +255,13 @@ export function bestRmsd(a: number[][], b: number[][], automorphisms: number[][]
   let best = superposedRmsd(a, b);
   for (const perm of automorphisms) {
     if (perm.length !== b.length) continue;
-    best = Math.min(best, superposedRmsd(a, perm.map((j) => b[j]!)));
+    best = Math.min(
+      best,
+      superposedRmsd(
+        a,
+        perm.map((j) => b[j]!),
+      ),
+    );
   }
   return best;
 }

@@ -28,7 +28,17 @@ export interface ContextPack {
   };
   admet: Pick<
     AdmetPayload,
-    "bbb_score" | "bbb_passes" | "gi_absorbed" | "herg_risk" | "cyp3a4_risk" | "ames_risk" | "esol_logs" | "esol_class" | "clearance_class" | "ionization_class" | "disclaimer"
+    | "bbb_score"
+    | "bbb_passes"
+    | "gi_absorbed"
+    | "herg_risk"
+    | "cyp3a4_risk"
+    | "ames_risk"
+    | "esol_logs"
+    | "esol_class"
+    | "clearance_class"
+    | "ionization_class"
+    | "disclaimer"
   >;
   representations: { canonical_smiles: string; moljson: MolJson | null };
   notes: string[];

@@ -115,6 +115,8 @@ export function imageTooLarge(format: "png" | "svg", bytes: number, maxBytes: nu
     "MOLECULE_TOO_LARGE",
     `The ${format.toUpperCase()} picture would take ${bytes} bytes in the response, over the ${maxBytes}-byte budget of one response`,
     { reason: "image_exceeds_response_limit", format, bytes, max_bytes: maxBytes },
-    format === "svg" ? "Ask for format png (much smaller for large molecules), or depict a smaller molecule." : "Ask for a smaller width and height, or depict a smaller molecule.",
+    format === "svg"
+      ? "Ask for format png (much smaller for large molecules), or depict a smaller molecule."
+      : "Ask for a smaller width and height, or depict a smaller molecule.",
   );
 }

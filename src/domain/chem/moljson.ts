@@ -78,7 +78,7 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
     "MolJSON v1 (chematic-moljson): a molecule as an explicit atom/bond graph. Atom and bond indices are 0-based positions in " +
     "`atoms`; bond orders are Kekulé (1, 2, 3) with a separate aromatic flag. See docs/moljson.md.",
   properties: {
-    format: { type: "string", const: MOLJSON_FORMAT, description: "Always \"chematic-moljson\"." },
+    format: { type: "string", const: MOLJSON_FORMAT, description: 'Always "chematic-moljson".' },
     version: { type: "integer", const: MOLJSON_VERSION, description: "Schema version, 1." },
     atoms: {
       type: "array",
@@ -87,7 +87,7 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
       items: {
         type: "object",
         properties: {
-          element: { type: "string", pattern: ELEMENT_PATTERN, maxLength: 2, description: "Element symbol (C, N, Cl, ...); \"*\" for a dummy/attachment atom." },
+          element: { type: "string", pattern: ELEMENT_PATTERN, maxLength: 2, description: 'Element symbol (C, N, Cl, ...); "*" for a dummy/attachment atom.' },
           charge: { type: "integer", minimum: -128, maximum: 127, description: "Formal charge (RDKit keeps it in 8 bits; real ones are small)." },
           isotope: {
             // RDKit keeps a mass number in 16 bits (a SMILES [65536C] reads as natural carbon), and takes any
@@ -97,7 +97,12 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
           },
           implicit_hydrogens: { type: "integer", minimum: 0, maximum: 16, description: "Hydrogens on this atom that are not atoms of the graph." },
           aromatic: { type: "boolean", description: "Atom is aromatic (RDKit's aromaticity model)." },
-          radical_electrons: { type: "integer", minimum: 1, maximum: 255, description: "Unpaired electrons; present only when non-zero (RDKit derives them for odd charges: [C+15] has 19)." },
+          radical_electrons: {
+            type: "integer",
+            minimum: 1,
+            maximum: 255,
+            description: "Unpaired electrons; present only when non-zero (RDKit derives them for odd charges: [C+15] has 19).",
+          },
           chirality: {
             description:
               "Tetrahedral stereo, or null. Looking from neighbors[0] toward this atom, the other neighbours in list order (an implicit " +
@@ -140,7 +145,11 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
             items: { type: "integer", minimum: 0 },
             description: "The two atom indices (for a dative bond, donor first).",
           },
-          order: { type: "number", enum: [1, 2, 3, 1.5], description: "Kekulé bond order 1, 2 or 3 (written as such; 1.5 is accepted on input for an aromatic bond of unknown Kekulé order)." },
+          order: {
+            type: "number",
+            enum: [1, 2, 3, 1.5],
+            description: "Kekulé bond order 1, 2 or 3 (written as such; 1.5 is accepted on input for an aromatic bond of unknown Kekulé order).",
+          },
           aromatic: { type: "boolean", description: "Bond is aromatic." },
           dative: { type: "boolean", const: true, description: "Present only for a dative (coordinate) bond, atoms[0] -> atoms[1]." },
           stereo: {
@@ -341,7 +350,8 @@ function integerIn(value: unknown, path: string, min: number, max: number): numb
 
 function atomIndex(value: unknown, path: string, atomCount: number): number {
   if (typeof value !== "number" || !Number.isInteger(value)) throw invalid(path, `must be an atom index (integer), got ${describe(value)}`);
-  if (value < 0 || value >= atomCount) throw invalid(path, `atom index ${value} is out of range (the molecule has ${atomCount} atoms, indices 0..${atomCount - 1})`);
+  if (value < 0 || value >= atomCount)
+    throw invalid(path, `atom index ${value} is out of range (the molecule has ${atomCount} atoms, indices 0..${atomCount - 1})`);
   return value;
 }
 
@@ -356,8 +366,10 @@ export function validateMolJson(input: unknown): MolJson {
   if (!isObject(input)) throw invalid("", `a MolJSON document must be a JSON object, got ${describe(input)}`);
   checkKeys(input, TOP_KEYS, "", "document");
   if (input.format !== undefined && input.format !== MOLJSON_FORMAT) throw invalid("/format", `must be "${MOLJSON_FORMAT}", got ${describe(input.format)}`);
-  if (input.version !== undefined && input.version !== MOLJSON_VERSION) throw invalid("/version", `unsupported MolJSON version ${describe(input.version)} (this server reads version ${MOLJSON_VERSION})`);
-  if (!Array.isArray(input.atoms)) throw invalid("/atoms", input.atoms === undefined ? "is required (an array of atoms)" : `must be an array, got ${describe(input.atoms)}`);
+  if (input.version !== undefined && input.version !== MOLJSON_VERSION)
+    throw invalid("/version", `unsupported MolJSON version ${describe(input.version)} (this server reads version ${MOLJSON_VERSION})`);
+  if (!Array.isArray(input.atoms))
+    throw invalid("/atoms", input.atoms === undefined ? "is required (an array of atoms)" : `must be an array, got ${describe(input.atoms)}`);
   if (input.atoms.length === 0) throw invalid("/atoms", "must hold at least one atom");
   if (input.atoms.length > MOLJSON_MAX_ATOMS) throw invalid("/atoms", `holds ${input.atoms.length} atoms; at most ${MOLJSON_MAX_ATOMS} are accepted`);
   const rawBonds = input.bonds === undefined ? [] : input.bonds;
@@ -370,9 +382,15 @@ export function validateMolJson(input: unknown): MolJson {
     const path = `/atoms/${i}`;
     if (!isObject(raw)) throw invalid(path, `an atom must be an object, got ${describe(raw)}`);
     checkKeys(raw, ATOM_KEYS, path, "atom");
-    if (typeof raw.element !== "string") throw invalid(`${path}/element`, raw.element === undefined ? "is required (an element symbol such as C or Cl)" : `must be an element symbol, got ${describe(raw.element)}`);
-    if (!ATOMIC_NUMBER.has(raw.element)) throw invalid(`${path}/element`, `unknown element symbol ${describe(raw.element)} (symbols are case-sensitive: C, Cl, Br; "*" for a dummy atom)`);
-    if (raw.implicit_hydrogens === undefined) throw invalid(`${path}/implicit_hydrogens`, "is required (the number of hydrogens on this atom that are not atoms of the graph, often 0)");
+    if (typeof raw.element !== "string")
+      throw invalid(
+        `${path}/element`,
+        raw.element === undefined ? "is required (an element symbol such as C or Cl)" : `must be an element symbol, got ${describe(raw.element)}`,
+      );
+    if (!ATOMIC_NUMBER.has(raw.element))
+      throw invalid(`${path}/element`, `unknown element symbol ${describe(raw.element)} (symbols are case-sensitive: C, Cl, Br; "*" for a dummy atom)`);
+    if (raw.implicit_hydrogens === undefined)
+      throw invalid(`${path}/implicit_hydrogens`, "is required (the number of hydrogens on this atom that are not atoms of the graph, often 0)");
     const atom: MolJsonAtom = {
       element: raw.element,
       charge: raw.charge === undefined ? 0 : integerIn(raw.charge, `${path}/charge`, -128, 127),
@@ -381,7 +399,8 @@ export function validateMolJson(input: unknown): MolJson {
       aromatic: booleanOr(raw.aromatic, `${path}/aromatic`, false),
       chirality: null,
     };
-    if (raw.radical_electrons !== undefined && raw.radical_electrons !== 0) atom.radical_electrons = integerIn(raw.radical_electrons, `${path}/radical_electrons`, 0, 255);
+    if (raw.radical_electrons !== undefined && raw.radical_electrons !== 0)
+      atom.radical_electrons = integerIn(raw.radical_electrons, `${path}/radical_electrons`, 0, 255);
     return atom;
   });
 
@@ -400,7 +419,8 @@ export function validateMolJson(input: unknown): MolJson {
     if (first !== undefined) throw invalid(`${path}/atoms`, `atoms ${i} and ${j} are already bonded by /bonds/${first}`);
     seen.set(key, k);
     if (raw.order === undefined) throw invalid(`${path}/order`, "is required (1, 2, 3, or 1.5 for aromatic)");
-    if (raw.order !== 1 && raw.order !== 2 && raw.order !== 3 && raw.order !== 1.5) throw invalid(`${path}/order`, `must be 1, 2, 3 or 1.5 (aromatic), got ${describe(raw.order)}`);
+    if (raw.order !== 1 && raw.order !== 2 && raw.order !== 3 && raw.order !== 1.5)
+      throw invalid(`${path}/order`, `must be 1, 2, 3 or 1.5 (aromatic), got ${describe(raw.order)}`);
     const aromatic = booleanOr(raw.aromatic, `${path}/aromatic`, raw.order === 1.5);
     if (raw.order === 1.5 && !aromatic) throw invalid(`${path}/aromatic`, "order 1.5 means an aromatic bond, so aromatic cannot be false");
     const bond: MolJsonBond = { atoms: [i, j], order: raw.order, aromatic, stereo: null };
@@ -424,15 +444,18 @@ export function validateMolJson(input: unknown): MolJson {
     const { config, atoms: refs } = raw.stereo;
     if (config !== "cis" && config !== "trans") throw invalid(`${path}/config`, `must be "cis" or "trans", got ${describe(config)}`);
     if (bond.order !== 2 || bond.aromatic) throw invalid(path, "double-bond stereo needs a non-aromatic bond of order 2");
-    if (!Array.isArray(refs) || refs.length !== 2) throw invalid(`${path}/atoms`, `must be [a, d]: a neighbour of each end of the double bond, got ${describe(refs)}`);
+    if (!Array.isArray(refs) || refs.length !== 2)
+      throw invalid(`${path}/atoms`, `must be [a, d]: a neighbour of each end of the double bond, got ${describe(refs)}`);
     let a = atomIndex(refs[0], `${path}/atoms/0`, atomCount);
     let d = atomIndex(refs[1], `${path}/atoms/1`, atomCount);
     const [b0, b1] = bond.atoms;
     const bondedTo = (x: number, y: number) => x !== y && neighbours[y]!.includes(x);
     const others = (x: number) => x !== b0 && x !== b1;
     if (others(a) && others(d) && bondedTo(d, b0) && bondedTo(a, b1) && !(bondedTo(a, b0) && bondedTo(d, b1))) [a, d] = [d, a];
-    if (!others(a) || !bondedTo(a, b0)) throw invalid(`${path}/atoms/0`, `atom ${a} is not a neighbour of atom ${b0} (the bond's first atom) other than atom ${b1}`);
-    if (!others(d) || !bondedTo(d, b1)) throw invalid(`${path}/atoms/1`, `atom ${d} is not a neighbour of atom ${b1} (the bond's second atom) other than atom ${b0}`);
+    if (!others(a) || !bondedTo(a, b0))
+      throw invalid(`${path}/atoms/0`, `atom ${a} is not a neighbour of atom ${b0} (the bond's first atom) other than atom ${b1}`);
+    if (!others(d) || !bondedTo(d, b1))
+      throw invalid(`${path}/atoms/1`, `atom ${d} is not a neighbour of atom ${b1} (the bond's second atom) other than atom ${b0}`);
     bond.stereo = { config, atoms: [a, d] };
   });
 
@@ -445,17 +468,24 @@ export function validateMolJson(input: unknown): MolJson {
     const { winding, neighbors } = raw.chirality;
     if (winding !== "cw" && winding !== "ccw") throw invalid(`${path}/winding`, `must be "cw" or "ccw", got ${describe(winding)}`);
     const bonded = neighbours[i]!;
-    if (!Array.isArray(neighbors)) throw invalid(`${path}/neighbors`, `must be an array of the indices of the atoms bonded to atom ${i}, got ${describe(neighbors)}`);
+    if (!Array.isArray(neighbors))
+      throw invalid(`${path}/neighbors`, `must be an array of the indices of the atoms bonded to atom ${i}, got ${describe(neighbors)}`);
     const listed = neighbors.map((n: unknown, m: number) => atomIndex(n, `${path}/neighbors/${m}`, atomCount));
     if (new Set(listed).size !== listed.length) throw invalid(`${path}/neighbors`, "lists an atom twice");
     const missing = bonded.filter((n) => !listed.includes(n));
     const extra = listed.filter((n) => !bonded.includes(n));
     if (missing.length > 0 || extra.length > 0) {
-      throw invalid(`${path}/neighbors`, `must list exactly the atoms bonded to atom ${i} (${bonded.join(", ") || "none"})${extra.length ? `; not bonded: ${extra.join(", ")}` : ""}`);
+      throw invalid(
+        `${path}/neighbors`,
+        `must list exactly the atoms bonded to atom ${i} (${bonded.join(", ") || "none"})${extra.length ? `; not bonded: ${extra.join(", ")}` : ""}`,
+      );
     }
     const coordination = listed.length + atoms[i]!.implicit_hydrogens;
     if (listed.length < 3 || listed.length > 4 || coordination > 4) {
-      throw invalid(path, `a tetrahedral centre needs 3 or 4 neighbours and at most 4 including implicit hydrogens; atom ${i} has ${listed.length} neighbours and ${atoms[i]!.implicit_hydrogens} implicit hydrogens`);
+      throw invalid(
+        path,
+        `a tetrahedral centre needs 3 or 4 neighbours and at most 4 including implicit hydrogens; atom ${i} has ${listed.length} neighbours and ${atoms[i]!.implicit_hydrogens} implicit hydrogens`,
+      );
     }
     atoms[i]!.chirality = { winding, neighbors: listed };
   });
@@ -543,7 +573,12 @@ function rdkitFailure(log: string): ToolError {
   let m = /valence for atom # ?(\d+)/i.exec(text);
   if (m) return invalid(`/atoms/${m[1]}`, `${reason} (check implicit_hydrogens, charge and the orders of its bonds)`, { rdkit_message: reason });
   m = /Unkekulized atoms: ([\d ]+)/.exec(text);
-  if (m) return invalid(`/atoms/${m[1]!.trim().split(" ")[0]}`, `${reason} (the aromatic system has no valid Kekulé form: check aromatic flags, implicit_hydrogens on aromatic N, and charges)`, { rdkit_message: reason });
+  if (m)
+    return invalid(
+      `/atoms/${m[1]!.trim().split(" ")[0]}`,
+      `${reason} (the aromatic system has no valid Kekulé form: check aromatic flags, implicit_hydrogens on aromatic N, and charges)`,
+      { rdkit_message: reason },
+    );
   m = /atom (\d+) marked aromatic/.exec(text);
   if (m) return invalid(`/atoms/${m[1]}`, `${reason} (only ring atoms can be aromatic)`, { rdkit_message: reason });
   return invalid("", reason, { rdkit_message: reason });

@@ -80,15 +80,13 @@ export function morganGraph(mol: RDKitMol): MorganGraph {
   const ringAtoms = new Set<number>();
   for (const ring of atomRings) for (const idx of ring) ringAtoms.add(idx);
   const aromaticBonds = new Set(ext.aromaticBonds ?? []);
-  const atoms = (m.atoms ?? []).map(
-    (a, i): MorganAtom => ({
-      z: a.z ?? da.z ?? 6,
-      hs: a.impHs ?? da.impHs ?? 0,
-      chg: a.chg ?? da.chg ?? 0,
-      isotope: a.isotope ?? da.isotope ?? 0,
-      inRing: ringAtoms.has(i),
-    }),
-  );
+  const atoms = (m.atoms ?? []).map((a, i): MorganAtom => ({
+    z: a.z ?? da.z ?? 6,
+    hs: a.impHs ?? da.impHs ?? 0,
+    chg: a.chg ?? da.chg ?? 0,
+    isotope: a.isotope ?? da.isotope ?? 0,
+    inRing: ringAtoms.has(i),
+  }));
   const bonds = (m.bonds ?? []).map((b, i): MorganBond => {
     const [begin, end] = b.atoms ?? [];
     if (begin === undefined || end === undefined || atoms[begin] === undefined || atoms[end] === undefined) {

@@ -75,9 +75,7 @@ function loadAsset(): QedAsset {
       const p = data.ads_parameters?.[name];
       return p !== undefined && (["A", "B", "C", "D", "E", "F", "DMAX"] as const).every((k) => isNum(p[k]));
     }) &&
-    (["WEIGHT_MEAN", "WEIGHT_MAX", "WEIGHT_NONE"] as const).every((w) =>
-      QED_PROPERTY_NAMES.every((name) => isNum(data.weights?.[w]?.[name])),
-    );
+    (["WEIGHT_MEAN", "WEIGHT_MAX", "WEIGHT_NONE"] as const).every((w) => QED_PROPERTY_NAMES.every((name) => isNum(data.weights?.[w]?.[name])));
   if (!ok) throw new Error(`Malformed QED asset ${file}; regenerate it with scripts/build-qed-asset.py`);
   return data as QedAsset;
 }
@@ -263,12 +261,7 @@ export function qedFromProperties(properties: QedProperties, weights: QedWeights
 }
 
 /** QED of `mol` (default weights WEIGHT_MEAN, like RDKit's QED.qed) with its eight inputs. */
-export function computeQed(
-  rdkit: RDKit,
-  mol: RDKitMol,
-  descriptors: RDKitDescriptors,
-  options: { weights?: QedWeights; graph?: MolGraph } = {},
-): QedResult {
+export function computeQed(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors, options: { weights?: QedWeights; graph?: MolGraph } = {}): QedResult {
   const properties = qedProperties(rdkit, mol, descriptors, options.graph);
   return { qed: qedFromProperties(properties, options.weights ?? WEIGHT_MEAN), properties };
 }

@@ -217,9 +217,7 @@ let wasmMemory: WasmMemoryLike | undefined;
 let wasmExports: Record<string, unknown> | undefined;
 
 function captureMemory(result: unknown, imports?: Record<string, Record<string, unknown>>): void {
-  const instance = (result instanceof wasm.Instance ? result : (result as { instance?: unknown }).instance) as
-    | { exports: Record<string, unknown> }
-    | undefined;
+  const instance = (result instanceof wasm.Instance ? result : (result as { instance?: unknown }).instance) as { exports: Record<string, unknown> } | undefined;
   if (instance) wasmExports = instance.exports;
   for (const value of Object.values(instance?.exports ?? {})) {
     if (value instanceof wasm.Memory) wasmMemory = value;

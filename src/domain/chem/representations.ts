@@ -159,9 +159,7 @@ export function computeRepresentations(rdkit: RDKit, mol: RDKitMol, wanted: Read
   if (wanted.has("moljson")) values.moljson = moljson;
   if (wanted.has("cml")) {
     const withCoords = options.coordinates === true && coords !== null;
-    values.cml = moljson
-      ? molJsonToCml(moljson, withCoords ? { coords2d: coords, wedges: molblock ? molblockWedges(molblock) : new Map() } : {})
-      : null;
+    values.cml = moljson ? molJsonToCml(moljson, withCoords ? { coords2d: coords, wedges: molblock ? molblockWedges(molblock) : new Map() } : {}) : null;
   }
   if (wanted.has("molblock")) values.molblock = molblock;
 

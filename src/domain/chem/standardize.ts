@@ -105,13 +105,100 @@ const NEG_ACID = "[$([O,S;-][C,S;+0]=[O,S]),$([O,S;-][N,P;+](=[O,S])[O,S;-]),$([
 
 const sym = (list: string) => list.split(",");
 const ELEMENTS = [
-  "H", "He", "Li", "Be", "B", "C", "N", "O", "F", "Ne", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "Ar", "K", "Ca", "Sc", "Ti", "V", "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn",
-  "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Y", "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn", "Sb", "Te", "I", "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd",
-  "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho", "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W", "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po", "At", "Rn", "Fr", "Ra",
+  "H",
+  "He",
+  "Li",
+  "Be",
+  "B",
+  "C",
+  "N",
+  "O",
+  "F",
+  "Ne",
+  "Na",
+  "Mg",
+  "Al",
+  "Si",
+  "P",
+  "S",
+  "Cl",
+  "Ar",
+  "K",
+  "Ca",
+  "Sc",
+  "Ti",
+  "V",
+  "Cr",
+  "Mn",
+  "Fe",
+  "Co",
+  "Ni",
+  "Cu",
+  "Zn",
+  "Ga",
+  "Ge",
+  "As",
+  "Se",
+  "Br",
+  "Kr",
+  "Rb",
+  "Sr",
+  "Y",
+  "Zr",
+  "Nb",
+  "Mo",
+  "Tc",
+  "Ru",
+  "Rh",
+  "Pd",
+  "Ag",
+  "Cd",
+  "In",
+  "Sn",
+  "Sb",
+  "Te",
+  "I",
+  "Xe",
+  "Cs",
+  "Ba",
+  "La",
+  "Ce",
+  "Pr",
+  "Nd",
+  "Pm",
+  "Sm",
+  "Eu",
+  "Gd",
+  "Tb",
+  "Dy",
+  "Ho",
+  "Er",
+  "Tm",
+  "Yb",
+  "Lu",
+  "Hf",
+  "Ta",
+  "W",
+  "Re",
+  "Os",
+  "Ir",
+  "Pt",
+  "Au",
+  "Hg",
+  "Tl",
+  "Pb",
+  "Bi",
+  "Po",
+  "At",
+  "Rn",
+  "Fr",
+  "Ra",
 ];
 const atomicNumbers = (list: string) => new Set(sym(list).map((s) => ELEMENTS.indexOf(s) + 1));
 /** Metals disconnected from N, O, F (MetalDisconnector metal_nof). */
-const METALS_NOF = atomicNumbers("Li,Na,K,Rb,Cs,Fr,Be,Mg,Ca,Sr,Ba,Ra,Sc,Ti,V,Cr,Mn,Fe,Co,Ni,Cu,Zn,Al,Ga,Y,Zr,Nb,Mo,Tc,Ru,Rh,Pd,Ag,Cd,In,Sn,Hf,Ta,W,Re,Os,Ir,Pt,Au,Hg,Tl,Pb,Bi");
+const METALS_NOF = atomicNumbers(
+  "Li,Na,K,Rb,Cs,Fr,Be,Mg,Ca,Sr,Ba,Ra,Sc,Ti,V,Cr,Mn,Fe,Co,Ni,Cu,Zn,Al,Ga,Y,Zr,Nb,Mo,Tc,Ru,Rh,Pd,Ag,Cd,In,Sn,Hf,Ta,W,Re,Os,Ir,Pt,Au,Hg,Tl,Pb,Bi",
+);
 /** Metals disconnected from other non-metals (metal_non). */
 const METALS_NON = atomicNumbers("Al,Sc,Ti,V,Cr,Mn,Fe,Co,Ni,Cu,Zn,Y,Zr,Nb,Mo,Tc,Ru,Rh,Pd,Ag,Cd,Hf,Ta,W,Re,Os,Ir,Pt,Au");
 const NOF = new Set([7, 8, 9]);
@@ -120,8 +207,8 @@ const NON_METALS_NON = atomicNumbers("B,C,Si,P,As,Sb,S,Se,Te,Cl,Br,I,At");
 
 /** RDKit's isEarlyAtom (Atom.cpp, 2022.09): elements left of carbon, whose charge counts the other way for hydrogens. */
 const EARLY_ATOMS = new Set([
-  3, 4, 5, 11, 12, 13, 19, 20, 21, 22, 30, 31, 32, 37, 38, 39, 40, 41, 48, 49, 50, 51, 55, 56, 57, 58, 59, 60, 61, 72, 73, 80, 81, 82, 83, 87, 88, 89, 90, 91, 92, 93,
-  104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118,
+  3, 4, 5, 11, 12, 13, 19, 20, 21, 22, 30, 31, 32, 37, 38, 39, 40, 41, 48, 49, 50, 51, 55, 56, 57, 58, 59, 60, 61, 72, 73, 80, 81, 82, 83, 87, 88, 89, 90, 91,
+  92, 93, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118,
 ]);
 
 export function elementSymbol(z: number): string {
@@ -787,7 +874,9 @@ function stripSalts(rdkit: RDKit, g: Graph): { graph: Graph; changes: Change[]; 
   const graph = combine(frags.map((f) => f.graph));
   return {
     graph,
-    changes: [{ step: "salt_stripping", description: `Removed ${removed.length} salt/solvent fragment(s) (RDKit salt list)`, removed: removed.map((r) => r.smiles) }],
+    changes: [
+      { step: "salt_stripping", description: `Removed ${removed.length} salt/solvent fragment(s) (RDKit salt list)`, removed: removed.map((r) => r.smiles) },
+    ],
     removed,
   };
 }
@@ -812,7 +901,13 @@ function largestFragment(rdkit: RDKit, g: Graph): { graph: Graph; changes: Chang
   const removed = frags.filter((f) => f !== best).map((f) => ({ smiles: f.smiles, reason: "smaller_fragment" as const }));
   return {
     graph: best!.graph,
-    changes: [{ step: "largest_fragment", description: `Kept the largest ${best!.organic ? "organic " : ""}fragment; removed ${removed.length} other(s)`, removed: removed.map((r) => r.smiles) }],
+    changes: [
+      {
+        step: "largest_fragment",
+        description: `Kept the largest ${best!.organic ? "organic " : ""}fragment; removed ${removed.length} other(s)`,
+        removed: removed.map((r) => r.smiles),
+      },
+    ],
     removed,
   };
 }
@@ -981,7 +1076,9 @@ export function standardize(rdkit: RDKit, mol: RDKitMol, smiles: string, options
   };
   accept("cleanup", cleanup(rdkit, g));
   if (changes.some((c) => c.step === "metal_disconnection")) {
-    warnings.push("Metal-ligand bonds were broken (RDKit's metal disconnection): for a coordination complex the parent is a ligand or the bare metal ion, which may not be what you want");
+    warnings.push(
+      "Metal-ligand bonds were broken (RDKit's metal disconnection): for a coordination complex the parent is a ligand or the bare metal ion, which may not be what you want",
+    );
   }
   if (options.stripSalts) {
     const s = stripSalts(rdkit, g);

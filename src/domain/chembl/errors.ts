@@ -9,16 +9,7 @@ import { ToolError, type ErrorCode, type ErrorDetails } from "../errors.js";
 
 /** Why a request failed, for details.reason (our vocabulary, never upstream text). */
 export type UpstreamReason =
-  | "not_found"
-  | "rejected"
-  | "invalid_structure"
-  | "rate_limited"
-  | "http_5xx"
-  | "http_status"
-  | "timeout"
-  | "network"
-  | "malformed_body"
-  | "deadline";
+  "not_found" | "rejected" | "invalid_structure" | "rate_limited" | "http_5xx" | "http_status" | "timeout" | "network" | "malformed_body" | "deadline";
 
 export class UpstreamError extends ToolError {
   /** Whether another attempt might succeed (network, timeout, 5xx, 429, a truncated body). */
@@ -26,7 +17,12 @@ export class UpstreamError extends ToolError {
   /** Milliseconds ChEMBL asked us to wait (429 Retry-After), when it said. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(code: ErrorCode, message: string, details: ErrorDetails, options: { retryable?: boolean; retryAfterMs?: number; cause?: unknown; hint?: string } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: ErrorDetails,
+    options: { retryable?: boolean; retryAfterMs?: number; cause?: unknown; hint?: string } = {},
+  ) {
     super(code, message, details, options.hint);
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
@@ -36,12 +32,17 @@ export class UpstreamError extends ToolError {
 
   /** The same error with attempt bookkeeping added (details we write, nothing upstream). */
   withDetails(extra: ErrorDetails, message?: string): UpstreamError {
-    return new UpstreamError(this.code, message ?? this.message, { ...this.details, ...extra }, {
-      retryable: this.retryable,
-      retryAfterMs: this.retryAfterMs,
-      cause: (this as { cause?: unknown }).cause,
-      hint: this.hint,
-    });
+    return new UpstreamError(
+      this.code,
+      message ?? this.message,
+      { ...this.details, ...extra },
+      {
+        retryable: this.retryable,
+        retryAfterMs: this.retryAfterMs,
+        cause: (this as { cause?: unknown }).cause,
+        hint: this.hint,
+      },
+    );
   }
 }
 
@@ -88,7 +89,10 @@ export function httpFailure(status: number, body: string, headers: Record<string
       "UPSTREAM_UNAVAILABLE",
       `ChEMBL answered HTTP 404 for ${purpose.what}`,
       { status, reason: "http_status" satisfies UpstreamReason },
-      { cause, hint: "ChEMBL did not recognise the request (the API may have changed or the base URL may be wrong); retry later or check CHEMBL_API_BASE_URL." },
+      {
+        cause,
+        hint: "ChEMBL did not recognise the request (the API may have changed or the base URL may be wrong); retry later or check CHEMBL_API_BASE_URL.",
+      },
     );
   }
   if (status === 429) {
@@ -107,10 +111,15 @@ export function httpFailure(status: number, body: string, headers: Record<string
     return new UpstreamError("INVALID_STRUCTURE", r.message, { status, reason: "invalid_structure" satisfies UpstreamReason, rejection: r.reason }, { cause });
   }
   if (status >= 500) {
-    return new UpstreamError("UPSTREAM_UNAVAILABLE", `ChEMBL failed with HTTP ${status} for ${purpose.what}`, { status, reason: "http_5xx" satisfies UpstreamReason }, {
-      retryable: true,
-      cause,
-    });
+    return new UpstreamError(
+      "UPSTREAM_UNAVAILABLE",
+      `ChEMBL failed with HTTP ${status} for ${purpose.what}`,
+      { status, reason: "http_5xx" satisfies UpstreamReason },
+      {
+        retryable: true,
+        cause,
+      },
+    );
   }
   return new UpstreamError(
     "UPSTREAM_UNAVAILABLE",
@@ -122,19 +131,34 @@ export function httpFailure(status: number, body: string, headers: Record<string
 
 /** A 2xx whose body is not the JSON we asked for (truncated transfer, an HTML page, a proxy's answer). */
 export function malformedBody(purpose: RequestPurpose, cause: unknown): UpstreamError {
-  return new UpstreamError("UPSTREAM_UNAVAILABLE", `ChEMBL sent an unreadable answer for ${purpose.what}`, { reason: "malformed_body" satisfies UpstreamReason }, {
-    retryable: true,
-    cause,
-  });
+  return new UpstreamError(
+    "UPSTREAM_UNAVAILABLE",
+    `ChEMBL sent an unreadable answer for ${purpose.what}`,
+    { reason: "malformed_body" satisfies UpstreamReason },
+    {
+      retryable: true,
+      cause,
+    },
+  );
 }
 
 export function networkFailure(purpose: RequestPurpose, timedOut: boolean, timeoutMs: number, cause: unknown): UpstreamError {
   return timedOut
-    ? new UpstreamError("UPSTREAM_UNAVAILABLE", `ChEMBL did not answer within ${timeoutMs} ms for ${purpose.what}`, { reason: "timeout" satisfies UpstreamReason, timeout_ms: timeoutMs }, {
-        retryable: true,
-        cause,
-      })
-    : new UpstreamError("UPSTREAM_UNAVAILABLE", `ChEMBL could not be reached for ${purpose.what}`, { reason: "network" satisfies UpstreamReason }, { retryable: true, cause });
+    ? new UpstreamError(
+        "UPSTREAM_UNAVAILABLE",
+        `ChEMBL did not answer within ${timeoutMs} ms for ${purpose.what}`,
+        { reason: "timeout" satisfies UpstreamReason, timeout_ms: timeoutMs },
+        {
+          retryable: true,
+          cause,
+        },
+      )
+    : new UpstreamError(
+        "UPSTREAM_UNAVAILABLE",
+        `ChEMBL could not be reached for ${purpose.what}`,
+        { reason: "network" satisfies UpstreamReason },
+        { retryable: true, cause },
+      );
 }
 
 export function deadlineExceeded(purpose: RequestPurpose, deadlineMs: number, cause?: unknown): UpstreamError {

@@ -109,7 +109,12 @@ export function decodeCursor(cursor: string | undefined, fingerprint: string): n
   }
   const c = parsed as { o?: unknown; f?: unknown } | undefined;
   if (!c || typeof c.o !== "number" || !Number.isInteger(c.o) || c.o < 0 || typeof c.f !== "string") {
-    throw new ToolError("INVALID_ARGUMENTS", "cursor is not a cursor this server issued", { path: "/cursor" }, "Omit cursor to start from the first page, or pass nextCursor unchanged.");
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      "cursor is not a cursor this server issued",
+      { path: "/cursor" },
+      "Omit cursor to start from the first page, or pass nextCursor unchanged.",
+    );
   }
   if (c.f !== fingerprint) {
     throw new ToolError(

@@ -57,7 +57,16 @@ export function mdFields(fields: Array<[string, FieldValue]>, indent = ""): stri
 
 /** A sub-list of references (ref_type, ref_id, ref_url), one bullet each. */
 export function mdRefs(refs: Array<{ ref_type: string | null; ref_id: string | null; ref_url: string | null }>, indent: string): string[] {
-  return refs.map((r) => mdFields([["ref_type", r.ref_type], ["ref_id", r.ref_id], ["ref_url", r.ref_url]], indent));
+  return refs.map((r) =>
+    mdFields(
+      [
+        ["ref_type", r.ref_type],
+        ["ref_id", r.ref_id],
+        ["ref_url", r.ref_url],
+      ],
+      indent,
+    ),
+  );
 }
 
 export function mdSource(source: Source): string {

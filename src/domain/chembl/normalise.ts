@@ -9,18 +9,7 @@
  * the list, so reading a field that is not listed fails the typecheck; a test checks the other way (every
  * listed field is read).
  */
-import type {
-  Activity,
-  Assay,
-  ChemblDocument,
-  Indication,
-  Mechanism,
-  MoleculeRow,
-  Reference,
-  TargetComponent,
-  TargetRow,
-  Warning,
-} from "./types.js";
+import type { Activity, Assay, ChemblDocument, Indication, Mechanism, MoleculeRow, Reference, TargetComponent, TargetRow, Warning } from "./types.js";
 
 type RawOf<F extends readonly string[]> = Partial<Record<F[number], unknown>>;
 type Obj = Record<string, unknown>;

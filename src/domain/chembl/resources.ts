@@ -69,8 +69,12 @@ export function chemblResourceProvider(service: ChemblService | (() => ChemblSer
       const options = callOptions(ctx);
       const value =
         parsed.kind === "molecule"
-          ? await get().getMolecule(parsed.id, options).then((r) => ({ ...r.molecule, source: r.source }))
-          : await get().getTarget(parsed.id, options).then((r) => ({ ...r.target, source: r.source }));
+          ? await get()
+              .getMolecule(parsed.id, options)
+              .then((r) => ({ ...r.molecule, source: r.source }))
+          : await get()
+              .getTarget(parsed.id, options)
+              .then((r) => ({ ...r.target, source: r.source }));
       return [{ uri, mimeType: MIME, text: JSON.stringify(value) }];
     },
   };

@@ -46,15 +46,23 @@ export const SOURCE_SCHEMA = obj("Where the data came from: ChEMBL, its release,
 
 export const REFS_SCHEMA = arr(
   "ChEMBL's references for the record (label, trial or paper).",
-  obj("One reference.", { ref_type: nstr("Reference source, e.g. FDA, ClinicalTrials, PubMed."), ref_id: nstr("Identifier within that source."), ref_url: nstr("Link.") }),
+  obj("One reference.", {
+    ref_type: nstr("Reference source, e.g. FDA, ClinicalTrials, PubMed."),
+    ref_id: nstr("Identifier within that source."),
+    ref_url: nstr("Link."),
+  }),
 );
 
 export const MOLECULE_ROW_PROPERTIES: Record<string, JsonSchema> = {
   molecule_chembl_id: nstr("ChEMBL molecule ID."),
   pref_name: nstr("Preferred name, or null for most research compounds."),
-  parent_chembl_id: nstr("The family parent (the molecule itself when it is a parent; a salt names its parent). Merge data on it. Null when ChEMBL records no hierarchy."),
+  parent_chembl_id: nstr(
+    "The family parent (the molecule itself when it is a parent; a salt names its parent). Merge data on it. Null when ChEMBL records no hierarchy.",
+  ),
   molecule_type: nstr("Small molecule, Protein, Antibody, Oligonucleotide, ..."),
-  max_phase: nnum("Highest development phase reached by this form: 4 approved (kept after a withdrawal), 3, 2, 1, 0.5 early phase 1, 0 preclinical, -1 unknown; null if unrecorded."),
+  max_phase: nnum(
+    "Highest development phase reached by this form: 4 approved (kept after a withdrawal), 3, 2, 1, 0.5 early phase 1, 0 preclinical, -1 unknown; null if unrecorded.",
+  ),
   first_approval: nint("Year of first approval of this form, or null."),
   withdrawn_flag: nbool("ChEMBL's withdrawn flag for this form, or null."),
   black_box_warning: nbool("ChEMBL's black-box warning flag for this form, or null."),
@@ -98,7 +106,11 @@ export const TARGET_ROW_SCHEMA = obj("One target.", TARGET_ROW_PROPERTIES);
 
 export const SECTION_STATUS_SCHEMA = (what: string) =>
   obj(`Whether ${what} were read completely.`, {
-    status: { type: "string", enum: ["complete", "truncated", "failed"], description: "complete, truncated (more exist than were read), or failed (absent, not empty)." },
+    status: {
+      type: "string",
+      enum: ["complete", "truncated", "failed"],
+      description: "complete, truncated (more exist than were read), or failed (absent, not empty).",
+    },
     total_count: nint("How many ChEMBL holds, when it said."),
     error_code: nstr("The error code when status is failed."),
   });
@@ -112,7 +124,10 @@ export function markdownContent<R>(render: (result: R) => string): (result: Reco
 export function batchNotice(kind: string, found: number, notFound: number, deferred: number): string | null {
   const parts: string[] = [];
   if (notFound > 0) parts.push(`${notFound} ID${notFound === 1 ? "" : "s"} matched no ${kind} in ChEMBL (not_found_ids): check them`);
-  if (deferred > 0) parts.push(`${deferred} ID${deferred === 1 ? " was" : "s were"} past the first ${ID_LOOKUP_CAP} distinct and not looked up (deferred_ids): call again with them`);
+  if (deferred > 0)
+    parts.push(
+      `${deferred} ID${deferred === 1 ? " was" : "s were"} past the first ${ID_LOOKUP_CAP} distinct and not looked up (deferred_ids): call again with them`,
+    );
   if (parts.length === 0) return null;
   return `Found ${found}. ${parts.join("; ")}.`;
 }

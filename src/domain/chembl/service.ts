@@ -403,7 +403,13 @@ export class ChemblService {
   }
 
   /** One list page: the collection under `key` and page_meta.total_count. */
-  private async listPage(path: string, key: string, params: readonly Param[], purpose: RequestPurpose, call: Call): Promise<{ rows: Json[]; total: number | null }> {
+  private async listPage(
+    path: string,
+    key: string,
+    params: readonly Param[],
+    purpose: RequestPurpose,
+    call: Call,
+  ): Promise<{ rows: Json[]; total: number | null }> {
     const body = await this.fetchJson(path, params, purpose, call, { accept: (v) => Array.isArray(v[key]) });
     const rows = (body[key] as unknown[]).filter(isJson);
     const meta = isJson(body.page_meta) ? body.page_meta : {};
@@ -411,7 +417,14 @@ export class ChemblService {
   }
 
   /** Every row of a small list (drug sections), page by page up to `cap` rows. */
-  private async listAll(path: string, key: string, params: readonly Param[], purpose: RequestPurpose, call: Call, cap: number): Promise<{ rows: Json[]; total: number | null; complete: boolean }> {
+  private async listAll(
+    path: string,
+    key: string,
+    params: readonly Param[],
+    purpose: RequestPurpose,
+    call: Call,
+    cap: number,
+  ): Promise<{ rows: Json[]; total: number | null; complete: boolean }> {
     const rows: Json[] = [];
     let total: number | null = null;
     for (let offset = 0; offset < cap; offset += MAX_PAGE_SIZE) {
@@ -440,7 +453,11 @@ export class ChemblService {
       const budget = Math.min(STATUS_TIMEOUT_MS, this.config.requestTimeoutMs, this.config.deadlineMs);
       const call = new Call(Date.now() + budget, AbortSignal.timeout(budget + 50), budget);
       try {
-        const body = await this.fetchJson("status", [], { what: "the release status" }, call, { cache: false, maxAttempts: 1, accept: (v) => "chembl_db_version" in v });
+        const body = await this.fetchJson("status", [], { what: "the release status" }, call, {
+          cache: false,
+          maxAttempts: 1,
+          accept: (v) => "chembl_db_version" in v,
+        });
         const value = normalizeStatus(body as RawStatus);
         // A new release changes every record: answers cached under the old one go.
         const before = this.lastRelease;
@@ -473,7 +490,13 @@ export class ChemblService {
     const call = this.startCall(options);
     return this.withSource(
       (async () => {
-        const body = await this.fetchJson(`molecule/${encodeURIComponent(id)}`, [["only", MOLECULE_FIELDS.join(",")]], { what: `molecule ${id}`, notFoundMeansMissing: true }, call, HAS_MOLECULE_ID);
+        const body = await this.fetchJson(
+          `molecule/${encodeURIComponent(id)}`,
+          [["only", MOLECULE_FIELDS.join(",")]],
+          { what: `molecule ${id}`, notFoundMeansMissing: true },
+          call,
+          HAS_MOLECULE_ID,
+        );
         return { molecule: normalizeMolecule(body as RawMolecule) };
       })(),
     );
@@ -490,7 +513,8 @@ export class ChemblService {
     switch (q.type) {
       case "name":
         if (q.by === "chembl_id") return { path: "molecule", params: [["molecule_chembl_id", q.query!], ...phase, only, ...page], ceiling: null };
-        if (q.by === "inchi_key") return { path: "molecule", params: [["molecule_structures__standard_inchi_key", q.query!], ...phase, only, ...page], ceiling: null };
+        if (q.by === "inchi_key")
+          return { path: "molecule", params: [["molecule_structures__standard_inchi_key", q.query!], ...phase, only, ...page], ceiling: null };
         return { path: "molecule/search", params: [["q", q.query!], ...phase, only, ...page], ceiling: NAME_SEARCH_CEILING };
       case "exact":
         return { path: "molecule", params: [["molecule_structures__canonical_smiles__flexmatch", q.smiles!], ...phase, only, ...page], ceiling: null };
@@ -512,7 +536,18 @@ export class ChemblService {
         // structure reaches that ceiling, the filtered total is a lower bound too.
         const unfilteredCount =
           q.type === "substructure" && q.maxPhaseMin !== undefined
-            ? this.listPage("substructure", "molecules", [["smiles", q.smiles!], ["only", "molecule_chembl_id"], ["limit", "1"], ["offset", "0"]], purpose, call)
+            ? this.listPage(
+                "substructure",
+                "molecules",
+                [
+                  ["smiles", q.smiles!],
+                  ["only", "molecule_chembl_id"],
+                  ["limit", "1"],
+                  ["offset", "0"],
+                ],
+                purpose,
+                call,
+              )
             : undefined;
         const [page, unfiltered] = await Promise.all([this.listPage(path, "molecules", params, purpose, call), unfilteredCount]);
         const capped = ceiling !== null && ((page.total ?? 0) >= ceiling || (unfiltered?.total ?? 0) >= ceiling);
@@ -528,9 +563,15 @@ export class ChemblService {
     const call = this.startCall(options);
     return this.withSource(
       (async () => {
-        const body = await this.fetchJson(`target/${encodeURIComponent(id)}`, [["only", TARGET_FIELDS.join(",")]], { what: `target ${id}`, notFoundMeansMissing: true }, call, {
-          accept: (v) => typeof v.target_chembl_id === "string",
-        });
+        const body = await this.fetchJson(
+          `target/${encodeURIComponent(id)}`,
+          [["only", TARGET_FIELDS.join(",")]],
+          { what: `target ${id}`, notFoundMeansMissing: true },
+          call,
+          {
+            accept: (v) => typeof v.target_chembl_id === "string",
+          },
+        );
         return { target: normalizeTarget(body as RawTarget) };
       })(),
     );
@@ -554,7 +595,15 @@ export class ChemblService {
     const purpose: RequestPurpose = { what: "the target search" };
     return this.withSource(
       (async () => {
-        const first: TargetMatch = q.query ? "pref_name" : q.geneSymbol ? "gene_symbol" : q.accession ? "accession" : q.targetChemblId ? "target_chembl_id" : "filters";
+        const first: TargetMatch = q.query
+          ? "pref_name"
+          : q.geneSymbol
+            ? "gene_symbol"
+            : q.accession
+              ? "accession"
+              : q.targetChemblId
+                ? "target_chembl_id"
+                : "filters";
         let match = first;
         let page = await this.listPage("target", "targets", this.targetSearchParams(q, match), purpose, call);
         // A one-word query that no target name contains is most often a gene symbol (EGFR, ACE, hERG's KCNH2).
@@ -572,7 +621,13 @@ export class ChemblService {
 
   /** The family parent of a molecule (itself when ChEMBL names no other); NOT_FOUND when the molecule does not exist. */
   async parentOf(id: string, call: Call): Promise<string> {
-    const body = await this.fetchJson(`molecule/${encodeURIComponent(id)}`, [["only", "molecule_chembl_id,molecule_hierarchy"]], { what: `molecule ${id}`, notFoundMeansMissing: true }, call, HAS_MOLECULE_ID);
+    const body = await this.fetchJson(
+      `molecule/${encodeURIComponent(id)}`,
+      [["only", "molecule_chembl_id,molecule_hierarchy"]],
+      { what: `molecule ${id}`, notFoundMeansMissing: true },
+      call,
+      HAS_MOLECULE_ID,
+    );
     const hierarchy = isJson(body.molecule_hierarchy) ? body.molecule_hierarchy : {};
     return toText(hierarchy.parent_chembl_id) ?? id;
   }
@@ -701,11 +756,24 @@ export class ChemblService {
     const call = this.startCall(options);
     return this.withSource(
       (async () => {
-        const body = await this.fetchJson(`molecule/${encodeURIComponent(id)}`, [["only", MOLECULE_FIELDS.join(",")]], { what: `molecule ${id}`, notFoundMeansMissing: true }, call, HAS_MOLECULE_ID);
+        const body = await this.fetchJson(
+          `molecule/${encodeURIComponent(id)}`,
+          [["only", MOLECULE_FIELDS.join(",")]],
+          { what: `molecule ${id}`, notFoundMeansMissing: true },
+          call,
+          HAS_MOLECULE_ID,
+        );
         const molecule = normalizeMolecule(body as RawMolecule);
         const parent = molecule.parent_chembl_id ?? molecule.molecule_chembl_id ?? id;
         const byParent: Param = ["parent_molecule_chembl_id", parent];
-        const section = async <R, T>(path: string, key: string, fields: readonly string[], order: string, what: string, normalise: (r: R) => T): Promise<Section<T>> => {
+        const section = async <R, T>(
+          path: string,
+          key: string,
+          fields: readonly string[],
+          order: string,
+          what: string,
+          normalise: (r: R) => T,
+        ): Promise<Section<T>> => {
           try {
             const all = await this.listAll(path, key, [byParent, ["only", fields.join(",")], ["order_by", order]], { what }, call, MAX_SECTION_ROWS);
             return { items: all.rows.map((r) => normalise(r as R)), status: all.complete ? "complete" : "truncated", total_count: all.total, error_code: null };
@@ -733,12 +801,25 @@ export class ChemblService {
       const forms = await this.listPage(
         "molecule_form",
         "molecule_forms",
-        [["parent_chembl_id", parent], ["only", "molecule_chembl_id,parent_chembl_id,is_parent"], ["limit", String(MAX_FAMILY_FORMS)], ["offset", "0"]],
+        [
+          ["parent_chembl_id", parent],
+          ["only", "molecule_chembl_id,parent_chembl_id,is_parent"],
+          ["limit", String(MAX_FAMILY_FORMS)],
+          ["offset", "0"],
+        ],
         { what: "the molecule's forms" },
         call,
       );
       const ids = [...new Set([parent, ...forms.rows.map((f) => toText(f.molecule_chembl_id)).filter((x): x is string => x !== null)])];
-      const looked = await this.lookupRows("molecule", "molecules", "molecule_chembl_id", ids.slice(0, ID_LOOKUP_CAP), MOLECULE_FIELDS, "the molecule's forms", call);
+      const looked = await this.lookupRows(
+        "molecule",
+        "molecules",
+        "molecule_chembl_id",
+        ids.slice(0, ID_LOOKUP_CAP),
+        MOLECULE_FIELDS,
+        "the molecule's forms",
+        call,
+      );
       const items = looked.map((r): FamilyForm => {
         const m = normalizeMolecule(r as RawMolecule);
         const form = forms.rows.find((f) => toText(f.molecule_chembl_id) === m.molecule_chembl_id);
@@ -765,7 +846,15 @@ export class ChemblService {
     const ids = [...new Set(mechanisms.map((m) => m.target_chembl_id).filter((x): x is string => x !== null))].slice(0, ID_LOOKUP_CAP);
     if (ids.length === 0) return;
     try {
-      const rows = await this.lookupRows("target", "targets", "target_chembl_id", ids, ["target_chembl_id", "pref_name", "target_type"], "mechanism targets", call);
+      const rows = await this.lookupRows(
+        "target",
+        "targets",
+        "target_chembl_id",
+        ids,
+        ["target_chembl_id", "pref_name", "target_type"],
+        "mechanism targets",
+        call,
+      );
       const byId = new Map(rows.map((r) => [toText(r.target_chembl_id), r]));
       for (const m of mechanisms) {
         const t = byId.get(m.target_chembl_id);
@@ -784,12 +873,25 @@ export class ChemblService {
   // Batch lookups (assays, documents)
 
   /** One `__in` request for up to ID_LOOKUP_CAP IDs. A 404 here is a broken endpoint, not a miss. */
-  private async lookupRows(path: string, key: string, idField: string, ids: readonly string[], fields: readonly string[], what: string, call: Call): Promise<Json[]> {
+  private async lookupRows(
+    path: string,
+    key: string,
+    idField: string,
+    ids: readonly string[],
+    fields: readonly string[],
+    what: string,
+    call: Call,
+  ): Promise<Json[]> {
     if (ids.length === 0) return [];
     const page = await this.listPage(
       path,
       key,
-      [[`${idField}__in`, ids.join(",")], ["only", fields.join(",")], ["limit", String(ids.length)], ["offset", "0"]],
+      [
+        [`${idField}__in`, ids.join(",")],
+        ["only", fields.join(",")],
+        ["limit", String(ids.length)],
+        ["offset", "0"],
+      ],
       { what, notFoundMeansMissing: false },
       call,
     );

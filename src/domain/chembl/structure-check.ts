@@ -145,10 +145,15 @@ export async function checkStructure(smiles: string, runChemTool: ChemToolRunner
   }
   const issue = smilesGrammarIssue(smiles);
   if (issue) {
-    throw new ToolError("INVALID_STRUCTURE", `The structure query is not valid SMILES at position ${issue.position}: ${issue.message}`, {
-      check: "smiles_grammar",
-      position: issue.position,
-    }, LOCAL_HINT);
+    throw new ToolError(
+      "INVALID_STRUCTURE",
+      `The structure query is not valid SMILES at position ${issue.position}: ${issue.message}`,
+      {
+        check: "smiles_grammar",
+        position: issue.position,
+      },
+      LOCAL_HINT,
+    );
   }
   return "smiles_grammar";
 }

@@ -180,7 +180,9 @@ function connectTunnel(proxy: URL, target: URL, signal: AbortSignal): Promise<Du
 }
 
 function decodedStream(res: http.IncomingMessage): Readable {
-  const encoding = String(res.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+  const encoding = String(res.headers["content-encoding"] ?? "identity")
+    .trim()
+    .toLowerCase();
   if (encoding === "gzip" || encoding === "x-gzip") return res.pipe(zlib.createGunzip());
   if (encoding === "deflate") return res.pipe(zlib.createInflate());
   if (encoding === "br") return res.pipe(zlib.createBrotliDecompress());
@@ -259,7 +261,9 @@ async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Dea
       const identity = (res.headers["content-encoding"] ?? "identity") === "identity";
       // Settle first: destroying an unfinished response emits 'aborted' synchronously.
       if (identity && Number.isFinite(declared) && declared > maxBytes) {
-        finish(() => reject(new HttpFailure("too_large", `response from ${shown} is ${declared} bytes, over the ${maxBytes}-byte cap`, { url: shown, status })));
+        finish(() =>
+          reject(new HttpFailure("too_large", `response from ${shown} is ${declared} bytes, over the ${maxBytes}-byte cap`, { url: shown, status })),
+        );
         res.destroy();
         return;
       }
@@ -284,7 +288,9 @@ async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Dea
       stream.once("end", () => finish(() => resolve({ status, headers: res.headers, body: Buffer.concat(chunks), url: shown })));
       stream.on("error", (e) => finish(() => reject(networkFailure(shown, e, "reading the response of"))));
       res.on("error", (e) => finish(() => reject(networkFailure(shown, e, "reading the response of"))));
-      res.once("aborted", () => finish(() => reject(new HttpFailure("network", `connection closed while reading ${shown}`, { url: shown, status, code: "ECONNRESET" }))));
+      res.once("aborted", () =>
+        finish(() => reject(new HttpFailure("network", `connection closed while reading ${shown}`, { url: shown, status, code: "ECONNRESET" }))),
+      );
     });
     request.end(attempt.body);
   });
@@ -321,14 +327,26 @@ export async function httpRequest(target: string | URL, options: HttpRequestOpti
       const location = response.headers.location;
       if (!REDIRECTS.has(response.status) || !location || maxRedirects === 0) return response;
       if (redirects >= maxRedirects) {
-        throw new HttpFailure("network", `more than ${maxRedirects} redirects from ${redactUrl(url)}`, { url: response.url, status: response.status, code: "EREDIRECTS" });
+        throw new HttpFailure("network", `more than ${maxRedirects} redirects from ${redactUrl(url)}`, {
+          url: response.url,
+          status: response.status,
+          code: "EREDIRECTS",
+        });
       }
       const next = new URL(location, attempt.url);
       if (next.protocol !== "http:" && next.protocol !== "https:") {
-        throw new HttpFailure("network", `redirect to an unsupported scheme ${next.protocol}`, { url: response.url, status: response.status, code: "EREDIRECTS" });
+        throw new HttpFailure("network", `redirect to an unsupported scheme ${next.protocol}`, {
+          url: response.url,
+          status: response.status,
+          code: "EREDIRECTS",
+        });
       }
       if (attempt.url.protocol === "https:" && next.protocol === "http:") {
-        throw new HttpFailure("network", `refused a redirect from https to http (${redactUrl(next)})`, { url: response.url, status: response.status, code: "EREDIRECTS" });
+        throw new HttpFailure("network", `refused a redirect from https to http (${redactUrl(next)})`, {
+          url: response.url,
+          status: response.status,
+          code: "EREDIRECTS",
+        });
       }
       const headers = { ...attempt.headers };
       if (next.origin !== attempt.url.origin) for (const h of CREDENTIAL_HEADERS) delete headers[h];
@@ -373,6 +391,11 @@ export async function getJson<T = unknown>(target: string | URL, options: HttpRe
   try {
     return { status: response.status, headers: response.headers, data: JSON.parse(response.body.toString("utf8")) as T, url: response.url };
   } catch (e) {
-    throw new HttpFailure("invalid_json", `the answer from ${response.url} is not JSON`, { url: response.url, status: response.status, headers: response.headers, cause: e });
+    throw new HttpFailure("invalid_json", `the answer from ${response.url} is not JSON`, {
+      url: response.url,
+      status: response.status,
+      headers: response.headers,
+      cause: e,
+    });
   }
 }

@@ -144,7 +144,9 @@ export function proxyFor(url: URL, env: NodeJS.ProcessEnv = process.env): ProxyC
     throw new ProxyConfigError(`${chosen.name} is not a valid proxy URL`);
   }
   if (proxy.protocol !== "http:") {
-    throw new ProxyConfigError(`${chosen.name} must be an http:// proxy URL (got a ${proxy.protocol.replace(/:$/, "")}:// URL; TLS to the proxy itself is not supported)`);
+    throw new ProxyConfigError(
+      `${chosen.name} must be an http:// proxy URL (got a ${proxy.protocol.replace(/:$/, "")}:// URL; TLS to the proxy itself is not supported)`,
+    );
   }
   if (proxy.hostname === "") throw new ProxyConfigError(`${chosen.name} has no proxy host`);
   return { url: proxy, variable: chosen.name };

@@ -54,7 +54,9 @@ export function pubchemBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   try {
     url = new URL(raw);
   } catch {
-    throw failed("unavailable", "The PubChem address this server is configured with (PUBCHEM_API_BASE_URL) is not a valid URL", { setting: "PUBCHEM_API_BASE_URL" });
+    throw failed("unavailable", "The PubChem address this server is configured with (PUBCHEM_API_BASE_URL) is not a valid URL", {
+      setting: "PUBCHEM_API_BASE_URL",
+    });
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
     throw failed("unavailable", "PUBCHEM_API_BASE_URL must be an http(s) URL without query or fragment", { setting: "PUBCHEM_API_BASE_URL" });
@@ -75,7 +77,9 @@ export async function lookupName(name: string, options: PubChemLookupOptions = {
   const base = pubchemBaseUrl(options.env);
   const timeoutMs = options.timeoutMs ?? PUBCHEM_TIMEOUT_MS;
   const viaPost = name.includes("/");
-  const url = viaPost ? `${base}/rest/pug/compound/name/property/${PROPERTIES}/JSON` : `${base}/rest/pug/compound/name/${encodeURIComponent(name)}/property/${PROPERTIES}/JSON`;
+  const url = viaPost
+    ? `${base}/rest/pug/compound/name/property/${PROPERTIES}/JSON`
+    : `${base}/rest/pug/compound/name/${encodeURIComponent(name)}/property/${PROPERTIES}/JSON`;
   let data: PropertyTable;
   try {
     const response = await getJson<PropertyTable>(url, {

@@ -33,7 +33,14 @@ const COLUMNS: ColumnSpec[] = [
 ];
 
 function rows(n: number, offset = 0): Array<Array<string | number | boolean | null>> {
-  return Array.from({ length: n }, (_, i) => [offset + i + 1, `CHEMBL${1000 + ((offset + i) % 97)}`, i % 3 === 0 ? "Ki" : "IC50", i % 5 === 0 ? null : 5 + (i % 40) / 10, 2000 + (i % 20), i % 7 === 0]);
+  return Array.from({ length: n }, (_, i) => [
+    offset + i + 1,
+    `CHEMBL${1000 + ((offset + i) % 97)}`,
+    i % 3 === 0 ? "Ki" : "IC50",
+    i % 5 === 0 ? null : 5 + (i % 40) / 10,
+    2000 + (i % 20),
+    i % 7 === 0,
+  ]);
 }
 
 let manager: CanvasManager;
@@ -127,7 +134,7 @@ describe("chembl_dataframe_query refuses with typed errors", () => {
     ["settings through pg_catalog", "SELECT * FROM pg_catalog.pg_settings", "system_catalog"],
     ["information_schema", "SELECT * FROM information_schema.columns", "not_a_canvas_table"],
     ["a table function that is not a row generator", "SELECT * FROM test_all_types()", "forbidden_function"],
-    ["a CTE cannot shadow its way to a file", "WITH t AS (SELECT 1) SELECT * FROM t, \"data.csv\"", "not_a_canvas_table"],
+    ["a CTE cannot shadow its way to a file", 'WITH t AS (SELECT 1) SELECT * FROM t, "data.csv"', "not_a_canvas_table"],
   ];
   for (const [what, sql, reason] of attempts) {
     test(what, async () => {
@@ -170,7 +177,10 @@ describe("a runaway query", () => {
     assert.equal(e.code, "QUERY_TIMEOUT");
     assert.equal(e.details.timeout_ms, 700);
     assert.ok(took >= 650 && took < 5_000, `cut after ${took} ms`);
-    const recursive = await fails(tools().query, { canvas_id: canvas.id, sql: "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r" });
+    const recursive = await fails(tools().query, {
+      canvas_id: canvas.id,
+      sql: "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+    });
     assert.equal(recursive.code, "QUERY_TIMEOUT");
     assert.equal(await count(canvas), 3000);
     const { value } = await ok(tools().query, { canvas_id: canvas.id, sql: "SELECT sum(activity_id) AS s FROM bioactivities" });
@@ -207,7 +217,17 @@ describe("results", () => {
       sql: "SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, 'NaN'::DOUBLE AS nan, 'inf'::DOUBLE AS inf, '-inf'::FLOAT AS ninf, 1.25::DECIMAL(5,2) AS dec, [1, 2] AS list, {'a': 1} AS st, DATE '2024-01-02' AS day",
     });
     const row = (value.rows as Array<Record<string, unknown>>)[0]!;
-    assert.deepEqual(row, { big: "9007199254740993", small: 42, nan: "NaN", inf: "Infinity", ninf: "-Infinity", dec: 1.25, list: [1, 2], st: { a: 1 }, day: "2024-01-02" });
+    assert.deepEqual(row, {
+      big: "9007199254740993",
+      small: 42,
+      nan: "NaN",
+      inf: "Infinity",
+      ninf: "-Infinity",
+      dec: 1.25,
+      list: [1, 2],
+      st: { a: 1 },
+      day: "2024-01-02",
+    });
     assert.deepEqual(
       (value.columns as Array<{ name: string; type: string }>).map((c) => c.type),
       ["BIGINT", "BIGINT", "DOUBLE", "DOUBLE", "FLOAT", "DECIMAL(5,2)", "INTEGER[]", 'STRUCT("a" INTEGER)', "DATE"],
@@ -291,7 +311,10 @@ describe("canvases", () => {
     assert.equal(t!.row_count, 3000);
     assert.equal(t!.potency_view, "potency_ranked");
     assert.equal(t!.total_count, 3000);
-    assert.deepEqual((t!.columns as Array<{ name: string; type: string }>).map((c) => c.type), ["BIGINT", "VARCHAR", "VARCHAR", "DOUBLE", "INTEGER", "BOOLEAN"]);
+    assert.deepEqual(
+      (t!.columns as Array<{ name: string; type: string }>).map((c) => c.type),
+      ["BIGINT", "VARCHAR", "VARCHAR", "DOUBLE", "INTEGER", "BOOLEAN"],
+    );
     assert.equal(value.idle_expiry_minutes, 30);
     assert.match(text, /\*\*Table\*\* `bioactivities`/);
     assert.ok(text.includes(`\`${canvas.id}\``), "the ID is in a code span, copyable as is");
@@ -328,7 +351,15 @@ describe("canvases", () => {
       await m.get(a.id); // a is now the most recently used
       const d = await m.create();
       assert.deepEqual(m.ids().sort(), [a.id, c.id, d.id].sort(), "b (least recently used) was closed");
-      assert.equal((await fails(createChemblDataframeDescribeTool(() => m), { canvas_id: b.id })).message.includes("to make room"), true);
+      assert.equal(
+        (
+          await fails(
+            createChemblDataframeDescribeTool(() => m),
+            { canvas_id: b.id },
+          )
+        ).message.includes("to make room"),
+        true,
+      );
       const holds = [a, c, d].map((x) => x.hold(() => new Promise((r) => setTimeout(r, 300))));
       await assert.rejects(m.create(), (e: ToolError) => e.code === "BUSY");
       await Promise.all(holds);
@@ -343,7 +374,10 @@ describe("canvases", () => {
     try {
       const c = await m.create();
       await c.stage("bioactivities", COLUMNS, rows(10), {});
-      const e = await fails(createChemblDataframeQueryTool(() => m), { canvas_id: c.id, sql: "SELECT list(range) AS l FROM range(100000000)" });
+      const e = await fails(
+        createChemblDataframeQueryTool(() => m),
+        { canvas_id: c.id, sql: "SELECT list(range) AS l FROM range(100000000)" },
+      );
       assert.equal(e.code, "QUERY_REFUSED");
       assert.equal(e.details.reason, "memory_limit");
       assert.equal(await count(c), 10);
@@ -364,8 +398,15 @@ describe("chembl_dataframe_drop", () => {
     assert.doesNotThrow(() => ajv.compile(drop.inputSchema));
     assert.doesNotThrow(() => ajv.compile(drop.outputSchema));
     assert.equal(drop.annotations.destructiveHint, true);
-    for (const name of ["chembl_dataframe_query", "chembl_dataframe_describe"]) assert.ok(allTools({}).some((t) => t.name === name), name);
-    assert.throws(() => loadConfig({ CHEMBL_DATAFRAME_DROP_ENABLED: "sure" }), (e: Error) => e instanceof ConfigError && e.message.startsWith("CHEMBL_DATAFRAME_DROP_ENABLED"));
+    for (const name of ["chembl_dataframe_query", "chembl_dataframe_describe"])
+      assert.ok(
+        allTools({}).some((t) => t.name === name),
+        name,
+      );
+    assert.throws(
+      () => loadConfig({ CHEMBL_DATAFRAME_DROP_ENABLED: "sure" }),
+      (e: Error) => e instanceof ConfigError && e.message.startsWith("CHEMBL_DATAFRAME_DROP_ENABLED"),
+    );
   });
 
   test("drops a table, then the whole canvas", async () => {
@@ -385,7 +426,10 @@ describe("chembl_dataframe_drop", () => {
 describe("canvas off", () => {
   test("CHEMATIC_CANVAS=off, or a DuckDB binding that cannot load: the dataframe tools answer CANVAS_DISABLED", async () => {
     const off = new CanvasManager(loadCanvasConfig({ CHEMATIC_CANVAS: "off" }));
-    const missing = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 100 }, { loader: () => Promise.reject(new Error("Cannot find module '@duckdb/node-bindings-linux-x64'")) });
+    const missing = new CanvasManager(
+      { enabled: true, dir: null, maxSpillRows: 100 },
+      { loader: () => Promise.reject(new Error("Cannot find module '@duckdb/node-bindings-linux-x64'")) },
+    );
     for (const [m, why] of [
       [off, /CHEMATIC_CANVAS=off/],
       [missing, /could not load/],
@@ -413,7 +457,11 @@ describe("canvas off", () => {
       ["CHEMBL_MAX_SPILL_ROWS", "lots"],
       ["CHEMATIC_CANVAS_DIR", "relative/dir"],
     ] as const) {
-      assert.throws(() => loadCanvasConfig({ [name]: value }), (e: Error) => e instanceof ConfigError && e.message.startsWith(name) && !e.message.includes("\n"), `${name}=${value}`);
+      assert.throws(
+        () => loadCanvasConfig({ [name]: value }),
+        (e: Error) => e instanceof ConfigError && e.message.startsWith(name) && !e.message.includes("\n"),
+        `${name}=${value}`,
+      );
     }
   });
 });
@@ -431,7 +479,11 @@ describe("CHEMATIC_CANVAS_DIR and derived paths", () => {
     symlinkSync(join(base, "real"), join(base, "link"));
     assert.equal(parseCanvasDir("CHEMATIC_CANVAS_DIR", join(base, "link")), join(base, "real"), "the real path");
     for (const bad of [`${base}/real/../real`, `${base}/./real`, "real", `${base}/missing`, `${base}/file`, `${base}/real\u0000x`, "/"]) {
-      assert.throws(() => parseCanvasDir("CHEMATIC_CANVAS_DIR", bad), (e: Error) => e instanceof ConfigError && e.message.startsWith("CHEMATIC_CANVAS_DIR"), bad);
+      assert.throws(
+        () => parseCanvasDir("CHEMATIC_CANVAS_DIR", bad),
+        (e: Error) => e instanceof ConfigError && e.message.startsWith("CHEMATIC_CANVAS_DIR"),
+        bad,
+      );
     }
     assert.equal(parseCanvasDir("CHEMATIC_CANVAS_DIR", ""), null);
   });
@@ -452,7 +504,10 @@ describe("CHEMATIC_CANVAS_DIR and derived paths", () => {
     assert.ok(c.file && c.file.startsWith(`${dir}/chematic-canvas-`), c.file ?? "in memory");
     assert.ok(existsSync(c.file));
     assert.equal(await count(c), 50);
-    const e = await fails(createChemblDataframeQueryTool(() => m), { canvas_id: c.id, sql: "SELECT * FROM duckdb_databases()" });
+    const e = await fails(
+      createChemblDataframeQueryTool(() => m),
+      { canvas_id: c.id, sql: "SELECT * FROM duckdb_databases()" },
+    );
     assert.equal(e.code, "QUERY_REFUSED");
     await m.release(c.id);
     assert.ok(!existsSync(c.file));

@@ -54,7 +54,18 @@ function expected(ref: AdmetOracleRow): Expected {
   const cypMet = [ref.logp > 4, ref.mw > 400].filter(Boolean).length;
   const acidic = ion === "acid" || ion === "zwitterion";
   const eccs = gi ? (acidic ? (ref.mw <= 400 ? "1A" : "1B") : "2") : acidic ? (ref.mw <= 400 ? "3A" : "3B") : "4";
-  const solClass = logS < -10 ? "insoluble" : logS < -6 ? "poorly soluble" : logS < -4 ? "moderately soluble" : logS < -2 ? "soluble" : logS < 0 ? "very soluble" : "highly soluble";
+  const solClass =
+    logS < -10
+      ? "insoluble"
+      : logS < -6
+        ? "poorly soluble"
+        : logS < -4
+          ? "moderately soluble"
+          : logS < -2
+            ? "soluble"
+            : logS < 0
+              ? "very soluble"
+              : "highly soluble";
   return {
     raw: { bbb_score: -0.0148 * ref.tpsa + 0.152 * ref.logp + 0.139, esol_logs: logS, mw: ref.mw, logp: ref.logp, tpsa: ref.tpsa },
     exact: {
@@ -134,7 +145,19 @@ test("admet_profile equals the cited formulas over native RDKit descriptors", as
       if (JSON.stringify(actual[key]) !== JSON.stringify(value)) diffs.push(`${key} ours ${JSON.stringify(actual[key])} expected ${JSON.stringify(value)}`);
     }
     for (const [group, list] of Object.entries(ours.alerts)) for (const name of list) seen.add(`${group}:${name}`);
-    for (const key of ["bbb_score", "esol_logs", "herg_risk", "cyp3a4_risk", "ames_risk", "caco2_logp", "logd_74", "pka_acid", "pka_base", "ppb_percent", "clearance_class"]) {
+    for (const key of [
+      "bbb_score",
+      "esol_logs",
+      "herg_risk",
+      "cyp3a4_risk",
+      "ames_risk",
+      "caco2_logp",
+      "logd_74",
+      "pka_acid",
+      "pka_base",
+      "ppb_percent",
+      "clearance_class",
+    ]) {
       const m = ours.methods[key];
       if (!m || m.method.length === 0 || m.citation.length === 0) diffs.push(`methods.${key} missing`);
     }

@@ -215,5 +215,8 @@ test("pains_check and brenk_check answer the reference's keys", async () => {
   assert.deepEqual(nitro.alert_details[0], { name: "nitro_group", family: "Brenk", matched_atoms: [8, 10, 9] });
   // Brenk's D2 query (Aliphatic_long_chain) counts heavy neighbours only: hydrogens stay implicit.
   assert.deepEqual((brenkCheckTool.run({ smiles: "CCCCCC" }, ctx) as { alerts: string[] }).alerts, ["Aliphatic_long_chain"]);
-  assert.throws(() => painsCheckTool.run({ smiles: "C1CC" }, ctx), (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES");
+  assert.throws(
+    () => painsCheckTool.run({ smiles: "C1CC" }, ctx),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES",
+  );
 });

@@ -66,15 +66,37 @@ const UPSTREAM = {
 
 /** Stereo, double-bond, isotope and RDKit-test molecules that NCI first_5K does not exercise. */
 const EDGE_CASES = [
-  "c1ccccc1[C@H](C)NC", "c1ccccc1[C@@H](NC)C", "CN[C@H](C)c1ccccc1", "C/C=C/C(=O)NCC", "F/C=C/COc1ccccc1",
-  "CC=[CH]C", "C[C@H](F)C=CC", "CC(C)C[C@H](NC(=O)[C@@H](Cc1ccccc1)NC(=O)c1cnccn1)B(O)O",
+  "c1ccccc1[C@H](C)NC",
+  "c1ccccc1[C@@H](NC)C",
+  "CN[C@H](C)c1ccccc1",
+  "C/C=C/C(=O)NCC",
+  "F/C=C/COc1ccccc1",
+  "CC=[CH]C",
+  "C[C@H](F)C=CC",
+  "CC(C)C[C@H](NC(=O)[C@@H](Cc1ccccc1)NC(=O)c1cnccn1)B(O)O",
   "CC(C)c1c(C(=O)Nc2ccccc2)c(-c2ccccc2)c(-c2ccc(F)cc2)n1CC[C@@H](O)C[C@@H](O)CC(=O)O",
-  "C[C@H](N)C(=O)N[C@@H](Cc1ccccc1)C(=O)O", "C[C@H]1CC[C@@H](NC(=O)c2ccccc2)CC1", "O=C(N[C@@H]1CCCC[C@H]1N)c1ccccc1",
-  "[2H]C([2H])([2H])OC(=O)c1ccccc1", "C/C(=C\\C(=O)OC)c1ccccc1", "CC(=O)O/N=C/c1ccccc1", "C1CCCCN1c1ccccc1",
-  "n1cncnc1OCC(C1CC1)OC1CNC1", "CCOc1ccccc1c1ncc(c2nc(NCCCC)ncn2)cc1", "FC(F)(F)C1=C(Cl)C=CC(NC(=O)NC2=CC=CC=C2)=C1",
-  "CCCOCCC(=O)c1ccccc1", "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1", "CCS(=O)(=O)NCC",
-  "C/C=C/C=C/C(=O)N[C@@H](C)c1ccccc1", "O=C(O[C@H]1C[C@@H]2CC[C@H](C1)N2C)C(CO)c1ccccc1", "CC(=O)Oc1ccccc1C(=O)O",
-  "c1ccccc1", "CCCCCC", "[14*]c1ccccc1", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", "CC=[CH]CC(=O)OC1CCCCC1", "C[CH]=[CH]C(=O)NC",
+  "C[C@H](N)C(=O)N[C@@H](Cc1ccccc1)C(=O)O",
+  "C[C@H]1CC[C@@H](NC(=O)c2ccccc2)CC1",
+  "O=C(N[C@@H]1CCCC[C@H]1N)c1ccccc1",
+  "[2H]C([2H])([2H])OC(=O)c1ccccc1",
+  "C/C(=C\\C(=O)OC)c1ccccc1",
+  "CC(=O)O/N=C/c1ccccc1",
+  "C1CCCCN1c1ccccc1",
+  "n1cncnc1OCC(C1CC1)OC1CNC1",
+  "CCOc1ccccc1c1ncc(c2nc(NCCCC)ncn2)cc1",
+  "FC(F)(F)C1=C(Cl)C=CC(NC(=O)NC2=CC=CC=C2)=C1",
+  "CCCOCCC(=O)c1ccccc1",
+  "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1",
+  "CCS(=O)(=O)NCC",
+  "C/C=C/C=C/C(=O)N[C@@H](C)c1ccccc1",
+  "O=C(O[C@H]1C[C@@H]2CC[C@H](C1)N2C)C(CO)c1ccccc1",
+  "CC(=O)Oc1ccccc1C(=O)O",
+  "c1ccccc1",
+  "CCCCCC",
+  "[14*]c1ccccc1",
+  "CN1C=NC2=C1C(=O)N(C(=O)N2C)C",
+  "CC=[CH]CC(=O)OC1CCCCC1",
+  "C[CH]=[CH]C(=O)NC",
   "C1CCC(=CC2=CC=CO2)[C](C1)C[C@H]3C=[NH+]C4=CC=CC=C34",
 ];
 
@@ -112,7 +134,10 @@ function runOracle<T extends { smiles: string }>(smiles: string[], args: string[
   const r = spawnSync(PYTHON, [script, ...args], { input: smiles.join("\n") + "\n", encoding: "utf8", maxBuffer: 1024 * 1024 * 1024, timeout: 600_000 });
   if (r.error !== undefined) throw r.error;
   assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as T);
+  const rows = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as T);
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   rows.forEach((row, i) => assert.equal(row.smiles, smiles[i], `oracle line ${i} answers another SMILES`));
   return rows;
@@ -144,7 +169,11 @@ function stereoSmiles(): string[] {
 }
 
 function nciSmiles(): string[] {
-  return readFileSync(NCI, "utf8").split("\n").filter((l) => l.trim().length > 0).slice(0, LIMIT).map((l) => l.trim().split(/\s+/)[0]!);
+  return readFileSync(NCI, "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0)
+    .slice(0, LIMIT)
+    .map((l) => l.trim().split(/\s+/)[0]!);
 }
 
 const rdkit = await loadRDKit();
@@ -252,8 +281,10 @@ test("FindBRICSBonds: the same bonds, labels and order as native RDKit", (t) => 
     bonds += mine.length;
     if (JSON.stringify(mine) !== JSON.stringify(native.bonds)) mismatches.push(`${smiles}: ${JSON.stringify(mine)} vs ${JSON.stringify(native.bonds)}`);
   }
-  t.diagnostic(`FindBRICSBonds: ${c.compared - mismatches.length}/${c.compared} molecules identical (${bonds} bonds; ${c.withBonds} molecules with at least one); ` +
-    `${c.stereo} from the stereo set; ${c.onlyNative.length} parsed by native RDKit only: ${c.onlyNative.slice(0, 5).join(" ")}`);
+  t.diagnostic(
+    `FindBRICSBonds: ${c.compared - mismatches.length}/${c.compared} molecules identical (${bonds} bonds; ${c.withBonds} molecules with at least one); ` +
+      `${c.stereo} from the stereo set; ${c.onlyNative.length} parsed by native RDKit only: ${c.onlyNative.slice(0, 5).join(" ")}`,
+  );
   assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} molecules differ`);
   assert.ok(c.withBonds >= MIN_WITH_BONDS, `at least ${MIN_WITH_BONDS} molecules with BRICS bonds compared (${c.withBonds})`);
 });
@@ -295,13 +326,18 @@ test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRI
       }
     });
   }
-  t.diagnostic(`single cuts: ${identical}/${cuts} identical to native FragmentOnBonds; ${writer.length} differ only by the SMILES writer (${UPSTREAM.smilesWriter})`);
+  t.diagnostic(
+    `single cuts: ${identical}/${cuts} identical to native FragmentOnBonds; ${writer.length} differ only by the SMILES writer (${UPSTREAM.smilesWriter})`,
+  );
   for (const w of writer.slice(0, 5)) t.diagnostic(`  writer: ${w}`);
   t.diagnostic(`${parity.length} native BreakBRICSBonds(mol, [bond]) results invert a cut stereocentre (${UPSTREAM.editableMolParity})`);
   for (const p of parity) t.diagnostic(`  parity: ${p}`);
   assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} cuts differ`);
   // The upstream parity bug must show on the molecule that demonstrates it, and nowhere without stereo.
-  assert.ok(parity.some((p) => p.startsWith("c1ccccc1[C@@H](NC)C ")), "the EditableMol parity case is exercised");
+  assert.ok(
+    parity.some((p) => p.startsWith("c1ccccc1[C@@H](NC)C ")),
+    "the EditableMol parity case is exercised",
+  );
   assert.ok(identical / cuts >= 0.99, `at least 99% identical (${identical}/${cuts})`);
 });
 
@@ -337,8 +373,12 @@ test("BRICSDecompose: the same fragment set as native RDKit", (t) => {
     else mismatches.push(`${smiles}: ${JSON.stringify(ours.decomposition)} vs ${JSON.stringify(native.decomposition)}`);
   }
   const withBonds = rows.filter((r) => r.native.bonds!.length > 0).length;
-  t.diagnostic(`BRICSDecompose: ${identical}/${rows.length} identical (${identicalWithBonds}/${withBonds} of the molecules with BRICS bonds); ${writer} differ only by the SMILES writer`);
-  t.diagnostic(`time: ours ${(oursMs / rows.length).toFixed(2)} ms/molecule, native ${(nativeMs / rows.length).toFixed(2)} ms; slowest ${slowest.smiles} ours ${slowest.ours.toFixed(0)} ms, native ${slowest.native.toFixed(0)} ms`);
+  t.diagnostic(
+    `BRICSDecompose: ${identical}/${rows.length} identical (${identicalWithBonds}/${withBonds} of the molecules with BRICS bonds); ${writer} differ only by the SMILES writer`,
+  );
+  t.diagnostic(
+    `time: ours ${(oursMs / rows.length).toFixed(2)} ms/molecule, native ${(nativeMs / rows.length).toFixed(2)} ms; slowest ${slowest.smiles} ours ${slowest.ours.toFixed(0)} ms, native ${slowest.native.toFixed(0)} ms`,
+  );
   assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} decompositions differ`);
   assert.ok(identicalWithBonds >= MIN_WITH_BONDS, `at least ${MIN_WITH_BONDS} molecules with BRICS bonds decomposed identically (${identicalWithBonds})`);
 });
@@ -370,7 +410,9 @@ test("SA score of every fragment (dummy atoms included) equals native sascorer",
     } else if (ref.alt !== undefined && Math.abs(mine - ref.alt) <= 0.001) excused.push(smiles);
     else mismatches.push(`${smiles}: ${mine.toFixed(4)} vs ${ref.native}`);
   }
-  t.diagnostic(`fragment SA: ${within}/${compared} within 0.001 of sascorer (max |diff| ${worst.toExponential(1)}); ${excused.length} excused (${UPSTREAM.saStereoN})`);
+  t.diagnostic(
+    `fragment SA: ${within}/${compared} within 0.001 of sascorer (max |diff| ${worst.toExponential(1)}); ${excused.length} excused (${UPSTREAM.saStereoN})`,
+  );
   assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} SA scores differ`);
   assert.ok(compared >= 1000, `at least 1000 fragments scored (${compared})`);
 });
@@ -429,10 +471,15 @@ test("the retrosynthesis tool agrees with the oracle: cuts, SA scores, ranking, 
     }
     if (problems.length > 0) mismatches.push(`${smiles}: ${problems.join("; ")}`);
   }
-  t.diagnostic(`retrosynthesis tool (mode full): ${checked - mismatches.length}/${checked} molecules agree with native RDKit (${perSource.nci} NCI, ${perSource.edge} edge cases, ${perSource.stereo} with stereo); ${(ms / Math.max(checked, 1)).toFixed(1)} ms/molecule`);
+  t.diagnostic(
+    `retrosynthesis tool (mode full): ${checked - mismatches.length}/${checked} molecules agree with native RDKit (${perSource.nci} NCI, ${perSource.edge} edge cases, ${perSource.stereo} with stereo); ${(ms / Math.max(checked, 1)).toFixed(1)} ms/molecule`,
+  );
   assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} molecules differ`);
   const minStereo = c.stereo > 0 ? Math.min(50, STEREO_LIMIT) : 0; // the stereo set needs RDKit's Contrib data
-  assert.ok(checked >= MIN_WITH_BONDS && perSource.stereo >= minStereo, `at least ${MIN_WITH_BONDS} molecules checked, ${minStereo} with stereo (${checked}, ${perSource.stereo})`);
+  assert.ok(
+    checked >= MIN_WITH_BONDS && perSource.stereo >= minStereo,
+    `at least ${MIN_WITH_BONDS} molecules checked, ${minStereo} with stereo (${checked}, ${perSource.stereo})`,
+  );
 });
 
 // ---- RDKit's own BRICS tests (rdkit/Chem/BRICS.py doctests and unittests): expected values as written there ----
@@ -442,7 +489,9 @@ function decomposeOf(smiles: string): string[] {
 }
 
 function bondsOf(smiles: string): Array<[[number, number], [string, string]]> {
-  return withParsed(smiles, (m) => findBricsBonds(rdkit, m).map((b): [[number, number], [string, string]] => [b.atoms, [String(b.labels[0]), String(b.labels[1])]]))!;
+  return withParsed(smiles, (m) =>
+    findBricsBonds(rdkit, m).map((b): [[number, number], [string, string]] => [b.atoms, [String(b.labels[0]), String(b.labels[1])]]),
+  )!;
 }
 
 function breakOf(smiles: string, bond: [[number, number], [number, number]]): string {
@@ -450,17 +499,57 @@ function breakOf(smiles: string, bond: [[number, number], [number, number]]): st
 }
 
 test("RDKit's BRICS doctests: FindBRICSBonds, BreakBRICSBonds on one bond, BRICSDecompose", () => {
-  assert.deepEqual(bondsOf("CCCOCC"), [[[3, 2], ["3", "4"]], [[3, 4], ["3", "4"]]]);
-  assert.deepEqual(bondsOf("CCCOCCC(=O)c1ccccc1"), [[[3, 2], ["3", "4"]], [[3, 4], ["3", "4"]], [[6, 8], ["6", "16"]]]);
-  assert.deepEqual(bondsOf("CC=CC"), [[[1, 2], ["7", "7"]]]);
+  assert.deepEqual(bondsOf("CCCOCC"), [
+    [
+      [3, 2],
+      ["3", "4"],
+    ],
+    [
+      [3, 4],
+      ["3", "4"],
+    ],
+  ]);
+  assert.deepEqual(bondsOf("CCCOCCC(=O)c1ccccc1"), [
+    [
+      [3, 2],
+      ["3", "4"],
+    ],
+    [
+      [3, 4],
+      ["3", "4"],
+    ],
+    [
+      [6, 8],
+      ["6", "16"],
+    ],
+  ]);
+  assert.deepEqual(bondsOf("CC=CC"), [
+    [
+      [1, 2],
+      ["7", "7"],
+    ],
+  ]);
   assert.deepEqual(bondsOf("O=C1NCCC1"), [], "no ring bonds");
   assert.deepEqual(bondsOf("CC1(C)CCCCC1"), [], "L8 does not match next to a ring atom");
-  assert.equal(breakOf("CCCOCC", [[3, 2], [3, 4]]), "[3*]OCC.[4*]CCC");
+  assert.equal(
+    breakOf("CCCOCC", [
+      [3, 2],
+      [3, 4],
+    ]),
+    "[3*]OCC.[4*]CCC",
+  );
   assert.deepEqual(decomposeOf("CCCOCc1cc(c2ncccc2)ccc1"), ["[14*]c1ccccn1", "[16*]c1cccc([16*])c1", "[3*]O[3*]", "[4*]CCC", "[4*]C[8*]"]);
   // Sorafenib (Nexavar), the paper's example as corrected in RDKit.
   assert.deepEqual(decomposeOf("CNC(=O)C1=NC=CC(OC2=CC=C(NC(=O)NC3=CC(=C(Cl)C=C3)C(F)(F)F)C=C2)=C1"), [
-    "[1*]C([1*])=O", "[1*]C([6*])=O", "[14*]c1cc([16*])ccn1", "[16*]c1ccc(Cl)c([16*])c1", "[16*]c1ccc([16*])cc1", "[3*]O[3*]", "[5*]NC",
-    "[5*]N[5*]", "[8*]C(F)(F)F",
+    "[1*]C([1*])=O",
+    "[1*]C([6*])=O",
+    "[14*]c1cc([16*])ccn1",
+    "[16*]c1ccc(Cl)c([16*])c1",
+    "[16*]c1ccc([16*])cc1",
+    "[3*]O[3*]",
+    "[5*]NC",
+    "[5*]N[5*]",
+    "[8*]C(F)(F)F",
   ]);
 });
 
@@ -480,7 +569,15 @@ test("RDKit's BRICS unit tests (BRICS.py test1-test12, GitHub #1734)", () => {
   assert.equal(t9.length, 7);
   assert.ok(t9.includes("[3*]O[3*]") && !t9.includes("[14*]c1ncnc(NCCCC)n1"));
   has("C1CCCCN1c1ccccc1", 2);
-  assert.deepEqual(bondsOf("CCS(=O)(=O)NCC").map((b) => b[0]).sort(), [[5, 2], [6, 5]]);
+  assert.deepEqual(
+    bondsOf("CCS(=O)(=O)NCC")
+      .map((b) => b[0])
+      .sort(),
+    [
+      [5, 2],
+      [6, 5],
+    ],
+  );
   has("c1ccccc1[C@H](C)NC", 3, "[4*][C@H]([8*])C");
 });
 
@@ -495,7 +592,10 @@ test("BRICS tables: 18 environments and 46 rules in 14 groups, as RDKit's module
   const t = bricsTables();
   assert.equal(t.environments.size, 18);
   assert.equal(t.rules.length, 46);
-  assert.deepEqual(t.groups.map((g) => g.name), ["L1", "L3", "L4", "L5", "L6", "L7", "L8", "L9", "L10", "L11", "L13", "L14", "L15", "L16"]);
+  assert.deepEqual(
+    t.groups.map((g) => g.name),
+    ["L1", "L3", "L4", "L5", "L6", "L7", "L8", "L9", "L10", "L11", "L13", "L14", "L15", "L16"],
+  );
   const l7 = t.rules.find((r) => r.bond === "=");
   assert.deepEqual(l7?.environments, ["L7a", "L7b"]);
   assert.deepEqual(l7?.dummyLabels, [7, 7]);

@@ -118,7 +118,10 @@ test("CML read back by Open Babel gives the same canonical SMILES (native RDKit)
   const rdkit = await loadRDKit();
   let seed = 7;
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 4294967296);
-  const nci = readFileSync(SMI_FILE, "utf8").split("\n").filter((l) => l.trim().length > 0).map((l) => l.trim().split(/\s+/)[0]!);
+  const nci = readFileSync(SMI_FILE, "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0)
+    .map((l) => l.trim().split(/\s+/)[0]!);
   const inputs: string[] = [...HAND_PICKED];
   for (let i = 0; inputs.length < HAND_PICKED.length + 200 && i < nci.length; i += 25) {
     const smi = nci[i]!;
@@ -154,7 +157,10 @@ test("CML read back by Open Babel gives the same canonical SMILES (native RDKit)
       const [smiles, id] = line.trim().split(/\s+/);
       if (smiles && id?.startsWith("m")) bySmilesId.set(Number(id.slice(1)), smiles);
     }
-    const readBack = native("smiles", inputs.map((_, i) => bySmilesId.get(i) ?? ""));
+    const readBack = native(
+      "smiles",
+      inputs.map((_, i) => bySmilesId.get(i) ?? ""),
+    );
     const r = { agree: 0, compared: 0, differ: [] as string[], unexplained: [] as string[] };
     inputs.forEach((smi, i) => {
       const want = reference[i]!;
@@ -200,11 +206,17 @@ test("molblock read by native RDKit keeps the canonical SMILES; InChI and InChIK
     return;
   }
   const rdkit = await loadRDKit();
-  const nci = readFileSync(SMI_FILE, "utf8").split("\n").filter((l) => l.trim().length > 0).map((l) => l.trim().split(/\s+/)[0]!);
+  const nci = readFileSync(SMI_FILE, "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0)
+    .map((l) => l.trim().split(/\s+/)[0]!);
   const inputs = [...HAND_PICKED, ...nci.filter((_, i) => i % 25 === 0)];
   const ours = inputs.map((smi) => withMol(rdkit, smi, (mol) => computeRepresentations(rdkit, mol, new Set(FORMATS)).values));
   const reference = native("smiles", inputs);
-  const fromMolblock = native("molblock", ours.map((o) => o.molblock ?? ""));
+  const fromMolblock = native(
+    "molblock",
+    ours.map((o) => o.molblock ?? ""),
+  );
   // Debian's python3-rdkit is built without InChI; Open Babel's InChI format (the same IUPAC library) is the oracle.
   const ob = (format: string) => {
     const r = spawnSync(OBABEL, ["-ismi", "-o" + format], { input: inputs.join("\n") + "\n", encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });

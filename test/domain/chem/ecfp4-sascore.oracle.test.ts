@@ -33,10 +33,35 @@ const LIMIT = Number(process.env.ORACLE_LIMIT ?? 1000);
 
 /** Molecules whose Morgan invariants exercise rarer paths: isotopes, explicit H atoms, dummies, metals. */
 const EDGE_CASES = [
-  "[13CH3]C(=O)O", "[2H]C([2H])([2H])Cl", "[1H]C", "[3H]O", "[H][H]", "[14*]c1ccccc1", "[3*]CC[4*]", "*C",
-  "[18F]c1ccccc1", "[NH3]->[Cu+2]<-[NH3]", "C[N+](C)(C)C.[Cl-]", "[CH2]C", "[Na+].[O-]C(=O)C", "C", "[U]", "[235U]",
-  "C1CC12CC2", "C1CC2CCC1CC2", "C1=CC=CC=C1.C1=CC=CC=C1", "O=C([O-])[C@@H](N)C", "F/C=C/F", "[11CH4]", "[15NH3]",
-  "c1ccc2c(c1)[nH]c1ccccc12", "[O-][n+]1ccccc1", "C$C", "[Xe]", "*1**1", "C1CCCCCCCCCCC1",
+  "[13CH3]C(=O)O",
+  "[2H]C([2H])([2H])Cl",
+  "[1H]C",
+  "[3H]O",
+  "[H][H]",
+  "[14*]c1ccccc1",
+  "[3*]CC[4*]",
+  "*C",
+  "[18F]c1ccccc1",
+  "[NH3]->[Cu+2]<-[NH3]",
+  "C[N+](C)(C)C.[Cl-]",
+  "[CH2]C",
+  "[Na+].[O-]C(=O)C",
+  "C",
+  "[U]",
+  "[235U]",
+  "C1CC12CC2",
+  "C1CC2CCC1CC2",
+  "C1=CC=CC=C1.C1=CC=CC=C1",
+  "O=C([O-])[C@@H](N)C",
+  "F/C=C/F",
+  "[11CH4]",
+  "[15NH3]",
+  "c1ccc2c(c1)[nH]c1ccccc12",
+  "[O-][n+]1ccccc1",
+  "C$C",
+  "[Xe]",
+  "*1**1",
+  "C1CCCCCCCCCCC1",
 ];
 
 /**
@@ -85,7 +110,10 @@ function runOracle(smiles: string[], args: string[] = []): OracleRow[] {
   });
   if (r.error !== undefined) throw r.error;
   assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as OracleRow);
+  const rows = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as OracleRow);
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   rows.forEach((row, i) => assert.equal(row.smiles, smiles[i], `oracle line ${i} answers another SMILES`));
   return rows;
@@ -96,7 +124,11 @@ function firstField(line: string): string {
 }
 
 function nciSmiles(limit = LIMIT): string[] {
-  return readFileSync(NCI, "utf8").split("\n").filter((l) => l.trim().length > 0).slice(0, limit).map(firstField);
+  return readFileSync(NCI, "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0)
+    .slice(0, limit)
+    .map(firstField);
 }
 
 /** The molecule or undefined when our parser refuses it (a typed error). */
@@ -136,7 +168,15 @@ test("ECFP4 bits and unfolded Morgan counts equal native RDKit on NCI first_5K a
       const graph = morganGraph(mol);
       const envs = morganEnvironments(rdkit, graph, 2);
       const counts = [...morganCounts(rdkit, graph, 2)].sort((a, b) => a[0] - b[0]);
-      return { folded: onBits(foldMorgan(envs.map((e) => e.id), 2048)), counts };
+      return {
+        folded: onBits(
+          foldMorgan(
+            envs.map((e) => e.id),
+            2048,
+          ),
+        ),
+        counts,
+      };
     });
     if (ours === undefined || ref.error !== undefined) {
       if ((ours === undefined) !== (ref.error !== undefined)) {
@@ -171,7 +211,12 @@ test("ecfp4 options (radius 3, 1024 bits, chirality) equal native RDKit", async 
     return;
   }
   const smiles = [...nciSmiles(300), "C[C@H](N)C(=O)O", "C[C@@H](N)C(=O)O", "N[C@@H](Cc1ccccc1)C(=O)O", "F/C=C/F", "F/C=C\\F"];
-  for (const [radius, nBits, chirality] of [[3, 1024, false], [2, 2048, true], [1, 64, false], [0, 16384, false]] as const) {
+  for (const [radius, nBits, chirality] of [
+    [3, 1024, false],
+    [2, 2048, true],
+    [1, 64, false],
+    [0, 16384, false],
+  ] as const) {
     const native = runOracle(smiles, ["--no-sa", "--radius", String(radius), "--nbits", String(nBits), ...(chirality ? ["--chirality"] : [])]);
     let compared = 0;
     const mismatches: string[] = [];
@@ -247,7 +292,9 @@ test("SA score on all 100 molecules of RDKit's zim.100.txt", async (t) => {
     return;
   }
   // Tab-separated: smiles, Name, sa_score (3 dp), after a header line.
-  const lines = readFileSync(ZIM, "utf8").split("\n").filter((l) => l.trim().length > 0);
+  const lines = readFileSync(ZIM, "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0);
   assert.deepEqual(lines[0]!.split("\t"), ["smiles", "Name", "sa_score"], "zim.100.txt header");
   const rows = lines.slice(1).map((l) => {
     const [smiles, name, score] = l.split("\t");
@@ -315,13 +362,20 @@ test("bulk tanimoto equals native BulkTanimotoSimilarity (3 dp); ranking and pai
     });
     expectedOrder.sort((a, b) => native[b]!.tanimoto! - native[a]!.tanimoto! || a - b);
     assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} similarities differ for query ${query}`);
-    assert.deepEqual(out.results.map((r) => r.index), expectedOrder, "ranking: similarity descending, then list order");
+    assert.deepEqual(
+      out.results.map((r) => r.index),
+      expectedOrder,
+      "ranking: similarity descending, then list order",
+    );
     assert.equal(out.count_above_threshold, expectedOrder.length);
     assert.equal(out.truncated, false);
     // Pair form on the best hit other than the query itself.
     const other = expectedOrder.find((i) => native[i]!.tanimoto! < 1);
     if (other !== undefined) {
-      const pair = tanimotoTool.run({ smiles1: query, smiles2: list[other]! }, { rdkit, progress: () => {} }) as { similarity: number; similarity_percent: number };
+      const pair = tanimotoTool.run({ smiles1: query, smiles2: list[other]! }, { rdkit, progress: () => {} }) as {
+        similarity: number;
+        similarity_percent: number;
+      };
       assert.equal(pair.similarity, round(native[other]!.tanimoto!, 3));
       assert.equal(pair.similarity_percent, round(native[other]!.tanimoto! * 100, 2));
     }

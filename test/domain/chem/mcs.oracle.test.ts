@@ -32,7 +32,11 @@ interface Case {
 // Kept to pairs FMCS solves in under about 2 s each, so the whole comparison stays near half a minute
 // (sildenafil/vardenafil, for one, takes about 10 s in each engine).
 const DRUG_PAIRS: Array<[string, string, string]> = [
-  ["imatinib/nilotinib", "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1", "Cc1cn(-c2cc(NC(=O)c3ccc(C)c(Nc4nccc(-c5cccnc5)n4)c3)cc(C(F)(F)F)c2)cn1"],
+  [
+    "imatinib/nilotinib",
+    "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1",
+    "Cc1cn(-c2cc(NC(=O)c3ccc(C)c(Nc4nccc(-c5cccnc5)n4)c3)cc(C(F)(F)F)c2)cn1",
+  ],
   ["aspirin/salicylic acid", "CC(=O)Oc1ccccc1C(=O)O", "OC(=O)c1ccccc1O"],
   ["testosterone/estradiol", "CC12CCC3C(CCC4=CC(=O)CCC34C)C1CCC2O", "CC12CCC3c4ccc(O)cc4CCC3C1CCC2O"],
   ["morphine/codeine", "CN1CCC23C4Oc5c3c(ccc5O)CC1C2C=CC4O", "COc1ccc2CC3N(C)CCC45C(Oc1c24)C(O)C=CC35"],
@@ -47,7 +51,10 @@ const DRUG_PAIRS: Array<[string, string, string]> = [
 
 const MULTI_SETS: Array<[string, string[]]> = [
   ["three steroids", ["CC12CCC3C(CCC4=CC(=O)CCC34C)C1CCC2O", "CC12CCC3c4ccc(O)cc4CCC3C1CCC2O", "CC(=O)C1CCC2C3CCC4=CC(=O)CCC4(C)C3CCC12C"]],
-  ["four kinase inhibitors", [DRUG_PAIRS[0]![1], DRUG_PAIRS[0]![2], "CN1CCN(Cc2ccc(cc2)C(=O)Nc2ccc(C)c(Nc3nccc(n3)-c3cccnc3)c2)CC1", "Cc1ccc(NC(=O)c2ccccc2)cc1Nc1nccc(-c2cccnc2)n1"]],
+  [
+    "four kinase inhibitors",
+    [DRUG_PAIRS[0]![1], DRUG_PAIRS[0]![2], "CN1CCN(Cc2ccc(cc2)C(=O)Nc2ccc(C)c(Nc3nccc(n3)-c3cccnc3)c2)CC1", "Cc1ccc(NC(=O)c2ccccc2)cc1Nc1nccc(-c2cccnc2)n1"],
+  ],
 ];
 
 function oracleUnavailable(): string | undefined {
@@ -164,9 +171,17 @@ test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI ne
       }),
     )
     .join("\n");
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], { input: input + "\n", encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], {
+    input: input + "\n",
+    encoding: "utf8",
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const native = r.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
+  const native = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
   assert.equal(native.length, cases.length);
 
   let equal = 0;
@@ -200,7 +215,8 @@ test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI ne
         const a = matchSets(rdkit, mol, ours.mcs_smarts);
         const b = matchSets(rdkit, mol, ref.smarts);
         if (a.length === 0) problems.push(`our SMARTS does not match molecule ${k}`);
-        if (JSON.stringify(a) !== JSON.stringify(b)) problems.push(`molecule ${k}: SMARTS match different atoms (ours ${a.slice(0, 3).join(" | ")}; native ${b.slice(0, 3).join(" | ")})`);
+        if (JSON.stringify(a) !== JSON.stringify(b))
+          problems.push(`molecule ${k}: SMARTS match different atoms (ours ${a.slice(0, 3).join(" | ")}; native ${b.slice(0, 3).join(" | ")})`);
       });
     } finally {
       for (const m of mols) m.delete();
@@ -210,7 +226,8 @@ test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI ne
     else {
       const frag = parseSmiles(rdkit, ours.mcs);
       try {
-        if (frag.get_num_atoms() !== ours.atom_count || frag.get_num_bonds() !== ours.bond_count) problems.push(`SMILES ${ours.mcs} has ${frag.get_num_atoms()} atoms / ${frag.get_num_bonds()} bonds`);
+        if (frag.get_num_atoms() !== ours.atom_count || frag.get_num_bonds() !== ours.bond_count)
+          problems.push(`SMILES ${ours.mcs} has ${frag.get_num_atoms()} atoms / ${frag.get_num_bonds()} bonds`);
       } finally {
         frag.delete();
       }

@@ -50,10 +50,26 @@ test("MolJSON of L-alanine: Kekulé graph, RDKit atom order, chirality with its 
   assert.equal(m.version, 1);
   assert.deepEqual(
     m.atoms.map((a) => [a.element, a.implicit_hydrogens, a.charge, a.isotope, a.aromatic]),
-    [["C", 3, 0, null, false], ["C", 1, 0, null, false], ["N", 2, 0, null, false], ["C", 0, 0, null, false], ["O", 0, 0, null, false], ["O", 1, 0, null, false]],
+    [
+      ["C", 3, 0, null, false],
+      ["C", 1, 0, null, false],
+      ["N", 2, 0, null, false],
+      ["C", 0, 0, null, false],
+      ["O", 0, 0, null, false],
+      ["O", 1, 0, null, false],
+    ],
   );
   assert.deepEqual(m.atoms[1]!.chirality, { winding: "ccw", neighbors: [0, 2, 3] });
-  assert.deepEqual(m.bonds.map((b) => [b.atoms, b.order]), [[[0, 1], 1], [[1, 2], 1], [[1, 3], 1], [[3, 4], 2], [[3, 5], 1]]);
+  assert.deepEqual(
+    m.bonds.map((b) => [b.atoms, b.order]),
+    [
+      [[0, 1], 1],
+      [[1, 2], 1],
+      [[1, 3], 1],
+      [[3, 4], 2],
+      [[3, 5], 1],
+    ],
+  );
   const validate = createAjv().compile(MOLJSON_SCHEMA);
   assert.ok(validate(m), JSON.stringify(validate.errors));
 });
@@ -62,7 +78,11 @@ test("chirality: looking from neighbors[0], implicit H last; the winding follows
   const rdkit = await loadRDKit();
   const base = (neighbors: number[], winding: "cw" | "ccw") => ({
     atoms: [atom("C", 1, { chirality: { winding, neighbors } }), atom("F", 0), atom("Cl", 0), atom("Br", 0)],
-    bonds: [{ atoms: [0, 1], order: 1 }, { atoms: [0, 2], order: 1 }, { atoms: [0, 3], order: 1 }],
+    bonds: [
+      { atoms: [0, 1], order: 1 },
+      { atoms: [0, 2], order: 1 },
+      { atoms: [0, 3], order: 1 },
+    ],
   });
   const S = canonical(rdkit, "F[C@H](Cl)Br"); // from F: H, Cl, Br anticlockwise == F; Cl, Br, H anticlockwise
   const R = canonical(rdkit, "F[C@@H](Cl)Br");
@@ -123,7 +143,11 @@ test("INVALID_MOLJSON names the JSON Pointer of the bad field", async () => {
   const rdkit = await loadRDKit();
   const ok = () => ({
     atoms: [atom("C", 3), atom("C", 1), atom("C", 1), atom("C", 3)],
-    bonds: [{ atoms: [0, 1], order: 1 }, { atoms: [1, 2], order: 2 }, { atoms: [2, 3], order: 1 }] as Record<string, unknown>[],
+    bonds: [
+      { atoms: [0, 1], order: 1 },
+      { atoms: [1, 2], order: 2 },
+      { atoms: [2, 3], order: 1 },
+    ] as Record<string, unknown>[],
   });
   const cases: Array<[string, (d: ReturnType<typeof ok>) => unknown, string]> = [
     ["not an object", () => [1, 2], "/"],
@@ -154,7 +178,11 @@ test("INVALID_MOLJSON names the JSON Pointer of the bad field", async () => {
     ["aromatic chain (RDKit)", (d) => ((d.bonds[0]!.aromatic = true), d), "/atoms/0"],
   ];
   for (const [label, make, path] of cases) {
-    assert.equal(invalidPath(() => molJsonToSmiles(rdkit, validateMolJson(make(ok())))), path, label);
+    assert.equal(
+      invalidPath(() => molJsonToSmiles(rdkit, validateMolJson(make(ok())))),
+      path,
+      label,
+    );
   }
   // The unmodified document is fine.
   assert.equal(molJsonToSmiles(rdkit, validateMolJson(ok())), "CC=CC");
@@ -177,10 +205,13 @@ test("the tools: both argument names, object or string, exactly one; output matc
   assert.ok(validInput({ moljson }), "a MolJSON object passes the input schema");
   assert.ok(validInput({ json: JSON.stringify(moljson) }));
   for (const args of [{}, { json: moljson, moljson }]) {
-    assert.throws(() => moljsonToSmilesTool.run(args as never, ctx(rdkit)), (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENTS");
+    assert.throws(
+      () => moljsonToSmilesTool.run(args as never, ctx(rdkit)),
+      (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENTS",
+    );
   }
   assert.throws(
-    () => moljsonToSmilesTool.run({ json: "{\"atoms\": [" }, ctx(rdkit)),
+    () => moljsonToSmilesTool.run({ json: '{"atoms": [' }, ctx(rdkit)),
     (e: unknown) => e instanceof ToolError && e.code === "INVALID_MOLJSON" && e.details.path === "/" && e.details.argument === "json",
   );
   assert.equal(out.notes, undefined);
@@ -256,8 +287,23 @@ test("acceptance: the MolJSON round trip keeps the canonical SMILES on every NCI
   const validate = createAjv().compile(MOLJSON_SCHEMA);
   let seed = 20260501;
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 4294967296);
-  const lines = readFileSync(SMI_FILE, "utf8").split("\n").filter((l) => l.trim().length > 0);
-  const stats = { lines: lines.length, parsed: 0, plain: 0, permuted: 0, kekule: 0, aromatic15: 0, stereo: 0, stereoPermuted: 0, variantMolecules: 0, chiral: 0, cisTrans: 0, charged: 0 };
+  const lines = readFileSync(SMI_FILE, "utf8")
+    .split("\n")
+    .filter((l) => l.trim().length > 0);
+  const stats = {
+    lines: lines.length,
+    parsed: 0,
+    plain: 0,
+    permuted: 0,
+    kekule: 0,
+    aromatic15: 0,
+    stereo: 0,
+    stereoPermuted: 0,
+    variantMolecules: 0,
+    chiral: 0,
+    cisTrans: 0,
+    charged: 0,
+  };
   const failures: string[] = [];
   for (const line of lines) {
     const smi = line.trim().split(/\s+/)[0]!;
@@ -311,7 +357,10 @@ test("acceptance: the MolJSON round trip keeps the canonical SMILES on every NCI
       const sm = withMol(rdkit, stereoSmiles, (x) => molToMolJson(x));
       if (sm.atoms.some((a) => a.chirality)) stats.chiral++;
       if (sm.bonds.some((b) => b.stereo)) stats.cisTrans++;
-      for (const [name, doc] of [["stereo", sm], ["stereoPermuted", permute(sm, random)]] as const) {
+      for (const [name, doc] of [
+        ["stereo", sm],
+        ["stereoPermuted", permute(sm, random)],
+      ] as const) {
         try {
           const back = molJsonToSmiles(rdkit, validateMolJson(JSON.parse(JSON.stringify(doc))));
           if (back === stereoSmiles) stats[name]++;

@@ -87,7 +87,10 @@ function runOracle(smiles: string[]): OracleRow[] {
   });
   if (r.error !== undefined) throw r.error;
   assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as OracleRow);
+  const rows = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as OracleRow);
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   return rows;
 }

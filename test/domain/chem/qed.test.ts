@@ -31,27 +31,36 @@ test("assetPath finds the QED parameters from the compiled module", () => {
 
 // [name, SMILES, native QED, native QED.properties (MW, ALOGP, PSA rounded)]
 const NAMED: Array<[string, string, number, QedProperties]> = [
-  ["aspirin", "CC(=O)Oc1ccccc1C(=O)O", 0.5501217966938848,
-    { MW: 180.159, ALOGP: 1.3101, HBA: 4, HBD: 1, PSA: 63.6, ROTB: 2, AROM: 1, ALERTS: 2 }],
-  ["caffeine", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", 0.5384628262372215,
-    { MW: 194.194, ALOGP: -1.0293, HBA: 3, HBD: 0, PSA: 61.82, ROTB: 0, AROM: 2, ALERTS: 0 }],
-  ["ibuprofen", "CC(C)Cc1ccc(cc1)C(C)C(=O)O", 0.8215995486924976,
-    { MW: 206.285, ALOGP: 3.0732, HBA: 2, HBD: 1, PSA: 37.3, ROTB: 4, AROM: 1, ALERTS: 0 }],
+  ["aspirin", "CC(=O)Oc1ccccc1C(=O)O", 0.5501217966938848, { MW: 180.159, ALOGP: 1.3101, HBA: 4, HBD: 1, PSA: 63.6, ROTB: 2, AROM: 1, ALERTS: 2 }],
+  ["caffeine", "CN1C=NC2=C1C(=O)N(C(=O)N2C)C", 0.5384628262372215, { MW: 194.194, ALOGP: -1.0293, HBA: 3, HBD: 0, PSA: 61.82, ROTB: 0, AROM: 2, ALERTS: 0 }],
+  ["ibuprofen", "CC(C)Cc1ccc(cc1)C(C)C(=O)O", 0.8215995486924976, { MW: 206.285, ALOGP: 3.0732, HBA: 2, HBD: 1, PSA: 37.3, ROTB: 4, AROM: 1, ALERTS: 0 }],
   // AROM when DeleteSubstructs removes nothing: RDKit keeps the symmetrised ring count (6, not 5).
-  ["triptycene", "c1ccc2c(c1)C1c3ccccc3C2c2ccccc12", 0.3692077070091081,
-    { MW: 254.332, ALOGP: 4.6738, HBA: 0, HBD: 0, PSA: 0, ROTB: 0, AROM: 6, ALERTS: 0 }],
+  ["triptycene", "c1ccc2c(c1)C1c3ccccc3C2c2ccccc12", 0.3692077070091081, { MW: 254.332, ALOGP: 4.6738, HBA: 0, HBD: 0, PSA: 0, ROTB: 0, AROM: 6, ALERTS: 0 }],
   // ...and when it removes atoms (the cyclohexyl), the SSSR of the rest: the cyclomatic number, 5.
-  ["cyclohexyltriptycene", "c1ccc2c(c1)C1c3ccccc3C2c2ccc(C3CCCCC3)cc12", 0.31853235985988,
-    { MW: 336.478, ALOGP: 6.7215, HBA: 0, HBD: 0, PSA: 0, ROTB: 1, AROM: 5, ALERTS: 0 }],
-  ["C60", "c12c3c4c5c1c1c6c7c2c2c8c3c3c9c4c4c%10c5c5c1c1c6c6c%11c7c2c2c7c8c3c3c8c9c4c4c9c%10c5c5c1c1c6c6c%11c2c2c7c3c3c8c4c4c9c5c1c1c6c2c3c41",
-    0.13688149613553013, { MW: 720.66, ALOGP: 17.73, HBA: 0, HBD: 0, PSA: 0, ROTB: 0, AROM: 32, ALERTS: 1 }],
+  [
+    "cyclohexyltriptycene",
+    "c1ccc2c(c1)C1c3ccccc3C2c2ccc(C3CCCCC3)cc12",
+    0.31853235985988,
+    { MW: 336.478, ALOGP: 6.7215, HBA: 0, HBD: 0, PSA: 0, ROTB: 1, AROM: 5, ALERTS: 0 },
+  ],
+  [
+    "C60",
+    "c12c3c4c5c1c1c6c7c2c2c8c3c3c9c4c4c%10c5c5c1c1c6c6c%11c7c2c2c7c8c3c3c8c9c4c4c9c%10c5c5c1c1c6c6c%11c2c2c7c3c3c8c4c4c9c5c1c1c6c2c3c41",
+    0.13688149613553013,
+    { MW: 720.66, ALOGP: 17.73, HBA: 0, HBD: 0, PSA: 0, ROTB: 0, AROM: 32, ALERTS: 1 },
+  ],
 ];
 
 for (const [name, smiles, qed, props] of NAMED) {
   test(`QED of ${name} equals native RDKit`, () => {
     const got = qedOf(smiles);
     assert.ok(Math.abs(got.qed - qed) < 1e-9, `qed ${got.qed} vs ${qed}`);
-    const rounded = { ...got.properties, MW: Number(got.properties.MW.toFixed(3)), ALOGP: Number(got.properties.ALOGP.toFixed(4)), PSA: Number(got.properties.PSA.toFixed(2)) };
+    const rounded = {
+      ...got.properties,
+      MW: Number(got.properties.MW.toFixed(3)),
+      ALOGP: Number(got.properties.ALOGP.toFixed(4)),
+      PSA: Number(got.properties.PSA.toFixed(2)),
+    };
     assert.deepEqual(rounded, props);
   });
 }
@@ -111,6 +120,10 @@ test("formula follows RDKit's CalcMolFormula (charges, isotopes, H order, dummie
     ["[Co].[Ca]", "CaCo"],
   ];
   for (const [smiles, formula] of cases) {
-    assert.equal(withMol(rdkit, smiles, (mol) => rawProperties(rdkit, mol).formula), formula, smiles);
+    assert.equal(
+      withMol(rdkit, smiles, (mol) => rawProperties(rdkit, mol).formula),
+      formula,
+      smiles,
+    );
   }
 });

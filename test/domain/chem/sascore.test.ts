@@ -127,7 +127,10 @@ test("sa_score tool: known values and self-consistent terms", () => {
   assert.equal(macro.penalties.macrocycle, Math.round(Math.log10(2) * 1e4) / 1e4);
   const spiro = saScoreTool.run({ smiles: "C1CCC2(CC1)CCCC2" }, ctx) as { counts: Record<string, number> };
   assert.equal(spiro.counts.spiro_atoms, 1);
-  assert.throws(() => saScoreTool.run({ smiles: "C1CC" }, ctx), (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES");
+  assert.throws(
+    () => saScoreTool.run({ smiles: "C1CC" }, ctx),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_SMILES",
+  );
 });
 
 test("TypeScript Morgan: hash primitives and fragment ids folded onto MinimalLib's bits for rare cases", () => {
@@ -138,9 +141,28 @@ test("TypeScript Morgan: hash primitives and fragment ids folded onto MinimalLib
   // RDKit's invariant of the carbon in [1H]C: [Z 6, degree 4, Hs 4 (the H atom counts), charge 0, delta mass 0].
   assert.equal(hashRange([6, 4, 4, 0, 0]), 2_246_733_040);
   const molecules = [
-    "[13CH3]C(=O)O", "[2H]C([2H])([2H])Cl", "[1H]C", "[3H]O", "[H][H]", "[14*]c1ccccc1", "*C", "[18F]c1ccccc1",
-    "[NH3]->[Cu+2]<-[NH3]", "C[N+](C)(C)C.[Cl-]", "[CH2]C", "[Na+].[O-]C(=O)C", "[235U]", "C1CC12CC2", "C1CC2CCC1CC2",
-    "c1ccccc1.c1ccccc1", "F/C=C/F", "C$C", "*1**1", "C1CCCCCCCCCCC1", "O=C1c2ccccc2C(=O)c2c1cccc2", "[Fe]",
+    "[13CH3]C(=O)O",
+    "[2H]C([2H])([2H])Cl",
+    "[1H]C",
+    "[3H]O",
+    "[H][H]",
+    "[14*]c1ccccc1",
+    "*C",
+    "[18F]c1ccccc1",
+    "[NH3]->[Cu+2]<-[NH3]",
+    "C[N+](C)(C)C.[Cl-]",
+    "[CH2]C",
+    "[Na+].[O-]C(=O)C",
+    "[235U]",
+    "C1CC12CC2",
+    "C1CC2CCC1CC2",
+    "c1ccccc1.c1ccccc1",
+    "F/C=C/F",
+    "C$C",
+    "*1**1",
+    "C1CCCCCCCCCCC1",
+    "O=C1c2ccccc2C(=O)c2c1cccc2",
+    "[Fe]",
   ];
   let checked = 0;
   for (const smiles of molecules) {

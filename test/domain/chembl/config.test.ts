@@ -4,7 +4,13 @@ import assert from "node:assert/strict";
 import { CHEMBL_DEFAULT_BASE_URL, ConfigError, loadChemblConfig, loadConfig } from "../../../src/config.js";
 
 test("defaults", () => {
-  assert.deepEqual(loadChemblConfig({}), { apiBaseUrl: CHEMBL_DEFAULT_BASE_URL, requestTimeoutMs: 30_000, deadlineMs: 45_000, maxConcurrentPages: 4, offline: false });
+  assert.deepEqual(loadChemblConfig({}), {
+    apiBaseUrl: CHEMBL_DEFAULT_BASE_URL,
+    requestTimeoutMs: 30_000,
+    deadlineMs: 45_000,
+    maxConcurrentPages: 4,
+    offline: false,
+  });
   assert.equal(loadConfig({}).chembl.deadlineMs, 45_000);
 });
 
@@ -23,7 +29,10 @@ test("booleans parse strictly: false is false, anything unknown stops start-up",
   assert.equal(loadChemblConfig({ CHEMATIC_OFFLINE: "false" }).offline, false);
   assert.equal(loadChemblConfig({ CHEMATIC_OFFLINE: "0" }).offline, false);
   assert.equal(loadChemblConfig({ CHEMATIC_OFFLINE: "" }).offline, false);
-  assert.throws(() => loadChemblConfig({ CHEMATIC_OFFLINE: "maybe" }), (e: Error) => e instanceof ConfigError && /^CHEMATIC_OFFLINE /.test(e.message));
+  assert.throws(
+    () => loadChemblConfig({ CHEMATIC_OFFLINE: "maybe" }),
+    (e: Error) => e instanceof ConfigError && /^CHEMATIC_OFFLINE /.test(e.message),
+  );
 });
 
 test("a bad value names its variable in one line", () => {

@@ -69,7 +69,13 @@ test("text: trimmed; empty is null", () => {
 });
 
 test("a sparse molecule record (most fields absent, empty strings) reads as nulls, never zeros", () => {
-  const m = normalizeMolecule({ molecule_chembl_id: "CHEMBL1", pref_name: "", max_phase: "", molecule_properties: { mw_freebase: "", hba: null }, molecule_hierarchy: null });
+  const m = normalizeMolecule({
+    molecule_chembl_id: "CHEMBL1",
+    pref_name: "",
+    max_phase: "",
+    molecule_properties: { mw_freebase: "", hba: null },
+    molecule_hierarchy: null,
+  });
   assert.equal(m.molecule_chembl_id, "CHEMBL1");
   for (const [k, v] of Object.entries(m)) if (k !== "molecule_chembl_id") assert.equal(v, null, k);
 });
@@ -85,8 +91,20 @@ test("a sparse activity reads as nulls: no standard_value means null, not 0", ()
 });
 
 test("release drift: an old and a new activity normalise alike", () => {
-  const oldA = normalizeActivity({ activity_id: 1, potential_duplicate: false, pchembl_value: "7.41", target_tax_id: 9606, ligand_efficiency: { bei: "17.13", le: "0.33", lle: "5.9", sei: "5.99" } });
-  const newA = normalizeActivity({ activity_id: 1, potential_duplicate: 0, pchembl_value: "7.41", target_tax_id: "9606", ligand_efficiency: { bei: "17.13", le: "0.33", lle: "5.9", sei: "5.99" } });
+  const oldA = normalizeActivity({
+    activity_id: 1,
+    potential_duplicate: false,
+    pchembl_value: "7.41",
+    target_tax_id: 9606,
+    ligand_efficiency: { bei: "17.13", le: "0.33", lle: "5.9", sei: "5.99" },
+  });
+  const newA = normalizeActivity({
+    activity_id: 1,
+    potential_duplicate: 0,
+    pchembl_value: "7.41",
+    target_tax_id: "9606",
+    ligand_efficiency: { bei: "17.13", le: "0.33", lle: "5.9", sei: "5.99" },
+  });
   assert.deepEqual(oldA, newA);
   assert.deepEqual(newA.ligand_efficiency, { le: 0.33, lle: 5.9, bei: 17.13, sei: 5.99 });
 });

@@ -17,7 +17,10 @@ beforeEach(() => fake.reset());
 test("templates and listed examples", () => {
   const p = chemblResourceProvider(testService(fake));
   assert.equal(p.scheme, "chembl");
-  assert.deepEqual(p.templates().map((t) => t.uriTemplate), ["chembl://molecule/{chembl_id}", "chembl://target/{chembl_id}"]);
+  assert.deepEqual(
+    p.templates().map((t) => t.uriTemplate),
+    ["chembl://molecule/{chembl_id}", "chembl://target/{chembl_id}"],
+  );
   for (const t of p.templates()) assert.equal(t.mimeType, "application/json");
   assert.ok(p.list().every((e) => parseChemblUri(e.uri) !== null));
   assert.ok(p.readTtlMs > 0 && p.budgetMs <= 55_000);
@@ -26,7 +29,8 @@ test("templates and listed examples", () => {
 test("URIs: any case, percent-encoding and whitespace around the ID; anything else is not ours", () => {
   assert.deepEqual(parseChemblUri("chembl://molecule/chembl25"), { kind: "molecule", id: "CHEMBL25" });
   assert.deepEqual(parseChemblUri("CHEMBL://Target/%20CHEMBL203%20"), { kind: "target", id: "CHEMBL203" });
-  for (const bad of ["chembl://molecule/", "chembl://molecule/aspirin", "chembl://assay/CHEMBL1", "chembl://molecule/CHEMBL25/x", "chembl://molecule/%E0%A4%A"]) assert.equal(parseChemblUri(bad), null, bad);
+  for (const bad of ["chembl://molecule/", "chembl://molecule/aspirin", "chembl://assay/CHEMBL1", "chembl://molecule/CHEMBL25/x", "chembl://molecule/%E0%A4%A"])
+    assert.equal(parseChemblUri(bad), null, bad);
 });
 
 test("a molecule reads as its search row with release and attribution; a target as its search row", async () => {

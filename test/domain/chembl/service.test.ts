@@ -56,15 +56,36 @@ describe("URLs", () => {
     };
     const base = { limit: 5, offset: 0 };
     assert.equal(req({ type: "name", by: "chembl_id", query: "CHEMBL25", ...base }), "molecule?molecule_chembl_id=CHEMBL25&limit=5&offset=0");
-    assert.equal(req({ type: "name", by: "inchi_key", query: "BSYNRYMUTXBXSQ-UHFFFAOYSA-N", maxPhaseMin: 2, ...base }), "molecule?molecule_structures__standard_inchi_key=BSYNRYMUTXBXSQ-UHFFFAOYSA-N&max_phase__gte=2&limit=5&offset=0");
-    assert.equal(req({ type: "exact", smiles: "CCO", maxPhaseMin: 4, ...base }), "molecule?molecule_structures__canonical_smiles__flexmatch=CCO&max_phase__gte=4&limit=5&offset=0");
-    assert.equal(req({ type: "similarity", smiles: "CCO", threshold: 85, maxPhaseMin: 1, ...base }), "similarity?smiles=CCO&similarity=85&max_phase__gte=1&limit=5&offset=0");
-    assert.equal(req({ type: "substructure", smiles: "c1ccccc1", maxPhaseMin: 0.5, ...base }), "substructure?smiles=c1ccccc1&max_phase__gte=0.5&limit=5&offset=0");
+    assert.equal(
+      req({ type: "name", by: "inchi_key", query: "BSYNRYMUTXBXSQ-UHFFFAOYSA-N", maxPhaseMin: 2, ...base }),
+      "molecule?molecule_structures__standard_inchi_key=BSYNRYMUTXBXSQ-UHFFFAOYSA-N&max_phase__gte=2&limit=5&offset=0",
+    );
+    assert.equal(
+      req({ type: "exact", smiles: "CCO", maxPhaseMin: 4, ...base }),
+      "molecule?molecule_structures__canonical_smiles__flexmatch=CCO&max_phase__gte=4&limit=5&offset=0",
+    );
+    assert.equal(
+      req({ type: "similarity", smiles: "CCO", threshold: 85, maxPhaseMin: 1, ...base }),
+      "similarity?smiles=CCO&similarity=85&max_phase__gte=1&limit=5&offset=0",
+    );
+    assert.equal(
+      req({ type: "substructure", smiles: "c1ccccc1", maxPhaseMin: 0.5, ...base }),
+      "substructure?smiles=c1ccccc1&max_phase__gte=0.5&limit=5&offset=0",
+    );
   });
 
   test("bioactivity views: ranked excludes null pchembl and orders -pchembl_value then activity_id; null view orders by activity_id", () => {
     const s = testService(fake);
-    const ranked = s.activityParams({ targetChemblId: "CHEMBL203", moleculeChemblId: "CHEMBL25", view: "potency_ranked", standardType: "IC50", pchemblMin: 6, assayType: "B", organism: "Homo sapiens", variant: { kind: "wild_type" } });
+    const ranked = s.activityParams({
+      targetChemblId: "CHEMBL203",
+      moleculeChemblId: "CHEMBL25",
+      view: "potency_ranked",
+      standardType: "IC50",
+      pchemblMin: 6,
+      assayType: "B",
+      organism: "Homo sapiens",
+      variant: { kind: "wild_type" },
+    });
     assert.deepEqual(
       ranked.filter(([k]) => k !== "only"),
       [
@@ -80,8 +101,16 @@ describe("URLs", () => {
         ["order_by", "activity_id"],
       ],
     );
-    assert.deepEqual(ranked.find(([k]) => k === "only"), ["only", ACTIVITY_FIELDS.join(",")]);
-    const nul = s.activityParams({ parentMoleculeChemblId: "CHEMBL1237", moleculeChemblId: "CHEMBL419213", view: "null_potency", variant: { kind: "mutation", mutation: "T790M" } });
+    assert.deepEqual(
+      ranked.find(([k]) => k === "only"),
+      ["only", ACTIVITY_FIELDS.join(",")],
+    );
+    const nul = s.activityParams({
+      parentMoleculeChemblId: "CHEMBL1237",
+      moleculeChemblId: "CHEMBL419213",
+      view: "null_potency",
+      variant: { kind: "mutation", mutation: "T790M" },
+    });
     assert.deepEqual(
       nul.filter(([k]) => k !== "only"),
       [
@@ -99,7 +128,10 @@ describe("URLs", () => {
     assert.equal(r.activities.length, 57);
     assert.equal(r.truncated_by, null);
     const offsets = fake.requestsTo("activity").map((q) => Number(q.query.get("offset")));
-    assert.deepEqual([...offsets].sort((a, b) => a - b), [0, 10, 20, 30, 40, 50]);
+    assert.deepEqual(
+      [...offsets].sort((a, b) => a - b),
+      [0, 10, 20, 30, 40, 50],
+    );
     for (const q of fake.requestsTo("activity")) assert.ok(!q.url.includes("next"));
     // The total order holds across pages: pchembl descending, then activity_id ascending.
     for (let i = 1; i < r.activities.length; i++) {
@@ -320,7 +352,10 @@ describe("batch lookups", () => {
     const asked = reqs[0]!.query.get("assay_chembl_id__in")!.split(",");
     assert.equal(asked.length, ID_LOOKUP_CAP);
     assert.equal(new Set(asked).size, ID_LOOKUP_CAP);
-    assert.deepEqual(r.items.map((a) => a.assay_chembl_id), ["CHEMBL872939", "CHEMBL663853"]);
+    assert.deepEqual(
+      r.items.map((a) => a.assay_chembl_id),
+      ["CHEMBL872939", "CHEMBL663853"],
+    );
     assert.equal(r.not_found_ids.length, 98);
     assert.equal(r.deferred_ids.length, 52);
     assert.equal(r.deferred_ids[0], `CHEMBL${900000 + 98}`);
@@ -360,10 +395,13 @@ describe("proxies", () => {
     const proxy = createServer((req, res) => {
       seen.push(req.url ?? "");
       const target = new URL(req.url ?? "/");
-      const upstream = httpRequest({ host: "127.0.0.1", port: fake.port, path: `${target.pathname}${target.search}`, method: "GET", headers: { accept: "application/json" } }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: "127.0.0.1", port: fake.port, path: `${target.pathname}${target.search}`, method: "GET", headers: { accept: "application/json" } },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
       upstream.on("error", () => res.destroy());
       upstream.end();
     });
@@ -375,9 +413,16 @@ describe("proxies", () => {
       const via = testService(fake, base, { fetcher: sharedClientFetcher({ HTTP_PROXY: proxyUrl }) });
       const r = await via.getMolecule("CHEMBL25");
       assert.equal(r.molecule.pref_name, "ASPIRIN");
-      assert.ok(seen.some((u) => u.startsWith("http://chembl.test/chembl/api/data/molecule/CHEMBL25.json")), seen.join(" "));
+      assert.ok(
+        seen.some((u) => u.startsWith("http://chembl.test/chembl/api/data/molecule/CHEMBL25.json")),
+        seen.join(" "),
+      );
       seen.length = 0;
-      const bypass = testService(fake, { ...base, requestTimeoutMs: 500, deadlineMs: 1_000 }, { fetcher: sharedClientFetcher({ HTTP_PROXY: proxyUrl, NO_PROXY: "chembl.test" }) });
+      const bypass = testService(
+        fake,
+        { ...base, requestTimeoutMs: 500, deadlineMs: 1_000 },
+        { fetcher: sharedClientFetcher({ HTTP_PROXY: proxyUrl, NO_PROXY: "chembl.test" }) },
+      );
       const e = await rejects(bypass.getMolecule("CHEMBL25"));
       assert.ok(e.code === "UPSTREAM_UNAVAILABLE" || e.code === "DEADLINE_EXCEEDED", e.code);
       assert.deepEqual(seen, [], "NO_PROXY kept the request away from the proxy");

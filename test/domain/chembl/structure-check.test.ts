@@ -37,7 +37,26 @@ const VALID = [
   "[NH3+][C@@H](Cc1c[nH]c2ccccc12)C([O-])=O",
 ];
 
-const INVALID = ["C1CC(", "c1ccccc1)", "C(=O", "CC(C)(C", "C[Xx]", "C==C", "C1CCCC", "(C)C", "C.", ".C", "C()C", "C-", "=C", "C%1C", "", "C[C@@H", "CC&C", "C1CC[Zz]1"];
+const INVALID = [
+  "C1CC(",
+  "c1ccccc1)",
+  "C(=O",
+  "CC(C)(C",
+  "C[Xx]",
+  "C==C",
+  "C1CCCC",
+  "(C)C",
+  "C.",
+  ".C",
+  "C()C",
+  "C-",
+  "=C",
+  "C%1C",
+  "",
+  "C[C@@H",
+  "CC&C",
+  "C1CC[Zz]1",
+];
 
 test("the grammar accepts valid SMILES and edge cases", () => {
   for (const s of VALID) assert.equal(smilesGrammarIssue(s), null, s);
@@ -71,7 +90,10 @@ test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES
   try {
     const out = execFileSync(
       "/usr/bin/python3",
-      ["-c", "import sys,json\nfrom rdkit import Chem, RDLogger\nRDLogger.DisableLog('rdApp.*')\nprint(json.dumps([Chem.MolFromSmiles(s) is not None for s in json.load(sys.stdin)]))"],
+      [
+        "-c",
+        "import sys,json\nfrom rdkit import Chem, RDLogger\nRDLogger.DisableLog('rdApp.*')\nprint(json.dumps([Chem.MolFromSmiles(s) is not None for s in json.load(sys.stdin)]))",
+      ],
       { input: JSON.stringify(smiles), encoding: "utf8" },
     );
     verdicts = JSON.parse(out) as boolean[];
@@ -90,7 +112,10 @@ test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES
 test("checkStructure: the pool hook when present, the grammar otherwise", async () => {
   assert.equal(await checkStructure("CCO", undefined), "smiles_grammar");
   assert.equal(await checkStructure("CCO", async () => ({ valid: true })), "rdkit");
-  await assert.rejects(checkStructure("C1CC(", undefined), (e: unknown) => e instanceof ToolError && e.code === "INVALID_STRUCTURE" && e.details.check === "smiles_grammar");
+  await assert.rejects(
+    checkStructure("C1CC(", undefined),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_STRUCTURE" && e.details.check === "smiles_grammar",
+  );
   // A busy pool does not fail the search: the grammar check takes over.
   assert.equal(await checkStructure("CCO", async () => Promise.reject(new ToolError("BUSY", "busy"))), "smiles_grammar");
 });

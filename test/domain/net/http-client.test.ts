@@ -17,9 +17,16 @@ const routes: Handler = (req, res, body) => {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, host: req.headers.host }));
       return;
     case "/echo":
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ method: req.method, body: body.toString("utf8"), contentType: req.headers["content-type"] ?? null, ua: req.headers["user-agent"] ?? null }),
-      );
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            method: req.method,
+            body: body.toString("utf8"),
+            contentType: req.headers["content-type"] ?? null,
+            ua: req.headers["user-agent"] ?? null,
+          }),
+        );
       return;
     case "/gzip":
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(zlib.gzipSync(JSON.stringify({ zipped: "yes".repeat(100) })));
@@ -183,10 +190,16 @@ test("https through HTTPS_PROXY: a CONNECT tunnel, TLS to the origin inside it",
   assert.equal(untrusted.kind, "network");
 
   // Direct https (loopback, so no tunnel even with HTTPS_PROXY set), and no downgrade to http on a redirect.
-  const direct = await getJson<{ ok: boolean }>(`https://127.0.0.1:${tlsOrigin.port}/redirect`, { timeoutMs: 3000, env: { HTTPS_PROXY: proxy.url }, ca: certificate.cert });
+  const direct = await getJson<{ ok: boolean }>(`https://127.0.0.1:${tlsOrigin.port}/redirect`, {
+    timeoutMs: 3000,
+    env: { HTTPS_PROXY: proxy.url },
+    ca: certificate.cert,
+  });
   assert.equal(direct.data.ok, true);
   assert.equal(direct.url, `https://127.0.0.1:${tlsOrigin.port}/json`);
-  const downgrade = await failure(getJson(`https://127.0.0.1:${tlsOrigin.port}/downgrade?to=${encodeURIComponent(`${origin.url}/json`)}`, { timeoutMs: 3000, ca: certificate.cert }));
+  const downgrade = await failure(
+    getJson(`https://127.0.0.1:${tlsOrigin.port}/downgrade?to=${encodeURIComponent(`${origin.url}/json`)}`, { timeoutMs: 3000, ca: certificate.cert }),
+  );
   assert.equal(downgrade.code, "EREDIRECTS");
 
   const refused = await failure(getJson(target, { timeoutMs: 3000, env: { HTTPS_PROXY: refusing.url }, ca: certificate.cert }));
@@ -197,9 +210,7 @@ test("https through HTTPS_PROXY: a CONNECT tunnel, TLS to the origin inside it",
 
 test("NO_PROXY sends a matching host directly; a bad proxy variable fails by name", async () => {
   const before = proxy.seen.length;
-  const direct = await failure(
-    getJson("http://origin.test:9/json", { timeoutMs: 1500, env: { HTTP_PROXY: proxy.url, NO_PROXY: "example.org, .test" } }),
-  );
+  const direct = await failure(getJson("http://origin.test:9/json", { timeoutMs: 1500, env: { HTTP_PROXY: proxy.url, NO_PROXY: "example.org, .test" } }));
   assert.ok(direct.kind === "network" || direct.kind === "timeout", direct.kind);
   assert.equal(proxy.seen.length, before, "the proxy was bypassed");
 
