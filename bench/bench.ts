@@ -30,7 +30,7 @@ import autocannon from "autocannon";
 import { loadRDKit, type RDKit } from "../src/domain/chem/rdkit.js";
 import { ChemblService } from "../src/domain/chembl/service.js";
 import { allTools } from "../src/tools/index.js";
-import type { ChemTool } from "../src/tools/types.js";
+import type { ChemTool } from "../src/contract/tool.js";
 import { HttpServerProcess, modernHeaders } from "../test/helpers/http.js";
 import { fixed, median, mib, percentile, ratio, sortedCopy, table } from "./lib/stats.js";
 import { StdioClient, type LoadResult } from "./lib/stdio-client.js";

@@ -14,7 +14,7 @@ import { loadRDKit } from "../src/domain/chem/rdkit.js";
 import { ToolError } from "../src/domain/errors.js";
 import { splitExtraContent } from "../src/server/shape.js";
 import { allTools } from "../src/tools/index.js";
-import type { ChemTool } from "../src/tools/types.js";
+import type { ChemTool } from "../src/contract/tool.js";
 
 const rdkit = await loadRDKit();
 const chemTools = allTools(process.env).filter((t): t is ChemTool => t.kind === "chem");

@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 codec: decoding one frame under the input limits, and building responses.
  * Knows nothing about MCP methods or eras.
  */
-import { MAX_ARRAY_LENGTH, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "./limits.js";
+import { MAX_ARRAY_LENGTH, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../contract/limits.js";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

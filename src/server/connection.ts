@@ -21,9 +21,9 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../protocol/jsonrpc.js";
-import { MAX_RESPONSE_BYTES } from "../protocol/limits.js";
+import { MAX_RESPONSE_BYTES } from "../contract/limits.js";
 import { dialectOf, parseClientMeta, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
-import { CancelledError } from "./pool.js";
+import { CancelledError } from "../contract/errors.js";
 import type { McpServer } from "./server.js";
 import { toolErrorOf } from "./shape.js";
 import type { Logger } from "../logger.js";

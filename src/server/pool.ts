@@ -16,19 +16,13 @@ import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { ToolError } from "../domain/errors.js";
 import type { ToMain, ToWorker, WorkerData } from "./pool-messages.js";
-import type { ProgressReporter } from "../tools/types.js";
+import type { ProgressReporter } from "../contract/tool.js";
+import { CancelledError } from "../contract/errors.js";
 
 export class InternalToolError extends Error {
   constructor(readonly detail: string) {
     super("internal error");
     this.name = "InternalToolError";
-  }
-}
-
-export class CancelledError extends Error {
-  constructor() {
-    super("cancelled");
-    this.name = "CancelledError";
   }
 }
 

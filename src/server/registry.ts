@@ -10,8 +10,8 @@
  * a schema that does not compile still fails CI rather than a call.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import type { AnyTool, WireTool } from "../tools/types.js";
-import { MAX_TOOL_BUDGET_MS } from "../protocol/limits.js";
+import type { AnyTool, WireTool } from "../contract/tool.js";
+import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 
 export interface SchemaIssue {
   path: string;

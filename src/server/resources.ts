@@ -4,9 +4,9 @@
  */
 import { ToolError } from "../domain/errors.js";
 import { INVALID_PARAMS, RpcError, type JsonObject } from "../protocol/jsonrpc.js";
-import { MAX_TOOL_BUDGET_MS } from "../protocol/limits.js";
-import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../resources/types.js";
-import type { ServiceContext } from "../tools/types.js";
+import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../contract/resource.js";
+import type { ServiceContext } from "../contract/tool.js";
 
 /** Lists change only with a new release (a new process), like the tool registry. */
 export const RESOURCE_LIST_TTL_MS = 86_400_000;

@@ -16,10 +16,11 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
-import type { AnyTool, ProgressReporter, ServiceContext } from "../tools/types.js";
-import { CancelledError, InternalToolError, type WorkerPool } from "./pool.js";
+import type { AnyTool, ProgressReporter, ServiceContext } from "../contract/tool.js";
+import { CancelledError } from "../contract/errors.js";
+import { InternalToolError, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
-import type { ResourceProvider } from "../resources/types.js";
+import type { ResourceProvider } from "../contract/resource.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
 import { serverInfoMeta, splitExtraContent, toolFailure, toolSuccess, type ServerInfo, type WireVersion } from "./shape.js";
 import type { Logger } from "../logger.js";

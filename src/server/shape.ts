@@ -14,7 +14,7 @@
  * The 2026-07-28 clients accept it, so the modern era carries structuredContent.error as specified.
  */
 import type { ToolError } from "../domain/errors.js";
-import { EXTRA_CONTENT_KEY, type ContentBlock } from "../tools/types.js";
+import { EXTRA_CONTENT_KEY, type ContentBlock } from "../contract/tool.js";
 import { LEGACY_TOOL_ERROR, RpcError, isJsonObject, type JsonObject } from "../protocol/jsonrpc.js";
 import { META_SERVER_INFO, type LegacyVersion } from "../protocol/meta.js";
 

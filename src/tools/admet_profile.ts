@@ -1,6 +1,7 @@
 import { computeAdmet } from "../domain/chem/admet.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 const num = (description: string) => ({ type: "number", description });
 const nullable = (description: string) => ({ type: "null", description });

@@ -1,6 +1,7 @@
 import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
 import { descriptorsOf, withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 const ellipseSchema = (what: string) => ({
   type: "object",

@@ -1,6 +1,7 @@
 import { computeProperties } from "../domain/chem/properties.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 const num = (description: string) => ({ type: "number", description });
 const int = (description: string) => ({ type: "integer", minimum: 0, description });

@@ -1,5 +1,6 @@
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 interface Args {
   smiles: string;

@@ -3,7 +3,7 @@ import { SOURCE_SCHEMA, arr, int, markdownContent, nint, nstr, obj, str } from "
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
 import type { Source } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   canvas_id: string;

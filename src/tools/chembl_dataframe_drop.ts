@@ -3,7 +3,7 @@ import { arr, markdownContent, str } from "../domain/chembl/schema.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { VIEW_TABLES } from "../domain/canvas/activity-table.js";
 import { canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   canvas_id: string;

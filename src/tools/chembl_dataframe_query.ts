@@ -4,7 +4,7 @@ import { CANVAS_DEFAULTS, getCanvasManager, type CanvasManager, type QueryResult
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
 import type { JsonValue } from "../domain/canvas/values.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   canvas_id: string;

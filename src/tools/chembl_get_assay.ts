@@ -16,7 +16,7 @@ import {
 } from "../domain/chembl/schema.js";
 import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import type { Assay, Source } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   assay_chembl_ids?: string | string[];

@@ -30,7 +30,7 @@ import { getChemblService, type ActivityQuery, type ChemblService, type PotencyV
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type Canvas, type CanvasManager, type TableMeta } from "../domain/canvas/canvas.js";
 import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "../domain/canvas/activity-table.js";
-import type { ServiceContext, ServiceTool } from "./types.js";
+import type { ServiceContext, ServiceTool } from "../contract/tool.js";
 
 interface Args {
   molecule_chembl_id?: string;

@@ -16,7 +16,7 @@ import {
 import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
 import type { ChemblDocument, Source } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   document_chembl_ids?: string | string[];

@@ -19,7 +19,7 @@ import {
 } from "../domain/chembl/schema.js";
 import { getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
 import type { Indication, Mechanism, Source, Warning } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   molecule_chembl_id: string;

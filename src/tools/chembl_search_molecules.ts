@@ -17,7 +17,7 @@ import {
 import { getChemblService, NAME_SEARCH_CEILING, SUBSTRUCTURE_CEILING, type ChemblService, type MoleculeSearchType } from "../domain/chembl/service.js";
 import { checkStructure, type StructureCheck } from "../domain/chembl/structure-check.js";
 import type { MoleculeRow, Source } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   query?: string;

@@ -24,7 +24,7 @@ import {
 } from "../domain/chembl/schema.js";
 import { getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
 import type { Source, TargetRow } from "../domain/chembl/types.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   query?: string;

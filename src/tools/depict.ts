@@ -1,8 +1,9 @@
 import { DEPICT_MAX_ATOMS, DEPICT_MAX_SIZE, DEPICT_MIN_SIZE, drawSvg, imageTooLarge, jsonStringBytes, rasterise } from "../domain/chem/depict.js";
 import type { Highlight } from "../domain/chem/depict.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { MAX_RESPONSE_BYTES } from "../protocol/limits.js";
-import { READ_ONLY_LOCAL, smilesProperty, withExtraContent, type ChemTool, type WithExtraContent } from "./types.js";
+import { MAX_RESPONSE_BYTES } from "../contract/limits.js";
+import { withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 interface Args {
   smiles: string;

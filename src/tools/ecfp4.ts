@@ -10,8 +10,9 @@ import {
 } from "../domain/chem/morgan.js";
 import type { MorganOptions } from "../domain/chem/morgan.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import type { JsonSchema } from "./types.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import type { JsonSchema } from "../contract/tool.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /** Morgan options as tool arguments (snake_case, like every argument of this server). */
 export interface MorganArgs {

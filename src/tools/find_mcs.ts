@@ -1,6 +1,7 @@
 import { findMcs, parseAll, type AtomCompare, type BondCompare } from "../domain/chem/mcs.js";
 import { parseSmiles } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /**
  * Per-molecule cap (heavy atoms). RDKit's FMCS timeout bounds only its search: the set-up before it

@@ -3,7 +3,8 @@ import type { Conformer } from "../domain/chem/conformers.js";
 import { parseSmiles, round } from "../domain/chem/rdkit.js";
 import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /**
  * Heavy-atom cap. Measured CPU time for one conformer (generator plus MMFF minimisation, fragment cache

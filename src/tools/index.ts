@@ -4,7 +4,7 @@
  * is cacheable for 24 h, public scope); test-only tools join when CHEMATIC_TEST_TOOLS is on.
  */
 import { parseBoolean } from "../config.js";
-import type { AnyTool, ChemTool } from "./types.js";
+import type { AnyTool, ChemTool } from "../contract/tool.js";
 import { nameToSmilesTool } from "./name_to_smiles.js";
 import { parseSmilesTool } from "./parse_smiles.js";
 import { canonicalSmilesTool } from "./canonical_smiles.js";

@@ -1,5 +1,6 @@
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 /**
  * Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 1997, 23, 3-25): MW <= 500, logP <= 5,

@@ -1,7 +1,8 @@
 import { CONTEXT_FORMATS, buildContextPack, renderMarkdown, renderPrompt, type ContextFormat } from "../domain/chem/context_pack.js";
 import { MOLJSON_SCHEMA } from "../domain/chem/moljson.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /** The pack runs every screen at once (PAINS, Brenk, InChI, MolJSON): a lower cap than single tools. */
 const MAX_ATOMS = 1_000;

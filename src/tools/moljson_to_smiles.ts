@@ -1,7 +1,8 @@
 import { ToolError } from "../domain/errors.js";
 import { MOLJSON_MAX_ATOMS, MOLJSON_MAX_BONDS, molJsonToSmiles, parseMolJsonText, validateMolJson } from "../domain/chem/moljson.js";
-import { MAX_STRING_BYTES } from "../protocol/limits.js";
-import { READ_ONLY_LOCAL, type ChemTool, type JsonSchema } from "./types.js";
+import { MAX_STRING_BYTES } from "../contract/limits.js";
+import { type ChemTool, type JsonSchema } from "../contract/tool.js";
+import { READ_ONLY_LOCAL } from "./common.js";
 
 interface Args {
   json?: string | Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { ToolError } from "../domain/errors.js";
 import { assertOnline } from "../domain/net/offline.js";
 import { NAME_MAX_LENGTH, PUBCHEM_TIMEOUT_MS, lookupName } from "../domain/net/pubchem.js";
-import type { ServiceTool } from "./types.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   name: string;

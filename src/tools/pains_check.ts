@@ -1,6 +1,7 @@
 import { ALERT_SETS, screenAlerts, type AlertSetName } from "../domain/chem/alerts.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 /** The shared shape of pains_check and brenk_check: one alert set screened the way RDKit's FilterCatalog does. */
 export function alertCheckTool(

@@ -1,5 +1,6 @@
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 interface Args {
   smiles: string;

@@ -2,7 +2,8 @@ import { MOLJSON_OUTPUT_MAX_ATOMS, MOLJSON_SCHEMA } from "../domain/chem/moljson
 import { COORDS_MAX_ATOMS, FORMATS, INCHI_MAX_ATOMS, TASKS, TASK_FORMATS, computeRepresentations } from "../domain/chem/representations.js";
 import type { Format, Task } from "../domain/chem/representations.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 interface Args {
   smiles: string;

@@ -2,7 +2,8 @@ import { BRICS_CITATION, BricsCutter, bricsDecompose, cutSmiles, findBricsBonds,
 import { descriptorsOf, parseSmiles, round, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, computeSaScore } from "../domain/chem/sascore.js";
 import { ToolError } from "../domain/errors.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool, type JsonSchema } from "./types.js";
+import { type ChemTool, type JsonSchema } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /** The reference's atom cap (atoms in the molecule graph, hydrogens written as atoms included). */
 export const RETRO_MAX_ATOMS = 500;

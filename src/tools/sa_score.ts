@@ -1,7 +1,8 @@
 import { morganGraph } from "../domain/chem/morgan.js";
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, SA_SCORE_METHOD, computeSaScore } from "../domain/chem/sascore.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
 
 /** Scores below this count as easy to make (Ertl & Schuffenhauer: most drug-like molecules score 2-5). */
 const EASY_BELOW = 6;

@@ -1,6 +1,7 @@
 import { ToolError } from "../domain/errors.js";
 import { withMol, withQuery, type RDKitMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty } from "./common.js";
 
 export const SMARTS_DEFAULT_MAX_MATCHES = 1000;
 export const SMARTS_MAX_MATCHES = 10_000;

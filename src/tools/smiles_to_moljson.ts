@@ -1,6 +1,7 @@
 import { MOLJSON_OUTPUT_MAX_ATOMS, MOLJSON_SCHEMA, molToMolJson } from "../domain/chem/moljson.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
   kind: "chem",

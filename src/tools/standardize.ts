@@ -1,6 +1,7 @@
 import { standardize } from "../domain/chem/standardize.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { READ_ONLY_LOCAL, smilesProperty, type ChemTool } from "./types.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /**
  * Standardisation re-reads the molecule after each step and runs RDKit reactions on it; RDKit's WASM build

@@ -5,7 +5,8 @@ import { estimateSmilesAtoms, parseSmiles, round, withMol } from "../domain/chem
 import type { RDKit } from "../domain/chem/rdkit.js";
 import { morganOptionProperties, morganOptionsOf } from "./ecfp4.js";
 import type { MorganArgs } from "./ecfp4.js";
-import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty, type ChemTool, type ProgressReporter } from "./types.js";
+import { type ChemTool, type ProgressReporter } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty } from "./common.js";
 
 export const MAX_LIST = 10_000;
 export const MAX_TOP_K = 1_000;

@@ -4,7 +4,7 @@
  */
 import { threadId } from "node:worker_threads";
 import { wasmHeapBytes } from "../domain/chem/rdkit.js";
-import type { ChemTool } from "./types.js";
+import type { ChemTool } from "../contract/tool.js";
 
 const NO_SIDE_EFFECTS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 

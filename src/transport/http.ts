@@ -36,7 +36,7 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
-import { MAX_REQUEST_BYTES } from "../protocol/limits.js";
+import { MAX_REQUEST_BYTES } from "../contract/limits.js";
 import {
   LEGACY_VERSIONS,
   META_PROTOCOL_VERSION,

@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { INVALID_REQUEST, failure } from "../protocol/jsonrpc.js";
-import { MAX_REQUEST_BYTES } from "../protocol/limits.js";
+import { MAX_REQUEST_BYTES } from "../contract/limits.js";
 import type { Connection, OutboundMessage } from "../server/connection.js";
 
 export interface StdioOptions {

@@ -8,7 +8,7 @@
  * (fast-check prints the seed and path of any counterexample).
  */
 import fc from "fast-check";
-import type { JsonSchema } from "../../src/tools/types.js";
+import type { JsonSchema } from "../../src/contract/tool.js";
 
 export const FUZZ_SCALE = Math.max(0.1, Number(process.env.FUZZ_SCALE ?? 1) || 1);
 

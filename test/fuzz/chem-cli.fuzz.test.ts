@@ -14,7 +14,7 @@ import fc from "fast-check";
 import type { ValidateFunction } from "ajv";
 import { isErrorCode } from "../../src/domain/errors.js";
 import { createAjv } from "../../src/server/registry.js";
-import type { JsonSchema } from "../../src/tools/types.js";
+import type { JsonSchema } from "../../src/contract/tool.js";
 import { MODERN_META, ServerProcess, type Message } from "../helpers/server-process.js";
 import { anySmarts, anySmiles, argsFor, fuzzParams, timeBox, wrongArgs } from "./arbitraries.js";
 

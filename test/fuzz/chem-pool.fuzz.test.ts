@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
-import type { ChemTool } from "../../src/tools/types.js";
+import type { ChemTool } from "../../src/contract/tool.js";
 import { anySmarts, anySmiles, argsFor, fuzzParams, timeBox, type StringSources } from "./arbitraries.js";
 import { checkedRun, moljsonSource, smilesArgs, validatorsOf } from "./outcomes.js";
 

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
-import type { ChemTool } from "../../src/tools/types.js";
+import type { ChemTool } from "../../src/contract/tool.js";
 import { ServerProcess } from "../helpers/server-process.js";
 import { FUZZ_SCALE, giantMolecules } from "./arbitraries.js";
 import { checkedRun, smilesArgs, type Outcome } from "./outcomes.js";

@@ -19,7 +19,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MAX_ARRAY_LENGTH, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../../src/protocol/limits.js";
+import { MAX_ARRAY_LENGTH, MAX_JSON_DEPTH, MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../../src/contract/limits.js";
 import { MODERN_META, ServerProcess, type Message } from "../helpers/server-process.js";
 import { SMILES_SEEDS, anySmiles, fuzzParams, timeBox, wrongArgs } from "./arbitraries.js";
 

@@ -11,7 +11,7 @@ import { ToolError } from "../../src/domain/errors.js";
 import { InternalToolError, type WorkerPool } from "../../src/server/pool.js";
 import { createAjv } from "../../src/server/registry.js";
 import { splitExtraContent } from "../../src/server/shape.js";
-import type { AnyTool, ChemTool, JsonSchema } from "../../src/tools/types.js";
+import type { AnyTool, ChemTool, JsonSchema } from "../../src/contract/tool.js";
 import { SMILES_SEEDS, mutate } from "./arbitraries.js";
 
 /** Codes any call may answer (types.ts): INVALID_ARGUMENTS, TIMEOUT, BUSY. */

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { INVALID_REQUEST, PARSE_ERROR, decodeFrame, findSizeViolation, jsonDepthExceeds } from "../../src/protocol/jsonrpc.js";
-import { MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../../src/protocol/limits.js";
+import { MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../../src/contract/limits.js";
 
 const enc = (s: string) => Buffer.from(s, "utf8");
 

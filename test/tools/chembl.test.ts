@@ -10,7 +10,7 @@ import { mdCode, mdInline, mdValue } from "../../src/domain/chembl/markdown.js";
 import { FakeChembl, FAULT_BODIES, type FaultMode } from "../fixtures/chembl/fake-server.js";
 import { ASPIRIN_SMILES, CANARY, HOSTILE_NAME } from "../fixtures/chembl/world.js";
 import { callTool, chemblTools, fails, ok, serviceContext, testService } from "../fixtures/chembl/harness.js";
-import type { AnyTool } from "../../src/tools/types.js";
+import type { AnyTool } from "../../src/contract/tool.js";
 
 let fake: FakeChembl;
 let tools: ReturnType<typeof chemblTools>;

@@ -10,7 +10,7 @@ import { inflateSync } from "node:zlib";
 import { ToolError } from "../../src/domain/errors.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import { depictTool } from "../../src/tools/depict.js";
-import { EXTRA_CONTENT_KEY, type ContentBlock } from "../../src/tools/types.js";
+import { EXTRA_CONTENT_KEY, type ContentBlock } from "../../src/contract/tool.js";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as ModernClient } from "@modelcontextprotocol/client";

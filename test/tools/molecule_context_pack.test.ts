@@ -14,7 +14,7 @@ import { brenkCheckTool } from "../../src/tools/brenk_check.js";
 import { admetProfileTool } from "../../src/tools/admet_profile.js";
 import { saScoreTool } from "../../src/tools/sa_score.js";
 import { representationRouterTool } from "../../src/tools/representation_router.js";
-import type { ChemContext } from "../../src/tools/types.js";
+import type { ChemContext } from "../../src/contract/tool.js";
 
 const MOLECULES = [
   "CC(=O)Oc1ccccc1C(=O)O",

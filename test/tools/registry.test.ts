@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { allTools } from "../../src/tools/index.js";
 import { createAjv } from "../../src/server/registry.js";
 import { ERROR_CODES, ERROR_HINTS, isErrorCode } from "../../src/domain/errors.js";
-import { MAX_TOOL_BUDGET_MS } from "../../src/protocol/limits.js";
-import type { JsonSchema } from "../../src/tools/types.js";
+import { MAX_TOOL_BUDGET_MS } from "../../src/contract/limits.js";
+import type { JsonSchema } from "../../src/contract/tool.js";
 
 const tools = allTools({ CHEMATIC_TEST_TOOLS: "1" });
 

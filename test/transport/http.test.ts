@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import { createApp, type App } from "../../src/app.js";
 import { silentLogger } from "../../src/logger.js";
 import { McpServer } from "../../src/server/server.js";
-import type { ServiceTool } from "../../src/tools/types.js";
+import type { ServiceTool } from "../../src/contract/tool.js";
 import { serveHttp, type HttpTransport } from "../../src/transport/http.js";
 import { MODERN_META } from "../helpers/server-process.js";
 import { JSON_HEADERS, httpSend, modernHeaders, modernPost, parseRawResponse, rawExchange, type HttpReply } from "../helpers/http.js";

@@ -2,7 +2,7 @@
  * Schema fragments and plumbing shared by the chembl_dataframe_* tools.
  */
 import { ToolError } from "../errors.js";
-import type { JsonSchema, ToolAnnotations } from "../../tools/types.js";
+import type { JsonSchema, ToolAnnotations } from "../../contract/tool.js";
 import { CANVAS_ID_PATTERN, type CanvasManager, type Canvas } from "./canvas.js";
 
 export const CANVAS_READ_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };

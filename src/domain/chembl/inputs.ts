@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { ToolError } from "../errors.js";
-import type { JsonSchema } from "../../tools/types.js";
+import type { JsonSchema } from "../../contract/tool.js";
 
 const CHEMBL = "[Cc][Hh][Ee][Mm][Bb][Ll][0-9]{1,12}";
 /** One ChEMBL ID in any case, surrounding whitespace allowed, or nothing at all (read as absent). */

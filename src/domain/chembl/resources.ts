@@ -5,7 +5,7 @@
  * NOT_FOUND, which the server answers as "Resource not found".
  */
 import { ToolError } from "../errors.js";
-import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../../resources/types.js";
+import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../../contract/resource.js";
 import { callOptions } from "./schema.js";
 import type { ChemblService } from "./service.js";
 

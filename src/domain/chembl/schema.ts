@@ -4,7 +4,7 @@
  * service tool hands the service.
  */
 import type { ErrorCode } from "../errors.js";
-import type { ContentBlock, JsonSchema, ServiceContext, ToolAnnotations } from "../../tools/types.js";
+import type { ContentBlock, JsonSchema, ServiceContext, ToolAnnotations } from "../../contract/tool.js";
 import { ID_LOOKUP_CAP, type CallOptions } from "./service.js";
 
 export const CHEMBL_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false };

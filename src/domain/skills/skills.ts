@@ -10,7 +10,7 @@ import { lstatSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../config.js";
 import { ToolError } from "../errors.js";
-import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../../resources/types.js";
+import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../../contract/resource.js";
 
 export const SKILL_NAME = "chembl-guide";
 export const SKILL_BUDGET_MS = 5_000;

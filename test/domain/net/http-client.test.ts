@@ -17,16 +17,14 @@ const routes: Handler = (req, res, body) => {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, host: req.headers.host }));
       return;
     case "/echo":
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            method: req.method,
-            body: body.toString("utf8"),
-            contentType: req.headers["content-type"] ?? null,
-            ua: req.headers["user-agent"] ?? null,
-          }),
-        );
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          method: req.method,
+          body: body.toString("utf8"),
+          contentType: req.headers["content-type"] ?? null,
+          ua: req.headers["user-agent"] ?? null,
+        }),
+      );
       return;
     case "/gzip":
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(zlib.gzipSync(JSON.stringify({ zipped: "yes".repeat(100) })));

@@ -1,5 +1,6 @@
 /**
- * Adversarial-input limits, shared by every transport (stdio and HTTP apply the same numbers).
+ * Adversarial-input limits, shared by every transport (stdio and HTTP apply the same numbers) and by the
+ * tools that size their answers to them (part of the contract, floor 1).
  * The values are the reference server's, so a client that works with one works with the other.
  */
 export const MAX_REQUEST_BYTES = 1024 * 1024;

@@ -1,9 +1,10 @@
 /**
  * Resources: read-only data addressed by URI (e.g. chembl://molecule/CHEMBL25). A provider owns one URI
  * scheme; the server lists its templates and concrete resources and routes resources/read to it.
- * Providers run on the main thread (they are network-bound, like service tools).
+ * Providers run on the main thread (they are network-bound, like service tools). Part of the contract
+ * (floor 1): resources/ holds the providers, the server routes to them.
  */
-import type { ServiceContext } from "../tools/types.js";
+import type { ServiceContext } from "./tool.js";
 
 /** resources/templates/list entry (RFC 6570 level-1 template). */
 export interface ResourceTemplate {

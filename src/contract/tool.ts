@@ -1,7 +1,8 @@
 /**
- * What a tool is: metadata an agent reads, schemas both sides are checked against, the error codes it
- * may answer, a time budget, and a handler that returns a plain object computed once.
- * The server decides how each protocol era wraps that object.
+ * The tool contract, shared by the tools, the server and the transports (floor 1: it imports only the
+ * domain). What a tool is: metadata an agent reads, schemas both sides are checked against, the error
+ * codes it may answer, a time budget, and a handler that returns a plain object computed once. The server
+ * decides how each protocol era wraps that object.
  */
 import type { ErrorCode } from "../domain/errors.js";
 import type { RDKit } from "../domain/chem/rdkit.js";
@@ -39,7 +40,7 @@ export interface ServiceContext {
   runChemTool?: (name: string, args: Record<string, unknown>) => Promise<unknown>;
 }
 
-interface ToolBase {
+export interface ToolBase {
   name: string;
   title: string;
   description: string;
@@ -109,20 +110,3 @@ export interface WireTool {
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations & { title?: string };
 }
-
-export const SMILES_MAX_LENGTH = 100_000;
-
-/** The `smiles` property every SMILES tool shares. */
-export function smilesProperty(description = "The molecule as a SMILES string, e.g. CC(=O)Oc1ccccc1C(=O)O (aspirin)."): JsonSchema {
-  return { type: "string", minLength: 1, maxLength: SMILES_MAX_LENGTH, description };
-}
-
-/** The input schema of a tool whose only argument is one molecule. */
-export const SMILES_ONLY_INPUT: JsonSchema = {
-  type: "object",
-  properties: { smiles: smilesProperty() },
-  required: ["smiles"],
-  additionalProperties: false,
-};
-
-export const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
