@@ -15,8 +15,9 @@ import { createApp, type App } from "./app.js";
 import { ConfigError } from "./config.js";
 import { DEFAULT_DOCTOR_TIMEOUT_MS, formatReport, runDoctor } from "./doctor.js";
 import { PUBCHEM_DEFAULT_BASE_URL } from "./domain/net/pubchem.js";
-import { MODERN_VERSION } from "./protocol/meta.js";
-import { Connection } from "./server/connection.js";
+import { RpcError } from "./protocol/jsonrpc.js";
+import { ToolCallRefused } from "./server/server.js";
+import { endpointOf } from "./server/transport.js";
 import { serveStdio } from "./transport/stdio.js";
 import { DEFAULT_BIND, DEFAULT_MAX_CONCURRENCY, DEFAULT_PORT, serveHttp } from "./transport/http.js";
 import { isLoopbackAddress, normalizeOrigin } from "./transport/http-headers.js";
@@ -168,8 +169,7 @@ async function serve(args: string[]): Promise<number> {
     workers: app.pool.size,
     ...networkFields(app),
   });
-  const connection = new Connection(app.server, { logger: app.logger });
-  await serveStdio(connection);
+  await serveStdio(endpointOf(app.server, app.logger)).done;
   await app.close();
   return 0;
 }
@@ -178,9 +178,7 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
   const app = createApp();
   let transport;
   try {
-    transport = await serveHttp({
-      server: app.server,
-      logger: app.logger,
+    transport = await serveHttp(endpointOf(app.server, app.logger), {
       host: options.bind,
       port: options.port,
       allowedOrigins: options.allowedOrigins,
@@ -235,30 +233,23 @@ async function callOnce(args: string[]): Promise<number> {
   const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
   try {
     if (!app.server.registry.get(name)) usageError(`unknown tool "${name}"; run 'chematic-mcp tools' for the list`);
-    const request = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        _meta: { "io.modelcontextprotocol/protocolVersion": MODERN_VERSION, "io.modelcontextprotocol/clientCapabilities": {} },
-        name,
-        arguments: toolArgs,
-      },
-    };
-    // The error is printed below; no operator log line for it.
-    const connection = new Connection(app.server, { logger: app.logger, logFailures: false });
-    const line = await connection.handleFrame(Buffer.from(JSON.stringify(request)));
-    const response = JSON.parse(line ?? "null") as { result?: { structuredContent?: unknown; isError?: boolean }; error?: { message: string } };
-    if (response.error) {
-      process.stderr.write(`chematic-mcp: ${response.error.message}\n`);
+    // The server's own call path (the one tools/call takes), without a JSON-RPC round trip: the result,
+    // or the error as a 2026-07-28 client would read it in structuredContent.
+    let outcome;
+    try {
+      outcome = await app.server.runTool(name, toolArgs, { signal: new AbortController().signal, clientCapabilities: {} });
+    } catch (e) {
+      if (e instanceof ToolCallRefused || e instanceof RpcError) {
+        process.stderr.write(`chematic-mcp: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    if (!outcome.ok) {
+      process.stderr.write(`${JSON.stringify({ error: outcome.error.toPayload() }, null, 2)}\n`);
       return 1;
     }
-    const result = response.result!;
-    if (result.isError) {
-      process.stderr.write(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
-      return 1;
-    }
-    process.stdout.write(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(outcome.value, null, 2)}\n`);
     return 0;
   } finally {
     await app.close();

@@ -219,26 +219,36 @@ async function checkOpenChemLib(): Promise<{ detail: string }> {
   return { detail: `OpenChemLib ${(OCL as unknown as { version?: string }).version ?? "(version unknown)"}` };
 }
 
-/** Every production chemistry tool whose input is valid with just {smiles}: run on ethanol, output checked. */
+/**
+ * Every production chemistry tool whose input is valid with just {smiles}: run on ethanol through the
+ * server's own call path (a worker thread of the pool, input and output schemas checked), as a client's
+ * call would be.
+ */
 async function checkChemistryTools(): Promise<{ detail: string }> {
-  const { loadRDKit } = await import("./domain/chem/rdkit.js");
-  const { ToolRegistry } = await import("./server/registry.js");
+  const { McpServer } = await import("./server/server.js");
+  const { WorkerPool } = await import("./server/pool.js");
   const { allTools } = await import("./tools/index.js");
-  const rdkit = await loadRDKit();
-  const registry = new ToolRegistry(allTools({}).filter((t) => t.kind === "chem" && !t.testOnly));
+  const { createLogger } = await import("./logger.js");
+  const logger = createLogger({ CHEMATIC_LOG_LEVEL: "error" });
+  const pool = new WorkerPool({ size: 1, maxQueue: 64, log: (m) => logger.warn(m) });
+  const server = new McpServer({ tools: allTools({}).filter((t) => t.kind === "chem" && !t.testOnly), pool, info: PACKAGE, logger });
   const ran: string[] = [];
   const failures: string[] = [];
-  for (const tool of registry.tools()) {
-    const entry = registry.get(tool.name)!;
-    const args = { smiles: ETHANOL };
-    if (!entry.validateInput(args) || tool.kind !== "chem") continue;
-    try {
-      const { _extra_content: _extra, ...value } = tool.run(args, { rdkit, progress: () => {} }) as Record<string, unknown>;
-      if (!entry.validateOutput(value)) failures.push(`${tool.name}: output breaks its outputSchema`);
-      else ran.push(tool.name);
-    } catch (e) {
-      failures.push(`${tool.name}: ${errorText(e)}`);
+  try {
+    for (const tool of server.registry.tools()) {
+      const args = { smiles: ETHANOL };
+      if (!server.registry.get(tool.name)!.validateInput(args)) continue;
+      try {
+        const outcome = await server.runTool(tool.name, args, { signal: AbortSignal.timeout(60_000) });
+        if (outcome.ok) ran.push(tool.name);
+        else failures.push(`${tool.name}: ${outcome.error.code}: ${outcome.error.message}`);
+      } catch (e) {
+        // An output that breaks its schema or an engine failure: the server logged the detail.
+        failures.push(`${tool.name}: ${errorText(e)}`);
+      }
     }
+  } finally {
+    await pool.close();
   }
   if (failures.length > 0) {
     fail(failures.join("; "), `A chemistry tool cannot run: read the message above (a missing asset or native binding). ${REINSTALL}`);

@@ -1,10 +1,11 @@
 /**
  * Protocol eras and the 2026-07-28 per-request `_meta` triple.
  *
- * A request is "modern" when it carries any io.modelcontextprotocol/ key in params._meta or calls
- * server/discover; everything else is the legacy initialize dialect (2024-11-05 to 2025-11-25).
+ * The era of a request is decided here and nowhere else (classifyEra): the Connection pins it, the server
+ * shapes answers for it, and a transport only passes in what it carries beside the body (HTTP's
+ * MCP-Protocol-Version header).
  */
-import { INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION, isJsonObject, type JsonObject } from "./jsonrpc.js";
+import { HEADER_MISMATCH, INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION, isJsonObject, type JsonObject } from "./jsonrpc.js";
 
 export const MODERN_VERSION = "2026-07-28";
 export const SUPPORTED_MODERN_VERSIONS = [MODERN_VERSION] as const;
@@ -12,6 +13,8 @@ export const SUPPORTED_MODERN_VERSIONS = [MODERN_VERSION] as const;
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 export const LATEST_LEGACY_VERSION: LegacyVersion = "2025-11-25";
+/** Every version this server speaks, newest first (the -32022 list of a transport's version hint). */
+export const ALL_VERSIONS: readonly string[] = [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
@@ -34,11 +37,44 @@ export function metaOf(params: JsonObject | undefined): JsonObject | undefined {
   return isJsonObject(meta) ? meta : undefined;
 }
 
-export function dialectOf(method: string, params: JsonObject | undefined): Era {
+/**
+ * The dialect a body speaks: "modern" when it calls server/discover or carries any io.modelcontextprotocol/
+ * key in params._meta; everything else is the legacy initialize dialect (2024-11-05 to 2025-11-25).
+ */
+function dialectOf(method: string, params: JsonObject | undefined): Era {
   if (method === "server/discover") return "modern";
   const meta = metaOf(params);
   if (meta && Object.keys(meta).some((k) => k.startsWith("io.modelcontextprotocol/"))) return "modern";
   return "legacy";
+}
+
+/**
+ * A protocol-version value a transport carries beside the body (HTTP's MCP-Protocol-Version header):
+ * absent, one value, or a reason it cannot be used (repeated, not plain ASCII).
+ */
+export type VersionHint = { value?: string; error?: string };
+
+/** What classifyEra decides: the era, and for legacy the version the transport named, if any. */
+export interface EraDecision {
+  era: Era;
+  /** A legacy version named by the transport's hint; absent when the connection's own version applies. */
+  legacyVersion?: LegacyVersion;
+}
+
+/**
+ * The one era decision. Without a hint (stdio) the body alone decides. With a hint (HTTP), a legacy body
+ * takes its version from it (`defaultLegacy` when absent), a modern hint over a body without `_meta` is a
+ * modern request that lacks its `_meta` (-32602 follows), and an unusable or unknown hint is refused:
+ * -32020 (header mismatch) or -32022 with every version this endpoint serves.
+ */
+export function classifyEra(method: string, params: JsonObject | undefined, hint?: VersionHint, defaultLegacy?: LegacyVersion): EraDecision | RpcError {
+  if (dialectOf(method, params) === "modern") return { era: "modern" };
+  if (hint === undefined) return { era: "legacy" };
+  if (hint.error) return new RpcError(HEADER_MISMATCH, `Header mismatch: ${hint.error}`);
+  if (hint.value === undefined) return defaultLegacy ? { era: "legacy", legacyVersion: defaultLegacy } : { era: "legacy" };
+  if ((LEGACY_VERSIONS as readonly string[]).includes(hint.value)) return { era: "legacy", legacyVersion: hint.value as LegacyVersion };
+  if ((SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(hint.value)) return { era: "modern" };
+  return new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...ALL_VERSIONS], requested: hint.value });
 }
 
 export function progressTokenOf(params: JsonObject | undefined): string | number | undefined {

@@ -22,7 +22,16 @@ import {
   type JsonRpcResponse,
 } from "../protocol/jsonrpc.js";
 import { MAX_RESPONSE_BYTES } from "../contract/limits.js";
-import { dialectOf, parseClientMeta, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
+import {
+  META_PROTOCOL_VERSION,
+  classifyEra,
+  metaOf,
+  parseClientMeta,
+  progressTokenOf,
+  type Era,
+  type LegacyVersion,
+  type VersionHint,
+} from "../protocol/meta.js";
 import { CancelledError } from "../contract/errors.js";
 import type { McpServer } from "./server.js";
 import { toolErrorOf } from "./shape.js";
@@ -31,11 +40,9 @@ import type { Logger } from "../logger.js";
 export type OutboundMessage = JsonRpcResponse | { jsonrpc: "2.0"; method: string; params: JsonObject };
 
 export interface ConnectionOptions {
-  /** Every request is checked as a 2026-07-28 one (HTTP, once the transport has classified the request as modern). */
-  modernOnly?: boolean;
   /**
-   * The legacy version this connection speaks before (or without) an initialize. stdio starts at the
-   * reference's 2024-11-05; a stateless HTTP request takes it from its MCP-Protocol-Version header.
+   * The legacy version this connection speaks before (or without) an initialize: the reference's
+   * 2024-11-05 unless given. A stateless HTTP request names its own in its envelope (RequestEnvelope).
    */
   legacyVersion?: LegacyVersion;
   logger: Logger;
@@ -84,10 +91,30 @@ export function logFailedCall(logger: Logger, call: FailedCall): void {
   });
 }
 
-/** One serialized response and, when it is an error, its JSON-RPC code (HTTP maps it to a status). */
+/**
+ * What a transport carries beside a request's body, for the era decision (protocol/meta.ts classifyEra)
+ * and the checks that only a 2026-07-28 request gets. stdio has none of it.
+ */
+export interface RequestEnvelope {
+  /** The protocol version the transport carries (HTTP's MCP-Protocol-Version header). */
+  versionHint?: VersionHint;
+  /** The legacy version of a request whose hint is absent (HTTP: 2025-03-26, the first with that transport). */
+  defaultLegacyVersion?: LegacyVersion;
+  /**
+   * Checks of a modern request that has a protocolVersion in its `_meta` (HTTP's mirrored headers), made
+   * after the era decision and before `_meta` is judged, as the conformance suite expects.
+   */
+  checkModern?: (request: JsonRpcRequest, bodyVersion: string) => RpcError | undefined;
+}
+
+/**
+ * One serialized response, its JSON-RPC error code when it is an error, and the era whose rules it follows
+ * (the request's, as classifyEra decided it; HTTP maps code and era to a status and never classifies).
+ */
 export interface Answer {
   line: string;
   errorCode?: number;
+  era?: Era;
 }
 
 interface InFlight {
@@ -104,21 +131,12 @@ export class Connection {
   /** Until initialize says otherwise, a legacy connection speaks the reference's 2024-11-05. */
   private legacyVersion: LegacyVersion;
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly server: McpServer,
     private readonly options: ConnectionOptions,
   ) {
     this.legacyVersion = options.legacyVersion ?? "2024-11-05";
-  }
-
-  get era(): Era | undefined {
-    return this.pinnedEra;
-  }
-
-  get inFlightCount(): number {
-    return this.inFlight.size;
   }
 
   /**
@@ -130,8 +148,8 @@ export class Connection {
     return answer?.line ?? null;
   }
 
-  /** Handles a frame the transport has already decoded (HTTP inspects it first); the answer carries its error code. */
-  async handleDecoded(decoded: Decoded, notify: (message: OutboundMessage) => void = () => {}): Promise<Answer | null> {
+  /** Handles a frame the transport has already decoded (HTTP inspects it first); the answer carries its error code and era. */
+  async handleDecoded(decoded: Decoded, notify: (message: OutboundMessage) => void = () => {}, envelope: RequestEnvelope = {}): Promise<Answer | null> {
     switch (decoded.kind) {
       case "error": {
         const { id, error } = decoded.response;
@@ -144,21 +162,9 @@ export class Connection {
       case "notification":
         this.onNotification(decoded.message.method, decoded.message.params);
         return null;
-      case "request": {
-        const work = this.onRequest(decoded.message, notify);
-        this.pending.add(work);
-        try {
-          return await work;
-        } finally {
-          this.pending.delete(work);
-        }
-      }
+      case "request":
+        return this.onRequest(decoded.message, notify, envelope);
     }
-  }
-
-  /** Resolves when every request in flight has been answered (used at stdin EOF). */
-  async drain(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
   /**
@@ -181,7 +187,7 @@ export class Connection {
     // notifications/initialized and anything else: nothing to do; unknown notifications are ignored.
   }
 
-  private async onRequest(request: JsonRpcRequest, notify: (message: OutboundMessage) => void): Promise<Answer | null> {
+  private async onRequest(request: JsonRpcRequest, notify: (message: OutboundMessage) => void, envelope: RequestEnvelope): Promise<Answer | null> {
     const key = idKey(request.id);
     if (this.inFlight.has(key)) {
       return answerOf(failure(request.id, { code: INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(request.id)} is already in flight` }));
@@ -194,11 +200,13 @@ export class Connection {
       const tool = request.method === "tools/call" && typeof request.params?.name === "string" ? request.params.name : undefined;
       logFailedCall(this.options.logger, { id: request.id, method: request.method, tool, code, rpcCode, message, ms: Date.now() - started });
     };
+    // The era the answer follows: a refused version hint follows 2026-07-28's rules (its codes exist only there).
+    const decided: { era?: Era } = {};
     try {
       const active = () => this.inFlight.get(key) === entry && !entry.cancelled;
-      const result = await this.dispatch(request, entry.controller.signal, active, notify);
+      const result = await this.dispatch(request, entry.controller.signal, active, notify, envelope, decided);
       if (entry.cancelled) return null;
-      const answer = answerOf(success(request.id, result));
+      const answer = answerOf(success(request.id, result), decided.era);
       const toolError = toolErrorOf(result);
       if (toolError) failed(toolError.code, toolError.message);
       else if (answer.errorCode !== undefined) failed(answer.errorCode, "the response exceeds the maximum size", answer.errorCode);
@@ -209,18 +217,31 @@ export class Connection {
         // The domain code behind it: a 2024-11-05 tool failure (-32000), or a resources/read failure (data.code).
         const domainCode = toolErrorOf(e)?.code ?? (isJsonObject(e.data) && typeof e.data.code === "string" ? e.data.code : undefined);
         failed(domainCode ?? e.code, e.message, e.code);
-        return answerOf(failure(request.id, e.toObject()));
+        return answerOf(failure(request.id, e.toObject()), decided.era);
       }
       this.options.logger.error("unexpected failure while handling a request", { method: request.method, detail: (e as Error)?.stack ?? String(e) });
       failed(INTERNAL_ERROR, "Internal error", INTERNAL_ERROR);
-      return answerOf(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }));
+      return answerOf(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }), decided.era);
     } finally {
       this.inFlight.delete(key);
     }
   }
 
-  private async dispatch(request: JsonRpcRequest, signal: AbortSignal, active: () => boolean, notify: (message: OutboundMessage) => void): Promise<JsonObject> {
-    const era: Era = this.options.modernOnly ? "modern" : dialectOf(request.method, request.params);
+  private async dispatch(
+    request: JsonRpcRequest,
+    signal: AbortSignal,
+    active: () => boolean,
+    notify: (message: OutboundMessage) => void,
+    envelope: RequestEnvelope,
+    decided: { era?: Era },
+  ): Promise<JsonObject> {
+    const decision = classifyEra(request.method, request.params, envelope.versionHint, envelope.defaultLegacyVersion);
+    if (decision instanceof RpcError) {
+      decided.era = "modern";
+      throw decision;
+    }
+    const era = decision.era;
+    decided.era = era;
     if (this.pinnedEra && this.pinnedEra !== era) {
       throw new RpcError(INVALID_REQUEST, `Invalid request: this connection speaks the ${this.pinnedEra} protocol era; the request is ${era}`, {
         pinnedEra: this.pinnedEra,
@@ -243,30 +264,33 @@ export class Connection {
           };
     if (era === "modern") {
       // Throws before the pin: a refused probe leaves the connection open to either era.
+      const bodyVersion = metaOf(request.params)?.[META_PROTOCOL_VERSION];
+      // Without a protocolVersion in _meta, parseClientMeta answers -32602 first, as the conformance suite expects.
+      if (envelope.checkModern && typeof bodyVersion === "string" && bodyVersion.length > 0) {
+        const refused = envelope.checkModern(request, bodyVersion);
+        if (refused) throw refused;
+      }
       const meta = parseClientMeta(request.params);
       this.pinnedEra ??= "modern";
       return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities });
     }
     this.pinnedEra ??= "legacy";
-    const { result, negotiated } = await this.server.handleLegacy(request, this.legacyVersion, { signal, progress });
+    const { result, negotiated } = await this.server.handleLegacy(request, decision.legacyVersion ?? this.legacyVersion, { signal, progress });
     if (negotiated) this.legacyVersion = negotiated;
     return result;
   }
 }
 
 /** One response as one line; a response over the limit becomes -32603 instead. */
-export function serialize(response: JsonRpcResponse): string {
-  return answerOf(response).line;
-}
-
-function answerOf(response: JsonRpcResponse): Answer {
+function answerOf(response: JsonRpcResponse, era?: Era): Answer {
   const line = JSON.stringify(response);
+  const withEra = (answer: Answer): Answer => (era === undefined ? answer : { ...answer, era });
   if (Buffer.byteLength(line, "utf8") > MAX_RESPONSE_BYTES) {
     const tooLarge = failure(response.id, {
       code: INTERNAL_ERROR,
       message: `Internal error: response exceeds the maximum size of ${MAX_RESPONSE_BYTES} bytes`,
     });
-    return { line: JSON.stringify(tooLarge), errorCode: INTERNAL_ERROR };
+    return withEra({ line: JSON.stringify(tooLarge), errorCode: INTERNAL_ERROR });
   }
-  return "error" in response ? { line, errorCode: response.error.code } : { line };
+  return withEra("error" in response ? { line, errorCode: response.error.code } : { line });
 }

@@ -22,7 +22,7 @@ import { InternalToolError, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
-import { serverInfoMeta, splitExtraContent, toolFailure, toolSuccess, type ServerInfo, type WireVersion } from "./shape.js";
+import { serverInfoMeta, shapeOutcome, splitExtraContent, type ServerInfo, type ToolOutcome, type WireVersion } from "./shape.js";
 import type { Logger } from "../logger.js";
 
 /** tools/list and server/discover may be cached for a day: the registry only changes with a new release. */
@@ -39,6 +39,17 @@ export interface CallContext {
   progress?: ProgressReporter | undefined;
   /** The request's _meta clientCapabilities (2026-07-28 only; the legacy era declares them in initialize). */
   clientCapabilities?: JsonObject | undefined;
+}
+
+/** A call's context for runTool: capabilities are checked only when given (a 2026-07-28 call, or the CLI). */
+export type ToolCallContext = CallContext;
+
+/** A tools/call that cannot be run as sent (no name, arguments not an object, unknown tool); the era picks the code. */
+export class ToolCallRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolCallRefused";
+  }
 }
 
 export interface McpServerOptions {
@@ -182,19 +193,38 @@ export class McpServer {
     if (params.cursor !== undefined) throw new RpcError(INVALID_PARAMS, "Invalid params: unknown cursor (this list has a single page)");
   }
 
+  /** tools/call: the call run once (runTool), then wrapped for the era (shape.ts). */
   private async callTool(params: JsonObject, version: WireVersion, ctx: CallContext): Promise<JsonObject> {
-    // 2024-11-05 reports every tools/call problem as -32000, as the reference did.
-    const paramsError = version === "2024-11-05" ? LEGACY_TOOL_ERROR : INVALID_PARAMS;
-    const name = params.name;
-    if (typeof name !== "string" || name.length === 0) throw new RpcError(paramsError, "Invalid params: tools/call needs a string `name`");
-    const args = params.arguments ?? {};
-    if (!isJsonObject(args)) throw new RpcError(paramsError, "Invalid params: `arguments` must be an object");
+    let outcome: ToolOutcome;
+    try {
+      const call: ToolCallContext =
+        version === MODERN_VERSION ? { ...ctx, clientCapabilities: ctx.clientCapabilities ?? {} } : { ...ctx, clientCapabilities: undefined };
+      outcome = await this.runTool(params.name, params.arguments, call);
+    } catch (e) {
+      // 2024-11-05 reports every tools/call problem as -32000, as the reference did.
+      if (e instanceof ToolCallRefused) throw new RpcError(version === "2024-11-05" ? LEGACY_TOOL_ERROR : INVALID_PARAMS, e.message);
+      throw e;
+    }
+    return shapeOutcome(version, outcome, this.info);
+  }
+
+  /**
+   * Runs one tool call, the same way for every caller (tools/call in any era, `chematic-mcp call`, doctor):
+   * name and arguments checked, required client capabilities (when `clientCapabilities` is given), input
+   * validated, the tool run within its budget, its output validated. A domain failure is an outcome;
+   * a malformed call throws ToolCallRefused, a missing capability RpcError -32021, an internal failure
+   * RpcError -32603 (logged here), a cancelled call CancelledError.
+   */
+  async runTool(name: unknown, rawArgs: unknown, ctx: ToolCallContext): Promise<ToolOutcome> {
+    if (typeof name !== "string" || name.length === 0) throw new ToolCallRefused("Invalid params: tools/call needs a string `name`");
+    const args = rawArgs ?? {};
+    if (!isJsonObject(args)) throw new ToolCallRefused("Invalid params: `arguments` must be an object");
     const entry = this.registry.get(name);
-    if (!entry) throw new RpcError(paramsError, `Unknown tool: ${name}`);
+    if (!entry) throw new ToolCallRefused(`Unknown tool: ${name}`);
 
     const { tool } = entry;
-    if (version === MODERN_VERSION && tool.requiredClientCapabilities) {
-      const declared = ctx.clientCapabilities ?? {};
+    if (ctx.clientCapabilities !== undefined && tool.requiredClientCapabilities) {
+      const declared = ctx.clientCapabilities;
       const missing = tool.requiredClientCapabilities.filter((c) => !isJsonObject(declared[c]));
       if (missing.length > 0) {
         throw new RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${missing.join(", ")} (${name} needs it)`, {
@@ -209,7 +239,7 @@ export class McpServer {
         path: first.path,
         issues,
       });
-      return toolFailure(version, error, this.info);
+      return { ok: false, error };
     }
 
     let value: unknown;
@@ -217,7 +247,7 @@ export class McpServer {
       value = await this.execute(tool, args, ctx);
     } catch (e) {
       // The Connection logs every failed call (id, tool, code): TIMEOUT and BUSY at warn.
-      if (e instanceof ToolError) return toolFailure(version, e, this.info);
+      if (e instanceof ToolError) return { ok: false, error: e };
       if (e instanceof CancelledError) throw e;
       const detail = e instanceof InternalToolError ? e.detail : ((e as Error)?.stack ?? String(e));
       this.logger.error(`tool ${name} failed unexpectedly`, { detail });
@@ -229,7 +259,8 @@ export class McpServer {
       this.logger.error(`tool ${name} produced output that breaks its outputSchema`, { issues });
       throw new RpcError(INTERNAL_ERROR, "Internal error");
     }
-    return toolSuccess(version, split.value, this.info, tool.content?.(split.value), split.extra);
+    const blocks = tool.content?.(split.value);
+    return blocks ? { ok: true, value: split.value, blocks, extra: split.extra } : { ok: true, value: split.value, extra: split.extra };
   }
 
   private async execute(tool: AnyTool, args: JsonObject, ctx: CallContext): Promise<unknown> {

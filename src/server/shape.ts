@@ -90,6 +90,17 @@ function remember<T extends object>(outcome: T, error: ToolError): T {
   return outcome;
 }
 
+/**
+ * One tool call's outcome, computed once and not yet wrapped for an era: the result (and the blocks a
+ * content hook or the result's extra content gave) or the domain error.
+ */
+export type ToolOutcome = { ok: true; value: JsonObject; blocks?: ContentBlock[]; extra: ContentBlock[] } | { ok: false; error: ToolError };
+
+/** The tools/call result of an outcome in one era (a 2024-11-05 failure throws its -32000). */
+export function shapeOutcome(version: WireVersion, outcome: ToolOutcome, info: ServerInfo): JsonObject {
+  return outcome.ok ? toolSuccess(version, outcome.value, info, outcome.blocks, outcome.extra) : toolFailure(version, outcome.error, info);
+}
+
 /** A tool failure: a result the model can read, except on 2024-11-05 where the reference used -32000. */
 export function toolFailure(version: WireVersion, error: ToolError, info: ServerInfo): JsonObject {
   const payload = { error: error.toPayload() };

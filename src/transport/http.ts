@@ -37,19 +37,9 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
-import {
-  LEGACY_VERSIONS,
-  META_PROTOCOL_VERSION,
-  SUPPORTED_MODERN_VERSIONS,
-  dialectOf,
-  metaOf,
-  progressTokenOf,
-  type Era,
-  type LegacyVersion,
-} from "../protocol/meta.js";
-import { Connection, logFailedCall, type OutboundMessage } from "../server/connection.js";
-import type { McpServer } from "../server/server.js";
-import type { Logger } from "../logger.js";
+import { META_PROTOCOL_VERSION, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
+import { logFailedCall, type OutboundMessage, type RequestEnvelope } from "../server/connection.js";
+import type { Endpoint, Transport } from "../server/transport.js";
 import { acceptAdmits, decodeMirroredValue, isAllowedOrigin, isHeaderSafe, isJsonContentType, isLoopbackAddress, isLoopbackHost } from "./http-headers.js";
 
 export const MCP_PATH = "/mcp";
@@ -63,12 +53,7 @@ export const MAX_HEADER_BYTES = 32 * 1024;
 export const MAX_HEADER_FIELDS = 100;
 /** Without a header, a legacy request is 2025-03-26, the first version with this transport. */
 export const DEFAULT_LEGACY_HTTP_VERSION: LegacyVersion = "2025-03-26";
-/** Every version this endpoint serves, for -32022 on an unknown MCP-Protocol-Version header. */
-const HTTP_VERSIONS: readonly string[] = [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS];
-
 export interface HttpOptions {
-  server: McpServer;
-  logger: Logger;
   /** Address to listen on (an IP literal). Whether it is loopback decides the Host check. */
   host?: string;
   /** 0 picks a free port. */
@@ -81,7 +66,7 @@ export interface HttpOptions {
   requestTimeoutMs?: number;
 }
 
-export interface HttpTransport {
+export interface HttpTransport extends Transport {
   /** http://host:port/mcp */
   readonly url: string;
   readonly address: AddressInfo;
@@ -109,8 +94,8 @@ const REASONS: Record<number, string> = {
 /** Headers on every response, errors included. */
 const ALWAYS: Record<string, string> = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
-/** The HTTP status of a JSON-RPC answer. */
-export function statusFor(era: Era, errorCode: number | undefined): number {
+/** The HTTP status of a JSON-RPC answer, by the era the Connection answered it in (absent: 2026-07-28's rules). */
+export function statusFor(era: Era | undefined, errorCode: number | undefined): number {
   if (errorCode === undefined) return 200;
   if (errorCode === PARSE_ERROR || errorCode === INVALID_REQUEST) return 400;
   // The 2025 transport carries a handler's JSON-RPC error in a 200 response (the official v1 SDK does so,
@@ -213,8 +198,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
-  const { server: mcp, logger } = options;
+export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): Promise<HttpTransport> {
+  const { logger } = endpoint;
   const bind = options.host ?? DEFAULT_BIND;
   const loopbackBind = isLoopbackAddress(bind);
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
@@ -286,41 +271,16 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     return undefined;
   }
 
-  /** The era of a request and, for legacy, its version; or the -32022 of an unknown header version. */
-  function eraOf(req: IncomingMessage, request: JsonRpcRequest): { era: Era; legacyVersion?: LegacyVersion } | RpcError {
-    if (dialectOf(request.method, request.params) === "modern") return { era: "modern" };
-    const header = singleHeader(req, "mcp-protocol-version");
-    if (header.error) return new RpcError(HEADER_MISMATCH, `Header mismatch: ${header.error}`);
-    if (header.value === undefined) return { era: "legacy", legacyVersion: DEFAULT_LEGACY_HTTP_VERSION };
-    if ((LEGACY_VERSIONS as readonly string[]).includes(header.value)) return { era: "legacy", legacyVersion: header.value as LegacyVersion };
-    // A modern header over a body without _meta: a modern request that lacks its _meta (-32602 follows).
-    if ((SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(header.value)) return { era: "modern" };
-    return new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...HTTP_VERSIONS], requested: header.value });
-  }
-
   async function handleRequest(req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest): Promise<void> {
     const started = Date.now();
-    const classified = eraOf(req, request);
-    if (classified instanceof RpcError) {
-      logFailedCall(logger, { id: request.id, method: request.method, code: classified.code, rpcCode: classified.code, message: classified.message });
-      send(res, 400, JSON.stringify(failure(request.id, classified.toObject())));
-      return;
-    }
-    const { era, legacyVersion } = classified;
-    if (era === "modern") {
-      const bodyVersion = metaOf(request.params)?.[META_PROTOCOL_VERSION];
-      // Without a protocolVersion in _meta the Connection answers -32602 first, as the conformance suite expects.
-      if (typeof bodyVersion === "string" && bodyVersion.length > 0) {
-        const error = checkMirroredHeaders(req, request, bodyVersion);
-        if (error) {
-          logFailedCall(logger, { id: request.id, method: request.method, code: error.code, rpcCode: error.code, message: error.message });
-          send(res, 400, JSON.stringify(failure(request.id, error.toObject())));
-          return;
-        }
-      }
-    }
-
-    const connection = new Connection(mcp, { logger, modernOnly: era === "modern", ...(legacyVersion ? { legacyVersion } : {}) });
+    const connection = endpoint.open();
+    // What the era decision needs from HTTP: the version header, the 2025 transport's default version, and
+    // the mirrored-header checks a 2026-07-28 request gets. The Connection decides; HTTP maps the answer.
+    const envelope: RequestEnvelope = {
+      versionHint: singleHeader(req, "mcp-protocol-version"),
+      defaultLegacyVersion: DEFAULT_LEGACY_HTTP_VERSION,
+      checkModern: (modern, bodyVersion) => checkMirroredHeaders(req, modern, bodyVersion),
+    };
     const streamable = progressTokenOf(request.params) !== undefined && acceptAdmits(req.headers.accept, "text/event-stream");
     let streaming = false;
     let answered = false;
@@ -336,7 +296,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     res.once("close", () => {
       if (!answered && connection.cancel(request.id)) logger.debug("HTTP client went away: request cancelled", { method: request.method });
     });
-    const answer = await connection.handleDecoded({ kind: "request", message: request }, notify);
+    const answer = await connection.handleDecoded({ kind: "request", message: request }, notify, envelope);
     answered = true;
     if (answer === null) {
       if (!res.writableEnded) res.destroy();
@@ -345,9 +305,9 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
     if (streaming) {
       res.end(sseEvent(answer.line));
     } else {
-      send(res, statusFor(era, answer.errorCode), answer.line);
+      send(res, statusFor(answer.era, answer.errorCode), answer.line);
     }
-    logger.debug(`HTTP ${streaming ? "200 (SSE)" : statusFor(era, answer.errorCode)} ${request.method}`, { era, ms: Date.now() - started });
+    logger.debug(`HTTP ${streaming ? "200 (SSE)" : statusFor(answer.era, answer.errorCode)} ${request.method}`, { era: answer.era, ms: Date.now() - started });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -386,7 +346,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
         send(res, 400, errorBody(400, "Invalid request: this server sends no requests, so it accepts no JSON-RPC responses"));
         return;
       case "notification":
-        await new Connection(mcp, { logger }).handleDecoded(decoded);
+        await endpoint.open().handleDecoded(decoded);
         send(res, 202, null);
         return;
       case "request":
@@ -450,11 +410,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpTransport> {
   });
   httpServer.on("error", (e) => logger.error("HTTP server error", { detail: e.message }));
 
+  let markDone: () => void = () => {};
+  const done = new Promise<void>((resolve) => (markDone = resolve));
+  httpServer.once("close", () => markDone());
   const address = httpServer.address() as AddressInfo;
   const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${hostPart}:${address.port}${MCP_PATH}`,
     address,
+    done,
     get inFlight() {
       return inFlight;
     },

@@ -7,7 +7,8 @@
 import type { Readable, Writable } from "node:stream";
 import { INVALID_REQUEST, failure } from "../protocol/jsonrpc.js";
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
-import type { Connection, OutboundMessage } from "../server/connection.js";
+import type { OutboundMessage } from "../server/connection.js";
+import type { Endpoint, Transport } from "../server/transport.js";
 
 export interface StdioOptions {
   input?: Readable;
@@ -73,8 +74,12 @@ export class LineSplitter {
   }
 }
 
-/** Serves one connection over a pair of streams; resolves after EOF once every answer is written. */
-export function serveStdio(connection: Connection, options: StdioOptions = {}): Promise<void> {
+/**
+ * Serves one connection over a pair of streams. `done` resolves after EOF once every answer is written;
+ * `close` stops reading (as EOF does) and waits up to graceMs for the calls in flight.
+ */
+export function serveStdio(endpoint: Endpoint, options: StdioOptions = {}): Transport {
+  const connection = endpoint.open();
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const write = (line: string) => {
@@ -94,18 +99,37 @@ export function serveStdio(connection: Connection, options: StdioOptions = {}): 
     },
     () => write(JSON.stringify(failure(null, { code: INVALID_REQUEST, message: `Request exceeds the maximum size of ${MAX_REQUEST_BYTES} bytes` }))),
   );
-  return new Promise((resolve) => {
-    let ended = false;
+  let ended = false;
+  let graceUntil = Infinity;
+  let closeInput: (graceMs: number) => void = () => {};
+  const done = new Promise<void>((resolve) => {
     const finish = async () => {
       if (ended) return;
       ended = true;
       splitter.end();
-      while (outstanding.size > 0) await Promise.allSettled([...outstanding]);
+      while (outstanding.size > 0 && Date.now() < graceUntil) {
+        const left = graceUntil - Date.now();
+        await Promise.race([Promise.allSettled([...outstanding]), ...(Number.isFinite(left) ? [new Promise((r) => setTimeout(r, left).unref())] : [])]);
+      }
       // Resolve once everything queued on stdout has been flushed.
       output.write("", () => resolve());
     };
-    input.on("data", (chunk: Buffer | string) => splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+    input.on("data", (chunk: Buffer | string) => {
+      if (!ended) splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    });
     input.on("end", () => void finish());
     input.on("error", () => void finish());
+    closeInput = (graceMs: number) => {
+      graceUntil = Date.now() + graceMs;
+      input.pause();
+      void finish();
+    };
   });
+  return {
+    done,
+    close(graceMs = 10_000) {
+      closeInput(graceMs);
+      return done;
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { createApp, type App } from "../../src/app.js";
 import { silentLogger } from "../../src/logger.js";
+import { endpointOf } from "../../src/server/transport.js";
 import { McpServer } from "../../src/server/server.js";
 import type { ServiceTool } from "../../src/contract/tool.js";
 import { serveHttp, type HttpTransport } from "../../src/transport/http.js";
@@ -89,9 +90,7 @@ before(async () => {
     info: app.server.info,
     logger: silentLogger,
   });
-  http = await serveHttp({
-    server,
-    logger: silentLogger,
+  http = await serveHttp(endpointOf(server, silentLogger), {
     host: "127.0.0.1",
     port: 0,
     allowedOrigins: ["https://app.example.com"],
