@@ -1,8 +1,11 @@
 /**
  * A pool of chemistry worker threads (one RDKit instance each) behind a bounded queue.
  *
- * - Every call has a time budget counted from submission; past it the caller gets TIMEOUT. A call still
- *   running then is stopped the only way WASM can be stopped: its worker is terminated and replaced.
+ * - Every call has a time budget counted from when it starts running; past it the caller gets TIMEOUT. A
+ *   call still running then is stopped the only way WASM can be stopped: its worker is terminated and
+ *   replaced. Waiting in the queue is bounded by the queue (BUSY) and by the horizon: every answer, a
+ *   TIMEOUT included, lands within MAX_TOOL_BUDGET_MS of the call's arrival (clients give up at 60 s), so a
+ *   call that waited long runs for its full budget or what is left of the horizon, whichever is shorter.
  * - Past the queue bound a call is refused at once with BUSY rather than waiting without end.
  * - An aborted call (notifications/cancelled) leaves the queue, or has its worker replaced.
  * - Calls go only to workers that have loaded RDKit; a worker still loading (at start, or a replacement)
@@ -18,6 +21,7 @@ import { ToolError } from "../domain/errors.js";
 import type { ToMain, ToWorker, WorkerData } from "./pool-messages.js";
 import type { ProgressReporter } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
+import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 
 export class InternalToolError extends Error {
   constructor(readonly detail: string) {
@@ -46,6 +50,8 @@ export interface PoolOptions {
   recycleHeapBytes?: number;
   /** Bytes of C++ stack each worker gives RDKit (engine-stack.ts); tests set a small one to reach its end. */
   engineStackBytes?: number;
+  /** The answer horizon from a call's arrival (default MAX_TOOL_BUDGET_MS); tests shorten it. */
+  horizonMs?: number;
 }
 
 export interface RunOptions {
@@ -61,7 +67,12 @@ interface Job {
   options: RunOptions;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  /** When the call arrived (Date.now()): the horizon counts from here. */
+  arrivedAt: number;
+  /** While queued: the horizon; once running: the budget (or what the horizon leaves of it). */
   timer: NodeJS.Timeout;
+  /** The budget the call runs with (set when it starts). */
+  runBudgetMs?: number;
   slot?: Slot;
   settled: boolean;
   removeAbort?: () => void;
@@ -93,6 +104,8 @@ export function defaultPoolSize(): number {
 export class WorkerPool {
   readonly size: number;
   readonly maxQueue: number;
+  /** Every call is answered within this of its arrival (queue wait and run together). */
+  readonly horizonMs: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextJobId = 1;
@@ -113,6 +126,7 @@ export class WorkerPool {
     this.output = options.output;
     this.engineStackBytes = options.engineStackBytes;
     this.recycleHeapBytes = options.recycleHeapBytes ?? RECYCLE_HEAP_BYTES;
+    this.horizonMs = options.horizonMs ?? MAX_TOOL_BUDGET_MS;
     if (!options.lazy) this.spawnAll();
   }
 
@@ -178,6 +192,7 @@ export class WorkerPool {
       );
     }
     return new Promise((resolve, reject) => {
+      const arrivedAt = Date.now();
       const job: Job = {
         id: this.nextJobId++,
         tool,
@@ -185,8 +200,9 @@ export class WorkerPool {
         options,
         resolve,
         reject,
+        arrivedAt,
         settled: false,
-        timer: setTimeout(() => this.expire(job), options.budgetMs),
+        timer: setTimeout(() => this.expire(job), this.horizonMs),
       };
       if (options.signal) {
         const onAbort = () => this.abort(job);
@@ -304,6 +320,15 @@ export class WorkerPool {
   }
 
   private start(slot: Slot, job: Job): void {
+    clearTimeout(job.timer);
+    const left = this.horizonMs - (Date.now() - job.arrivedAt);
+    job.runBudgetMs = Math.min(job.options.budgetMs, left);
+    if (job.runBudgetMs <= 0) {
+      this.expire(job);
+      this.next(slot);
+      return;
+    }
+    job.timer = setTimeout(() => this.expire(job), job.runBudgetMs);
     slot.job = job;
     job.slot = slot;
     slot.worker.postMessage({ type: "run", jobId: job.id, tool: job.tool, args: job.args } satisfies ToWorker);
@@ -324,13 +349,20 @@ export class WorkerPool {
   }
 
   private expire(job: Job): void {
-    this.stopJob(
-      job,
-      new ToolError("TIMEOUT", `${job.tool} did not finish within its ${job.options.budgetMs} ms budget`, {
-        budget_ms: job.options.budgetMs,
-        tool: job.tool,
-      }),
-    );
+    const waitedMs = Date.now() - job.arrivedAt;
+    const error =
+      job.runBudgetMs === undefined || job.runBudgetMs <= 0
+        ? // Never started: every worker stayed busy for the whole horizon.
+          new ToolError("TIMEOUT", `${job.tool} waited ${waitedMs} ms for a chemistry worker and could not start before the answer was due`, {
+            budget_ms: job.options.budgetMs,
+            waited_ms: waitedMs,
+            tool: job.tool,
+          })
+        : new ToolError("TIMEOUT", `${job.tool} did not finish within its ${job.runBudgetMs} ms budget`, {
+            budget_ms: job.runBudgetMs,
+            tool: job.tool,
+          });
+    this.stopJob(job, error);
   }
 
   private abort(job: Job): void {

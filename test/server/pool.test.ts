@@ -163,3 +163,35 @@ test("close answers running calls and leaves no worker behind, even when a call'
   assert.deepEqual(await pool.heapBytes(), [0, 0]);
   await assert.rejects(pool.run("canonical_smiles", { smiles: "C" }, { budgetMs: 1_000 }), (e: unknown) => e instanceof ToolError && e.code === "BUSY");
 });
+
+test("a call's budget counts from when it starts running: a quick call queued behind a slow one is answered", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    await pool.ready();
+    const slow = pool.run("test_sleep", { ms: 1_500 }, { budgetMs: 10_000 });
+    // Queued for about 1.5 s behind the slow call, with a 1 s budget of its own (it used to be TIMEOUT at 1 s).
+    const quick = pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 1_000 });
+    assert.equal(((await quick) as { canonical: string }).canonical, "CCO");
+    await slow;
+  } finally {
+    await pool.close();
+  }
+});
+
+test("every answer lands within the horizon of its arrival: a call that waited runs only for what is left", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 1, horizonMs: 800 });
+  try {
+    await pool.ready();
+    const started = Date.now();
+    const running = pool.run("test_sleep", { ms: 5_000 }, { budgetMs: 5_000 });
+    const waiting = pool.run("canonical_smiles", { smiles: "OCC" }, { budgetMs: 5_000 });
+    const [r, w] = await Promise.allSettled([running, waiting]);
+    const ms = Date.now() - started;
+    assert.ok(r.status === "rejected" && r.reason instanceof ToolError && r.reason.code === "TIMEOUT", "the running call ends at the horizon");
+    assert.ok(w.status === "rejected" && w.reason instanceof ToolError && w.reason.code === "TIMEOUT", "the waiting call cannot start in time");
+    assert.match((w.reason as ToolError).message, /waited \d+ ms for a chemistry worker/);
+    assert.ok(ms < 3_000, `both answered near the 800 ms horizon, not at the 5 s budget (${ms} ms)`);
+  } finally {
+    await pool.close();
+  }
+});
