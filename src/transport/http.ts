@@ -94,12 +94,17 @@ const REASONS: Record<number, string> = {
 /** Headers on every response, errors included. */
 const ALWAYS: Record<string, string> = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
-/** The HTTP status of a JSON-RPC answer, by the era the Connection answered it in (absent: 2026-07-28's rules). */
+/**
+ * The HTTP status of a JSON-RPC answer, by the era the Connection answered it in (absent: 2026-07-28's
+ * rules). Only the codes the 2026-07-28 transport maps get a 4xx; every other JSON-RPC error, -32603
+ * included, is answered 200 with its body, as the official SDK's server does, so a client reads the typed
+ * error (a resources/read failure's {code, hint}) instead of an HTTP failure.
+ */
 export function statusFor(era: Era | undefined, errorCode: number | undefined): number {
   if (errorCode === undefined) return 200;
   if (errorCode === PARSE_ERROR || errorCode === INVALID_REQUEST) return 400;
   // The 2025 transport carries a handler's JSON-RPC error in a 200 response (the official v1 SDK does so,
-  // and its client then raises the typed McpError); 2026-07-28 maps the codes to statuses.
+  // and its client then raises the typed McpError); 2026-07-28 maps these codes to statuses.
   if (era === "legacy") return 200;
   if (errorCode === METHOD_NOT_FOUND) return 404;
   if (
@@ -110,7 +115,7 @@ export function statusFor(era: Era | undefined, errorCode: number | undefined): 
   ) {
     return 400;
   }
-  return 500;
+  return 200;
 }
 
 /** A transport-level rejection: a JSON-RPC error without an id, as the spec allows for these statuses. */

@@ -77,3 +77,21 @@ test("@modelcontextprotocol/client 2.x in auto mode negotiates the modern era ov
     await client.close();
   }
 });
+
+test("@modelcontextprotocol/client 2.x reads a failed resources/read as a typed JSON-RPC error, not an HTTP failure", async () => {
+  const offline = new HttpServerProcess([], { CHEMATIC_OFFLINE: "1", CHEMATIC_WORKERS: "1" });
+  const client = new ModernClient({ name: "resource-failure-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  try {
+    await client.connect(new ModernHttp(new URL(await offline.url)));
+    const failure = await client.readResource({ uri: "chembl://molecule/CHEMBL25" }).then(
+      () => assert.fail("an offline read must fail"),
+      (e: unknown) => e as { code?: number; data?: { code?: string; hint?: string } },
+    );
+    assert.equal(failure.code, -32603, `a JSON-RPC error reached the client: ${JSON.stringify(failure)}`);
+    assert.equal(failure.data?.code, "OFFLINE");
+    assert.ok(failure.data?.hint, "the recovery hint travels with it");
+  } finally {
+    await client.close();
+    assert.equal(await offline.stop(), 0);
+  }
+});
