@@ -44,6 +44,15 @@ export interface CallContext {
 /** A call's context for runTool: capabilities are checked only when given (a 2026-07-28 call, or the CLI). */
 export type ToolCallContext = CallContext;
 
+/** At most this many schema issues are reported for one call (details.issues_total counts them all). */
+export const MAX_REPORTED_ISSUES = 20;
+/** Characters of one issue's path or message (a client-chosen key can be 256 KiB long). */
+const MAX_ISSUE_TEXT = 200;
+
+function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
+}
+
 /** A tools/call that cannot be run as sent (no name, arguments not an object, unknown tool); the era picks the code. */
 export class ToolCallRefused extends Error {
   constructor(message: string) {
@@ -233,12 +242,14 @@ export class McpServer {
       }
     }
     if (!entry.validateInput(args)) {
-      const issues = describeIssues(entry.validateInput.errors);
+      const all = describeIssues(entry.validateInput.errors);
+      // The answer stays small whatever the input (20,000 unknown keys once made a 1 MiB answer): the first
+      // MAX_REPORTED_ISSUES issues, each clipped, and the total when there are more.
+      const issues = all.slice(0, MAX_REPORTED_ISSUES).map((i) => ({ path: clipText(i.path, MAX_ISSUE_TEXT), message: clipText(i.message, MAX_ISSUE_TEXT) }));
       const first = issues[0] ?? { path: "/", message: "is invalid" };
-      const error = new ToolError("INVALID_ARGUMENTS", `Invalid arguments for ${name}: ${first.path} ${first.message}`, {
-        path: first.path,
-        issues,
-      });
+      const details: Record<string, unknown> = { path: first.path, issues };
+      if (all.length > issues.length) details.issues_total = all.length;
+      const error = new ToolError("INVALID_ARGUMENTS", `Invalid arguments for ${name}: ${first.path} ${first.message}`, details);
       return { ok: false, error };
     }
 
