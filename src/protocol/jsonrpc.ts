@@ -24,6 +24,11 @@ export interface JsonRpcRequest {
   id: JsonRpcId;
   method: string;
   params?: JsonObject;
+  /**
+   * The id's own text when it is a number JavaScript cannot hold exactly (an integer past 2^53): the
+   * response echoes these characters, not the rounded number. Never part of what is handled.
+   */
+  rawId?: string;
 }
 
 export interface JsonRpcNotification {
@@ -87,7 +92,7 @@ export type Decoded =
   | { kind: "request"; message: JsonRpcRequest }
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response" } // a response from the client: this server sends no requests, so it is dropped
-  | { kind: "error"; response: JsonRpcFailure };
+  | { kind: "error"; response: JsonRpcFailure; rawId?: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -141,6 +146,95 @@ function idOf(value: unknown): JsonRpcId | null {
   return isJsonObject(value) && isValidId(value.id) ? value.id : null;
 }
 
+const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * The top-level "id" member of a JSON object text, read on the raw characters without parsing the rest
+ * (so an over-deep message still names its id): its value when it is a string or a number, and its text.
+ * The last "id" member wins, as JSON.parse keeps it. Undefined when the text is not an object or has none.
+ */
+export function scanTopLevelId(text: string): { value: JsonRpcId; raw: string } | undefined {
+  let i = 0;
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  if (text[i] !== "{") return undefined;
+  let depth = 0;
+  let found: { value: JsonRpcId; raw: string } | undefined;
+  /** Position after the string starting at `start` (a quote), or -1 when it does not end. */
+  const stringEnd = (start: number): number => {
+    for (let j = start + 1; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 92) j++;
+      else if (c === 34) return j + 1;
+    }
+    return -1;
+  };
+  let expectKey = false;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = stringEnd(i);
+      if (end < 0) return found;
+      if (depth === 1 && expectKey) {
+        let key: unknown;
+        try {
+          key = JSON.parse(text.slice(i, end));
+        } catch {
+          return found;
+        }
+        let k = end;
+        while (k < text.length && /\s/.test(text[k]!)) k++;
+        if (key === "id" && text[k] === ":") {
+          k++;
+          while (k < text.length && /\s/.test(text[k]!)) k++;
+          if (text[k] === '"') {
+            const valueEnd = stringEnd(k);
+            if (valueEnd > 0) {
+              try {
+                found = { value: JSON.parse(text.slice(k, valueEnd)) as string, raw: text.slice(k, valueEnd) };
+              } catch {
+                // not a valid string: no id
+              }
+            }
+          } else {
+            NUMBER_TOKEN.lastIndex = k;
+            const m = NUMBER_TOKEN.exec(text);
+            if (m) found = { value: Number(m[0]), raw: m[0] };
+          }
+        }
+        expectKey = false;
+      }
+      i = end - 1;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      expectKey = depth === 1;
+    } else if (c === 125 || c === 93) {
+      depth--;
+      if (depth === 0) return found;
+    } else if (c === 44 /* , */ && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return found;
+}
+
+/** The raw text of a numeric id that a JavaScript number does not hold exactly (see JsonRpcRequest.rawId). */
+function rawNumericId(text: string, id: unknown): string | undefined {
+  if (typeof id !== "number" || Number.isSafeInteger(id)) return undefined;
+  const scanned = scanTopLevelId(text);
+  return scanned && scanned.raw !== String(id) ? scanned.raw : undefined;
+}
+
+/**
+ * A response as one line. With `rawId`, the id is written as the request's own characters: every
+ * response starts {"jsonrpc":"2.0","id":..., so the id is replaced there and nowhere else.
+ */
+export function serializeResponse(response: JsonRpcResponse, rawId?: string): string {
+  const line = JSON.stringify(response);
+  if (rawId === undefined) return line;
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)}`;
+  return line.startsWith(head) ? `{"jsonrpc":"2.0","id":${rawId}${line.slice(head.length)}` : line;
+}
+
 /** Decodes one frame (a stdio line or an HTTP body) into a request, a notification or an error response. */
 export function decodeFrame(bytes: Uint8Array): Decoded {
   if (bytes.length > MAX_REQUEST_BYTES) {
@@ -153,7 +247,12 @@ export function decodeFrame(bytes: Uint8Array): Decoded {
     return { kind: "error", response: failure(null, { code: PARSE_ERROR, message: "Parse error: request is not valid UTF-8" }) };
   }
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-    return { kind: "error", response: failure(null, { code: INVALID_REQUEST, message: `Request nesting exceeds the maximum depth of ${MAX_JSON_DEPTH}` }) };
+    // Answered with the message's own id when its top level names one (nothing deeper is built).
+    const top = scanTopLevelId(text);
+    const scanned = top && isValidId(top.value) ? top : undefined;
+    const response = failure(scanned?.value ?? null, { code: INVALID_REQUEST, message: `Request nesting exceeds the maximum depth of ${MAX_JSON_DEPTH}` });
+    const rawId = scanned && typeof scanned.value === "number" && scanned.raw !== String(scanned.value) ? scanned.raw : undefined;
+    return rawId === undefined ? { kind: "error", response } : { kind: "error", response, rawId };
   }
   let value: unknown;
   try {
@@ -162,10 +261,16 @@ export function decodeFrame(bytes: Uint8Array): Decoded {
     return { kind: "error", response: failure(null, { code: PARSE_ERROR, message: `Parse error: ${(e as Error).message}` }) };
   }
   const violation = findSizeViolation(value);
+  const rawId = isJsonObject(value) ? rawNumericId(text, value.id) : undefined;
   if (violation) {
-    return { kind: "error", response: failure(idOf(value), { code: INVALID_REQUEST, message: `Request exceeds a limit: ${violation}` }) };
+    const response = failure(idOf(value), { code: INVALID_REQUEST, message: `Request exceeds a limit: ${violation}` });
+    return rawId === undefined ? { kind: "error", response } : { kind: "error", response, rawId };
   }
-  return classify(value);
+  const decoded = classify(value);
+  if (rawId === undefined) return decoded;
+  if (decoded.kind === "request") decoded.message.rawId = rawId;
+  else if (decoded.kind === "error" && decoded.response.id !== null) decoded.rawId = rawId;
+  return decoded;
 }
 
 /** Checks the JSON-RPC 2.0 envelope of a parsed message. */

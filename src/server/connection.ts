@@ -12,6 +12,7 @@ import {
   INVALID_REQUEST,
   RpcError,
   decodeFrame,
+  serializeResponse,
   failure,
   isJsonObject,
   success,
@@ -154,7 +155,7 @@ export class Connection {
       case "error": {
         const { id, error } = decoded.response;
         if (this.options.logFailures !== false) logFailedCall(this.options.logger, { id, code: error.code, rpcCode: error.code, message: error.message });
-        return answerOf(decoded.response);
+        return answerOf(decoded.response, undefined, decoded.rawId);
       }
       case "response":
         this.options.logger.debug("dropped a JSON-RPC response from the client (this server sends no requests)");
@@ -190,7 +191,11 @@ export class Connection {
   private async onRequest(request: JsonRpcRequest, notify: (message: OutboundMessage) => void, envelope: RequestEnvelope): Promise<Answer | null> {
     const key = idKey(request.id);
     if (this.inFlight.has(key)) {
-      return answerOf(failure(request.id, { code: INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(request.id)} is already in flight` }));
+      return answerOf(
+        failure(request.id, { code: INVALID_REQUEST, message: `Invalid request: id ${JSON.stringify(request.id)} is already in flight` }),
+        undefined,
+        request.rawId,
+      );
     }
     const entry: InFlight = { controller: new AbortController(), cancelled: false };
     this.inFlight.set(key, entry);
@@ -206,7 +211,7 @@ export class Connection {
       const active = () => this.inFlight.get(key) === entry && !entry.cancelled;
       const result = await this.dispatch(request, entry.controller.signal, active, notify, envelope, decided);
       if (entry.cancelled) return null;
-      const answer = answerOf(success(request.id, result), decided.era);
+      const answer = answerOf(success(request.id, result), decided.era, request.rawId);
       const toolError = toolErrorOf(result);
       if (toolError) failed(toolError.code, toolError.message);
       else if (answer.errorCode !== undefined) failed(answer.errorCode, "the response exceeds the maximum size", answer.errorCode);
@@ -217,11 +222,11 @@ export class Connection {
         // The domain code behind it: a 2024-11-05 tool failure (-32000), or a resources/read failure (data.code).
         const domainCode = toolErrorOf(e)?.code ?? (isJsonObject(e.data) && typeof e.data.code === "string" ? e.data.code : undefined);
         failed(domainCode ?? e.code, e.message, e.code);
-        return answerOf(failure(request.id, e.toObject()), decided.era);
+        return answerOf(failure(request.id, e.toObject()), decided.era, request.rawId);
       }
       this.options.logger.error("unexpected failure while handling a request", { method: request.method, detail: (e as Error)?.stack ?? String(e) });
       failed(INTERNAL_ERROR, "Internal error", INTERNAL_ERROR);
-      return answerOf(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }), decided.era);
+      return answerOf(failure(request.id, { code: INTERNAL_ERROR, message: "Internal error" }), decided.era, request.rawId);
     } finally {
       this.inFlight.delete(key);
     }
@@ -282,15 +287,15 @@ export class Connection {
 }
 
 /** One response as one line; a response over the limit becomes -32603 instead. */
-function answerOf(response: JsonRpcResponse, era?: Era): Answer {
-  const line = JSON.stringify(response);
+function answerOf(response: JsonRpcResponse, era?: Era, rawId?: string): Answer {
+  const line = serializeResponse(response, rawId);
   const withEra = (answer: Answer): Answer => (era === undefined ? answer : { ...answer, era });
   if (Buffer.byteLength(line, "utf8") > MAX_RESPONSE_BYTES) {
     const tooLarge = failure(response.id, {
       code: INTERNAL_ERROR,
       message: `Internal error: response exceeds the maximum size of ${MAX_RESPONSE_BYTES} bytes`,
     });
-    return withEra({ line: JSON.stringify(tooLarge), errorCode: INTERNAL_ERROR });
+    return withEra({ line: serializeResponse(tooLarge, rawId), errorCode: INTERNAL_ERROR });
   }
   return withEra("error" in response ? { line, errorCode: response.error.code } : { line });
 }

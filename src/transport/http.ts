@@ -32,6 +32,7 @@ import {
   RpcError,
   UNSUPPORTED_PROTOCOL_VERSION,
   decodeFrame,
+  serializeResponse,
   failure,
   type JsonRpcId,
   type JsonRpcRequest,
@@ -345,7 +346,7 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
           rpcCode: decoded.response.error.code,
           message: decoded.response.error.message,
         });
-        send(res, 400, JSON.stringify(decoded.response));
+        send(res, 400, serializeResponse(decoded.response, decoded.rawId));
         return;
       case "response":
         send(res, 400, errorBody(400, "Invalid request: this server sends no requests, so it accepts no JSON-RPC responses"));

@@ -273,13 +273,33 @@ describe("framing limits over stdio: errors are answered and the server keeps se
     assert.deepEqual(
       errors.sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       [
+        // The over-deep request names its id at the top level: it is answered with it.
+        [4, -32600],
         [5, -32600],
         [6, -32600],
         [null, -32700],
-        [null, -32600],
         [null, -32700],
         [null, -32600],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
   });
+});
+
+test("request ids are echoed exactly over stdio: an integer past 2^53 keeps its digits", async () => {
+  const s = new ServerProcess({ CHEMATIC_WORKERS: "1" });
+  try {
+    s.sendRaw(
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n',
+    );
+    s.sendRaw('{"jsonrpc":"2.0","id":-98765432109876543210,"method":"tools/list"}\n');
+    const deadline = Date.now() + 20_000;
+    while (s.lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(
+      s.lines.some((l) => l.startsWith('{"jsonrpc":"2.0","id":12345678901234567890,"result":')),
+      s.lines.join("\n").slice(0, 300),
+    );
+    assert.ok(s.lines.some((l) => l.startsWith('{"jsonrpc":"2.0","id":-98765432109876543210,"result":')));
+  } finally {
+    await s.close();
+  }
 });

@@ -82,7 +82,8 @@ function expectation(line: Buffer): Id | null | undefined {
   } catch {
     return null;
   }
-  if (depth(value) > MAX_JSON_DEPTH) return null;
+  // Over-deep: refused before parsing, but answered with the top-level id when it is a valid one.
+  if (depth(value) > MAX_JSON_DEPTH) return isObject(value) && isId(value.id) ? value.id : null;
   const id = isObject(value) && isId(value.id) ? value.id : null;
   if (overLimits(value)) return id;
   if (!isObject(value)) return null;
@@ -312,7 +313,8 @@ test("the oracle: which lines must be answered, and with which id", () => {
   assert.deepEqual(ask('{"jsonrpc":"1.0","id":"a","method":"ping"}\r\n\n  \n'), ["a"]);
   assert.deepEqual(ask('{"jsonrpc":"2.0","id":null,"method":"ping"}\nnot json\n[1]\n'), [null, null, null]);
   assert.deepEqual(ask('{"jsonrpc":"2.0","id":3,"method":"ping","params":[]}'), [3]);
-  assert.deepEqual(ask(`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":${"[".repeat(70)}${"]".repeat(70)}}}`), [null]);
+  // Over-deep, but its top-level id is readable: answered with it.
+  assert.deepEqual(ask(`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":${"[".repeat(70)}${"]".repeat(70)}}}`), [4]);
   assert.deepEqual(expectedAnswers(Buffer.from([0xff, 0x0a, 0x7b, 0x7d])), [null, null]);
 });
 

@@ -1,6 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { INVALID_REQUEST, PARSE_ERROR, decodeFrame, findSizeViolation, jsonDepthExceeds } from "../../src/protocol/jsonrpc.js";
+import {
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  decodeFrame,
+  findSizeViolation,
+  jsonDepthExceeds,
+  scanTopLevelId,
+  serializeResponse,
+  success,
+} from "../../src/protocol/jsonrpc.js";
 import { MAX_REQUEST_BYTES, MAX_STRING_BYTES } from "../../src/contract/limits.js";
 
 const enc = (s: string) => Buffer.from(s, "utf8");
@@ -64,4 +73,34 @@ test("envelope errors: batch, non-object, bad jsonrpc, missing method, null id, 
   assert.equal(errorOf('{"jsonrpc":"2.0","id":1}').error.message, "Invalid request: missing method");
   assert.equal(errorOf('{"jsonrpc":"2.0","id":null,"method":"x"}').error.code, INVALID_REQUEST);
   assert.equal(errorOf('{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}').error.code, INVALID_REQUEST);
+});
+
+test("scanTopLevelId reads the top-level id on the raw text: strings, big integers, the last one, not nested ones", () => {
+  assert.deepEqual(scanTopLevelId('{"jsonrpc":"2.0","id":12345678901234567890,"method":"x"}'), { value: 12345678901234567000, raw: "12345678901234567890" });
+  assert.deepEqual(scanTopLevelId('{"params":{"id":1},"id":"a\\"b"}'), { value: 'a"b', raw: '"a\\"b"' });
+  assert.deepEqual(scanTopLevelId('{"id":1,"id":2}'), { value: 2, raw: "2" });
+  assert.equal(scanTopLevelId('{"params":{"id":1}}'), undefined);
+  assert.equal(scanTopLevelId('[{"id":1}]'), undefined);
+  assert.equal(scanTopLevelId('{"x":"id","y":["id",{"id":3}]}'), undefined);
+});
+
+test("an integer id past 2^53 is echoed as its own characters", () => {
+  const d = decodeFrame(enc('{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/list"}'));
+  assert.equal(d.kind, "request");
+  const message = d.kind === "request" ? d.message : assert.fail();
+  assert.equal(message.rawId, "12345678901234567890");
+  assert.equal(serializeResponse(success(message.id, {}), message.rawId), '{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}');
+  // A safe integer needs no raw text.
+  const small = decodeFrame(enc('{"jsonrpc":"2.0","id":42,"method":"tools/list"}'));
+  assert.equal(small.kind === "request" ? small.message.rawId : "x", undefined);
+});
+
+test("an over-deep request whose top-level id is readable is answered with that id", () => {
+  const deep = `{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":{"x":${"[".repeat(100)}${"]".repeat(100)}}}`;
+  const e = errorOf(deep);
+  assert.equal(e.error.code, INVALID_REQUEST);
+  assert.equal(e.id, "deep-1");
+  const big = decodeFrame(enc(`{"id":98765432109876543210,"jsonrpc":"2.0","method":"x","params":{"x":${"[".repeat(100)}${"]".repeat(100)}}}`));
+  assert.equal(big.kind, "error");
+  if (big.kind === "error") assert.match(serializeResponse(big.response, big.rawId), /"id":98765432109876543210,/);
 });
