@@ -154,6 +154,9 @@ function networkFields(app: App): Record<string, unknown> {
   return { networked: services, ...fields };
 }
 
+/** How long SIGTERM or SIGINT on stdio waits for the calls in flight. */
+const STDIO_DRAIN_MS = 10_000;
+
 async function serve(args: string[]): Promise<number> {
   const options = parseServeArgs(args);
   if (options.transport === "streamable-http") return serveStreamableHttp(options);
@@ -169,7 +172,16 @@ async function serve(args: string[]): Promise<number> {
     workers: app.pool.size,
     ...networkFields(app),
   });
-  await serveStdio(endpointOf(app.server, app.logger)).done;
+  const transport = serveStdio(endpointOf(app.server, app.logger));
+  // SIGTERM and SIGINT end the session as stdin EOF does: no new requests, the calls in flight answered
+  // (for up to 10 s), then exit 0.
+  const stop = (signal: string) => {
+    app.logger.info(`${signal}: finishing the requests in flight`);
+    void transport.close(STDIO_DRAIN_MS);
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  await transport.done;
   await app.close();
   return 0;
 }

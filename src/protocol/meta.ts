@@ -13,8 +13,6 @@ export const SUPPORTED_MODERN_VERSIONS = [MODERN_VERSION] as const;
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 export const LATEST_LEGACY_VERSION: LegacyVersion = "2025-11-25";
-/** Every version this server speaks, newest first (the -32022 list of a transport's version hint). */
-export const ALL_VERSIONS: readonly string[] = [...SUPPORTED_MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
@@ -65,7 +63,7 @@ export interface EraDecision {
  * The one era decision. Without a hint (stdio) the body alone decides. With a hint (HTTP), a legacy body
  * takes its version from it (`defaultLegacy` when absent), a modern hint over a body without `_meta` is a
  * modern request that lacks its `_meta` (-32602 follows), and an unusable or unknown hint is refused:
- * -32020 (header mismatch) or -32022 with every version this endpoint serves.
+ * -32020 (header mismatch) or -32022 with the 2026-07-28 versions, the same list as a refused `_meta`.
  */
 export function classifyEra(method: string, params: JsonObject | undefined, hint?: VersionHint, defaultLegacy?: LegacyVersion): EraDecision | RpcError {
   if (dialectOf(method, params) === "modern") return { era: "modern" };
@@ -74,7 +72,7 @@ export function classifyEra(method: string, params: JsonObject | undefined, hint
   if (hint.value === undefined) return defaultLegacy ? { era: "legacy", legacyVersion: defaultLegacy } : { era: "legacy" };
   if ((LEGACY_VERSIONS as readonly string[]).includes(hint.value)) return { era: "legacy", legacyVersion: hint.value as LegacyVersion };
   if ((SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(hint.value)) return { era: "modern" };
-  return new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...ALL_VERSIONS], requested: hint.value });
+  return new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...SUPPORTED_MODERN_VERSIONS], requested: hint.value });
 }
 
 export function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
@@ -97,6 +95,9 @@ export function parseClientMeta(params: JsonObject | undefined): ClientMeta {
     throw new RpcError(INVALID_PARAMS, `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required (a protocol version string)`);
   }
   if (!(SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(version)) {
+    // The same list as a refused version hint (classifyEra): the 2026-07-28 versions. -32022 exists only in
+    // that era, and a client that reads legacy versions here retries them in _meta (the conformance suite's
+    // client then never finishes); legacy versions are negotiated by initialize.
     throw new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", {
       supported: [...SUPPORTED_MODERN_VERSIONS],
       requested: version,

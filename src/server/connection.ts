@@ -2,10 +2,11 @@
  * One client connection: decodes frames, pins the protocol era, runs requests concurrently, honours
  * notifications/cancelled, and produces exactly one response per request (none for a cancelled one).
  *
- * Era pinning: the first request that passes the pre-dispatch checks pins legacy or modern; a later
- * request of the other dialect gets -32600 with {pinnedEra, requestEra}. A request refused before
- * dispatch (an unsupported version, a bad `_meta`) does not pin, so a dual-era client whose
- * server/discover probe fails can still fall back to initialize.
+ * Era pinning: the first request that passes the pre-dispatch checks and names a method the server
+ * serves pins legacy or modern; a later request of the other dialect gets -32600 with {pinnedEra,
+ * requestEra}. A refused request (an unsupported version, a bad `_meta`, an unknown method) does not
+ * pin, so a dual-era client whose server/discover probe fails can still fall back to initialize. A legacy
+ * connection is initialized once: a second initialize is -32600.
  */
 import {
   INTERNAL_ERROR,
@@ -132,6 +133,8 @@ export class Connection {
   /** Until initialize says otherwise, a legacy connection speaks the reference's 2024-11-05. */
   private legacyVersion: LegacyVersion;
   private readonly inFlight = new Map<string, InFlight>();
+  /** A legacy initialize has been accepted on this connection (a second one is refused). */
+  private initialized = false;
 
   constructor(
     private readonly server: McpServer,
@@ -276,10 +279,15 @@ export class Connection {
         if (refused) throw refused;
       }
       const meta = parseClientMeta(request.params);
-      this.pinnedEra ??= "modern";
+      // A method this server does not serve (-32601 follows) is refused, so it pins nothing either.
+      if (this.server.serves("modern", request.method)) this.pinnedEra ??= "modern";
       return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities });
     }
-    this.pinnedEra ??= "legacy";
+    if (request.method === "initialize" && this.initialized) {
+      throw new RpcError(INVALID_REQUEST, "Invalid request: this connection is already initialized; initialize is sent once per connection");
+    }
+    if (this.server.serves("legacy", request.method)) this.pinnedEra ??= "legacy";
+    if (request.method === "initialize") this.initialized = true;
     const { result, negotiated } = await this.server.handleLegacy(request, decision.legacyVersion ?? this.legacyVersion, { signal, progress });
     if (negotiated) this.legacyVersion = negotiated;
     return result;

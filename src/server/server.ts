@@ -130,6 +130,13 @@ export class McpServer {
     }
   }
 
+  /** Whether `method` is served in `era` (a request for one that is not pins no era on its connection). */
+  serves(era: "legacy" | "modern", method: string): boolean {
+    const resources = !this.resources.empty && (method === "resources/list" || method === "resources/templates/list" || method === "resources/read");
+    if (resources || method === "tools/list" || method === "tools/call") return true;
+    return era === "modern" ? method === "server/discover" : method === "initialize" || method === "ping";
+  }
+
   private capabilities(): JsonObject {
     return this.resources.empty ? { tools: {} } : { tools: {}, resources: {} };
   }

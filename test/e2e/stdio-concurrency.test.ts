@@ -166,3 +166,16 @@ test("a long chain is answered, a molecule over the atom cap gets MOLECULE_TOO_L
     assert.equal(await s.close(), 0);
   }
 });
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  test(`${signal} on stdio drains the calls in flight, as stdin EOF does, then exits 0`, async () => {
+    const s = new ServerProcess({ CHEMATIC_TEST_TOOLS: "1", CHEMATIC_WORKERS: "1" });
+    await s.request("warm", "tools/call", { _meta: MODERN_META, name: "canonical_smiles", arguments: { smiles: "CCO" } });
+    s.send({ jsonrpc: "2.0", id: "slow", method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 800 } } });
+    await new Promise((r) => setTimeout(r, 200));
+    s.child.kill(signal);
+    const answer = await s.response("slow");
+    assert.ok(answer.result, `the call in flight is answered: ${JSON.stringify(answer)}`);
+    assert.equal(await s.exited, 0);
+  });
+}

@@ -43,6 +43,8 @@ interface Calls {
 function stubServer(handlers: { modern?: ModernHandler; legacy?: LegacyHandler } = {}): { server: McpServer; calls: Calls } {
   const calls: Calls = { modern: [], legacy: [] };
   const server = {
+    // The stand-in serves every method it is asked for (each then pins as a served one does).
+    serves: () => true,
     handleModern(request: JsonRpcRequest, ctx: CallContext): Promise<JsonObject> {
       calls.modern.push({ request, ctx });
       return handlers.modern ? handlers.modern(request, ctx) : Promise.resolve({ era: "modern" });
@@ -585,5 +587,36 @@ describe("over a real McpServer", () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+const MODERN_META_FOR_PIN = { [META_PROTOCOL_VERSION]: MODERN_VERSION, [META_CLIENT_CAPABILITIES]: {} };
+
+/** A real McpServer without tools (a lazy pool starts no worker). */
+function realServer(): McpServer {
+  return new McpServer({ tools: [], pool: new WorkerPool({ size: 1, lazy: true }), info: { name: "test", version: "0" }, logger: silentLogger });
+}
+
+describe("refusals that pin nothing, and initialize once", () => {
+  test("a first request for an unknown method does not pin: the other era is still served", async () => {
+    const c = new Connection(realServer(), { logger: silentLogger });
+    const unknown = JSON.parse((await c.handleFrame(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "prompts/list", params: {} }))))!) as {
+      error: { code: number };
+    };
+    assert.equal(unknown.error.code, -32601);
+    const modern = JSON.parse(
+      (await c.handleFrame(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "server/discover", params: { _meta: MODERN_META_FOR_PIN } }))))!,
+    ) as { result?: unknown; error?: unknown };
+    assert.ok(modern.result, `served after the unknown method: ${JSON.stringify(modern)}`);
+  });
+
+  test("a second initialize on a legacy connection is -32600", async () => {
+    const c = new Connection(realServer(), { logger: silentLogger });
+    const init = (id: number) =>
+      c.handleFrame(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {} } })));
+    assert.ok((JSON.parse((await init(1))!) as { result?: unknown }).result);
+    const again = JSON.parse((await init(2))!) as { error: { code: number; message: string } };
+    assert.equal(again.error.code, -32600);
+    assert.match(again.error.message, /already initialized/);
   });
 });

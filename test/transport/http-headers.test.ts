@@ -107,7 +107,7 @@ test("JSON-RPC error codes map to HTTP statuses per era", () => {
   assert.equal(statusFor("modern", undefined), 200);
   for (const code of [-32700, -32600, -32602, -32020, -32021, -32022]) assert.equal(statusFor("modern", code), 400, String(code));
   assert.equal(statusFor("modern", -32601), 404);
-  assert.equal(statusFor("modern", -32603), 500);
+  assert.equal(statusFor("modern", -32603), 200, "-32603 keeps its body: 200");
   assert.equal(statusFor("legacy", -32700), 400);
   assert.equal(statusFor("legacy", -32600), 400);
   for (const code of [-32601, -32602, -32603, -32000]) assert.equal(statusFor("legacy", code), 200, `legacy ${code} travels in a 200, as 2025 servers answer`);
