@@ -9,15 +9,14 @@ import {
   optionalText,
   queryFingerprint,
   textProperty,
-} from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+} from "./chembl-inputs.js";
+import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
   arr,
-  callOptions,
   int,
   markdownContent,
   nbool,
@@ -25,8 +24,8 @@ import {
   nnum,
   nstr,
   obj,
-} from "../domain/chembl/schema.js";
-import { getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
+} from "./chembl-common.js";
+import { callOptions, getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type Canvas, type CanvasManager, type TableMeta } from "../domain/canvas/canvas.js";
 import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "../domain/canvas/activity-table.js";

@@ -6,7 +6,7 @@
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
-import { mdCode, mdInline, mdValue } from "../../src/domain/chembl/markdown.js";
+import { mdCode, mdInline, mdValue } from "../../src/tools/chembl-markdown.js";
 import { FakeChembl, FAULT_BODIES, type FaultMode } from "../fixtures/chembl/fake-server.js";
 import { ASPIRIN_SMILES, CANARY, HOSTILE_NAME } from "../fixtures/chembl/world.js";
 import { callTool, chemblTools, fails, ok, serviceContext, testService } from "../fixtures/chembl/harness.js";

@@ -97,6 +97,16 @@ export interface CallOptions {
   deadline?: number;
 }
 
+/**
+ * The call options of a tool call or resource read: its cancellation signal and its deadline, which the
+ * server sets as the call's end in epoch ms (Date.now() + budget).
+ */
+export function callOptions(ctx: { signal: AbortSignal; deadline: number }): CallOptions {
+  // Accept a duration too (the field's comment once said "milliseconds left"): no epoch is below 1e12.
+  const deadline = ctx.deadline < 1e12 ? Date.now() + ctx.deadline : ctx.deadline;
+  return { signal: ctx.signal, deadline };
+}
+
 /** One tool call or resource read: a deadline and a cancellation signal shared by every request it makes. */
 export class Call {
   constructor(
