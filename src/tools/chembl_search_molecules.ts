@@ -22,6 +22,7 @@ import {
   type MoleculeSearchType,
 } from "../domain/chembl/service.js";
 import { checkStructure, type StructureCheck } from "../domain/chembl/structure-check.js";
+import { parseSmilesTool } from "./parse_smiles.js";
 import type { MoleculeRow, Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
@@ -263,7 +264,8 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
             "Use a larger substructure, or a similarity search for a small fragment.",
           );
         }
-        structureCheck = await checkStructure(smiles!, ctx.runChemTool);
+        const chem = ctx.chem;
+        structureCheck = await checkStructure(smiles!, chem ? (s) => chem.run(parseSmilesTool, { smiles: s }) : undefined);
       }
 
       const result = await service().searchMolecules({ type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset }, callOptions(ctx));
