@@ -47,7 +47,7 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
   // The DuckDB binding loads on the first spill; without it the canvas is off and start-up goes on.
   const canvas = initCanvasManager(config.canvas, { log: (m) => logger.warn(m) });
   const server = new McpServer({
-    tools: allTools(env),
+    tools: allTools(env, { dataframeDrop: config.canvas.dropEnabled }),
     resources: [chemblResourceProvider(getChemblService), skillResourceProvider(skills)],
     instructions: [CHEMBL_INSTRUCTIONS, CANVAS_INSTRUCTIONS],
     pool,

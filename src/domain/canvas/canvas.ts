@@ -857,9 +857,3 @@ export function initCanvasManager(config: CanvasConfig, options: CanvasManagerOp
   shared = new CanvasManager(config, options);
   return shared;
 }
-
-export async function closeCanvasManager(): Promise<void> {
-  const m = shared;
-  shared = undefined;
-  if (m) await m.close();
-}
