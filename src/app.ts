@@ -5,11 +5,12 @@ import { WorkerPool } from "./server/pool.js";
 import { McpServer } from "./server/server.js";
 import { allTools } from "./tools/index.js";
 import { getChemblService, initChemblService } from "./domain/chembl/service.js";
-import { chemblResourceProvider } from "./domain/chembl/resources.js";
+import { chemblResourceProvider } from "./resources/chembl.js";
 import { CHEMBL_INSTRUCTIONS } from "./domain/chembl/instructions.js";
 import { initCanvasManager } from "./domain/canvas/canvas.js";
 import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
-import { loadSkillTree, skillResourceProvider } from "./domain/skills/skills.js";
+import { loadSkillTree } from "./domain/skills/skills.js";
+import { skillResourceProvider } from "./resources/skills.js";
 import { projectRoot } from "./domain/assets.js";
 import { join } from "node:path";
 import { PACKAGE } from "./version.js";
@@ -46,7 +47,7 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
   // The DuckDB binding loads on the first spill; without it the canvas is off and start-up goes on.
   const canvas = initCanvasManager(config.canvas, { log: (m) => logger.warn(m) });
   const server = new McpServer({
-    tools: allTools(env),
+    tools: allTools(env, { dataframeDrop: config.canvas.dropEnabled }),
     resources: [chemblResourceProvider(getChemblService), skillResourceProvider(skills)],
     instructions: [CHEMBL_INSTRUCTIONS, CANVAS_INSTRUCTIONS],
     pool,

@@ -112,8 +112,13 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     enabled,
     dir: enabled ? parseCanvasDir("CHEMATIC_CANVAS_DIR", env.CHEMATIC_CANVAS_DIR) : null,
     maxSpillRows: parseInteger("CHEMBL_MAX_SPILL_ROWS", env.CHEMBL_MAX_SPILL_ROWS, DEFAULT_MAX_SPILL_ROWS, 1, 1_000_000),
-    dropEnabled: parseBoolean("CHEMBL_DATAFRAME_DROP_ENABLED", env.CHEMBL_DATAFRAME_DROP_ENABLED, false),
+    dropEnabled: dataframeDropEnabled(env),
   };
+}
+
+/** CHEMBL_DATAFRAME_DROP_ENABLED, a strict boolean (false when unset): whether chembl_dataframe_drop is registered. */
+export function dataframeDropEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return parseBoolean("CHEMBL_DATAFRAME_DROP_ENABLED", env.CHEMBL_DATAFRAME_DROP_ENABLED, false);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

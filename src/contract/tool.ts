@@ -33,11 +33,19 @@ export interface ServiceContext {
   /** When this call's budget ends, as epoch milliseconds (compare with Date.now()); pass it down to chained requests. */
   deadline: number;
   /**
-   * Runs a registered chemistry tool in the worker pool (RDKit is not loaded on the main thread), under
-   * the same cancellation and at most the time this call has left. Rejects with the tool's ToolError.
-   * The server always provides it; it is optional so unit tests can build a context without a pool.
+   * Runs chemistry tools in the worker pool (RDKit is not loaded on the main thread). The server always
+   * provides it; it is optional so unit tests can build a context without a pool.
    */
-  runChemTool?: (name: string, args: Record<string, unknown>) => Promise<unknown>;
+  chem?: ChemRunner;
+}
+
+/** A service tool's way to a chemistry tool: it names the tool by its object, so the compiler checks the arguments and the result. */
+export interface ChemRunner {
+  /**
+   * Runs a registered chemistry tool in the worker pool, under the caller's cancellation and at most the
+   * time its call has left. Rejects with the tool's ToolError.
+   */
+  run<A, R>(tool: ChemTool<A, R>, args: A): Promise<R>;
 }
 
 export interface ToolBase {

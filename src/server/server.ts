@@ -311,7 +311,7 @@ export class McpServer {
           signal,
           progress: ctx.progress ?? (() => {}),
           deadline: Date.now() + budgetMs,
-          runChemTool: (name, args) => this.runChemTool(name, args, signal, budgetMs),
+          chem: { run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>> },
         }),
         new Promise<never>((_, reject) => {
           const onAbort = () =>

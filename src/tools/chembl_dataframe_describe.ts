@@ -1,7 +1,7 @@
-import { mdCode, mdFields, mdInline } from "../domain/chembl/markdown.js";
-import { SOURCE_SCHEMA, arr, int, markdownContent, nint, nstr, obj, str } from "../domain/chembl/schema.js";
+import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
+import { SOURCE_SCHEMA, arr, int, markdownContent, nint, nstr, obj, str } from "./chembl-common.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
-import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
+import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 

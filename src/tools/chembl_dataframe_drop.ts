@@ -1,8 +1,8 @@
-import { mdFields } from "../domain/chembl/markdown.js";
-import { arr, markdownContent, str } from "../domain/chembl/schema.js";
+import { mdFields } from "./chembl-markdown.js";
+import { arr, markdownContent, str } from "./chembl-common.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { VIEW_TABLES } from "../domain/canvas/activity-table.js";
-import { canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
+import { canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {

@@ -1,7 +1,7 @@
-import { mdCode, mdFields, mdInline } from "../domain/chembl/markdown.js";
-import { arr, int, markdownContent, nstr, obj, str } from "../domain/chembl/schema.js";
+import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
+import { arr, int, markdownContent, nstr, obj, str } from "./chembl-common.js";
 import { CANVAS_DEFAULTS, getCanvasManager, type CanvasManager, type QueryResult } from "../domain/canvas/canvas.js";
-import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "../domain/canvas/schema.js";
+import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
 import type { JsonValue } from "../domain/canvas/values.js";
 import type { ServiceTool } from "../contract/tool.js";

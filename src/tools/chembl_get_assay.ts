@@ -1,5 +1,5 @@
-import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
+import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -7,14 +7,13 @@ import {
   SOURCE_SCHEMA,
   arr,
   batchNotice,
-  callOptions,
   markdownContent,
   nint,
   nnum,
   nstr,
   obj,
-} from "../domain/chembl/schema.js";
-import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
+} from "./chembl-common.js";
+import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import type { Assay, Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 

@@ -9,15 +9,14 @@ import {
   optionalText,
   queryFingerprint,
   textProperty,
-} from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+} from "./chembl-inputs.js";
+import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
   arr,
-  callOptions,
   int,
   markdownContent,
   nbool,
@@ -25,12 +24,12 @@ import {
   nnum,
   nstr,
   obj,
-} from "../domain/chembl/schema.js";
-import { getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
+} from "./chembl-common.js";
+import { callOptions, getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
-import { CANVAS_ID_PATTERN, getCanvasManager, type Canvas, type CanvasManager, type TableMeta } from "../domain/canvas/canvas.js";
-import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "../domain/canvas/activity-table.js";
-import type { ServiceContext, ServiceTool } from "../contract/tool.js";
+import { CANVAS_ID_PATTERN, getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { spillActivities } from "../domain/canvas/spill.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   molecule_chembl_id?: string;
@@ -80,8 +79,6 @@ export interface BioactivitiesResult {
 
 /** Rows per inline page: about 2-3 KB each across both surfaces, so a full page stays well under the 1 MB response cap. */
 export const MAX_INLINE_ACTIVITIES = 100;
-/** A spill's walk ends this long before the call's budget, leaving the time to stage its rows in DuckDB. */
-export const STAGE_RESERVE_MS = 8_000;
 const CANVAS_ID_OR_BLANK_PATTERN = `^\\s*(${CANVAS_ID_PATTERN.slice(1, -1)})?\\s*$`;
 
 /** variant input -> the filter: wild type, one mutation as ChEMBL writes it, or none. */
@@ -459,67 +456,41 @@ export function createChemblGetBioactivitiesTool(
       }
 
       const target = canvasId !== undefined ? await manager.get(canvasId) : undefined;
-      const spill = async () => {
-        const svc = service();
-        const options = callOptions(ctx);
-        // The walk stops in time to stage what it fetched within the call's budget.
-        const call = svc.startCall({ ...options, deadline: (options.deadline ?? Date.now() + CHEMBL_BUDGET_MS) - STAGE_RESERVE_MS });
-        const resolved = await svc.resolveActivityQuery(query, call);
-        const walk = await svc.walkActivities(resolved, {
-          maxRows: manager.maxSpillRows,
-          call,
-          onProgress: (fetched, goal) => ctx.progress(fetched, goal, `fetched ${fetched} of ${goal} rows`),
-        });
-        const rows = walk.activities;
-        const fitsInline = walk.truncated_by === null && (walk.total_count !== null ? walk.total_count <= limit : rows.length <= limit);
-        const applied = filters(resolved.parentMoleculeChemblId);
-        if (fitsInline && !target) {
-          return answer({
-            rows: rows.slice(0, limit),
-            offset: 0,
-            total: walk.total_count,
-            limit,
-            fingerprint,
-            filters: applied,
-            notes,
-            extra: [],
-            staging: NOT_STAGED,
-            source: walk.source,
-          });
-        }
-        const table = VIEW_TABLES[view];
-        const provenance = {
-          potency_view: view,
-          applied_filters: applied,
-          total_count: walk.total_count,
-          truncated: walk.truncated_by !== null,
-          truncated_by: walk.truncated_by,
+      const options = callOptions(ctx);
+      const { resolved, walk, staged } = await spillActivities(service(), manager, {
+        query,
+        inlineLimit: limit,
+        target,
+        deadline: options.deadline ?? Date.now() + CHEMBL_BUDGET_MS,
+        signal: ctx.signal,
+        appliedFilters: (q) => filters(q.parentMoleculeChemblId),
+        onProgress: (fetched, goal) => ctx.progress(fetched, goal, `fetched ${fetched} of ${goal} rows`),
+      });
+      const rows = walk.activities;
+      const applied = filters(resolved.parentMoleculeChemblId);
+      if (staged === null) {
+        return answer({
+          rows: rows.slice(0, limit),
+          offset: 0,
+          total: walk.total_count,
+          limit,
+          fingerprint,
+          filters: applied,
+          notes,
+          extra: [],
+          staging: NOT_STAGED,
           source: walk.source,
-        };
-        const staged = await stageRows(target, table, rows, provenance, ctx);
-        const staging: Staging = {
-          canvas_id: staged.canvas.id,
-          table_name: staged.table.name,
-          staged_row_count: staged.table.row_count,
-          truncated: walk.truncated_by !== null,
-          truncated_by: walk.truncated_by,
-        };
-        const extra = [stagedNotice(staging, walk.total_count, manager)];
-        return answer({ rows, offset: 0, total: walk.total_count, limit, fingerprint, filters: applied, notes, extra, staging, source: walk.source });
-      };
-      return target ? target.hold(spill) : spill();
-
-      async function stageRows(
-        on: Canvas | undefined,
-        table: string,
-        rows: Activity[],
-        provenance: Record<string, unknown>,
-        c: ServiceContext,
-      ): Promise<{ canvas: Canvas; table: TableMeta }> {
-        const cells = activityRows(rows);
-        if (on) return { canvas: on, table: await on.stage(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, c.signal) };
-        return manager.stageOnNewCanvas(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, c.signal);
+        });
       }
+      const staging: Staging = {
+        canvas_id: staged.canvas.id,
+        table_name: staged.table.name,
+        staged_row_count: staged.table.row_count,
+        truncated: walk.truncated_by !== null,
+        truncated_by: walk.truncated_by,
+      };
+      const extra = [stagedNotice(staging, walk.total_count, manager)];
+      return answer({ rows, offset: 0, total: walk.total_count, limit, fingerprint, filters: applied, notes, extra, staging, source: walk.source });
     },
   };
 }

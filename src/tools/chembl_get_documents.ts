@@ -1,19 +1,7 @@
-import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
-import {
-  CHEMBL_ANNOTATIONS,
-  CHEMBL_BUDGET_MS,
-  CHEMBL_ERRORS,
-  SOURCE_SCHEMA,
-  arr,
-  batchNotice,
-  callOptions,
-  markdownContent,
-  nint,
-  nstr,
-  obj,
-} from "../domain/chembl/schema.js";
-import { getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
+import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
+import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, markdownContent, nint, nstr, obj } from "./chembl-common.js";
+import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
 import type { ChemblDocument, Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";

@@ -1,6 +1,6 @@
 import { ToolError } from "../domain/errors.js";
-import { chemblIdProperty, optionalChemblId } from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdRefs, mdSource } from "../domain/chembl/markdown.js";
+import { chemblIdProperty, optionalChemblId } from "./chembl-inputs.js";
+import { mdFields, mdInline, mdRefs, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -9,15 +9,14 @@ import {
   SECTION_STATUS_SCHEMA,
   SOURCE_SCHEMA,
   arr,
-  callOptions,
   markdownContent,
   nbool,
   nint,
   nnum,
   nstr,
   obj,
-} from "../domain/chembl/schema.js";
-import { getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
+} from "./chembl-common.js";
+import { callOptions, getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
 import type { Indication, Mechanism, Source, Warning } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 

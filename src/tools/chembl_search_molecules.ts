@@ -1,6 +1,6 @@
 import { ToolError } from "../domain/errors.js";
-import { cursorProperty, decodeCursor, encodeCursor, optionalNumber, optionalText, queryFingerprint } from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
+import { cursorProperty, decodeCursor, encodeCursor, optionalNumber, optionalText, queryFingerprint } from "./chembl-inputs.js";
+import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -8,14 +8,21 @@ import {
   MOLECULE_ROW_SCHEMA,
   SOURCE_SCHEMA,
   arr,
-  callOptions,
   int,
   markdownContent,
   nnum,
   nstr,
-} from "../domain/chembl/schema.js";
-import { getChemblService, NAME_SEARCH_CEILING, SUBSTRUCTURE_CEILING, type ChemblService, type MoleculeSearchType } from "../domain/chembl/service.js";
+} from "./chembl-common.js";
+import {
+  callOptions,
+  getChemblService,
+  NAME_SEARCH_CEILING,
+  SUBSTRUCTURE_CEILING,
+  type ChemblService,
+  type MoleculeSearchType,
+} from "../domain/chembl/service.js";
 import { checkStructure, type StructureCheck } from "../domain/chembl/structure-check.js";
+import { parseSmilesTool } from "./parse_smiles.js";
 import type { MoleculeRow, Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
@@ -257,7 +264,8 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
             "Use a larger substructure, or a similarity search for a small fragment.",
           );
         }
-        structureCheck = await checkStructure(smiles!, ctx.runChemTool);
+        const chem = ctx.chem;
+        structureCheck = await checkStructure(smiles!, chem ? (s) => chem.run(parseSmilesTool, { smiles: s }) : undefined);
       }
 
       const result = await service().searchMolecules({ type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset }, callOptions(ctx));

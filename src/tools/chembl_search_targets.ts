@@ -8,21 +8,10 @@ import {
   optionalText,
   queryFingerprint,
   textProperty,
-} from "../domain/chembl/inputs.js";
-import { mdFields, mdInline, mdSource } from "../domain/chembl/markdown.js";
-import {
-  CHEMBL_ANNOTATIONS,
-  CHEMBL_BUDGET_MS,
-  CHEMBL_ERRORS,
-  SOURCE_SCHEMA,
-  TARGET_ROW_SCHEMA,
-  arr,
-  callOptions,
-  int,
-  markdownContent,
-  nstr,
-} from "../domain/chembl/schema.js";
-import { getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
+} from "./chembl-inputs.js";
+import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, TARGET_ROW_SCHEMA, arr, int, markdownContent, nstr } from "./chembl-common.js";
+import { callOptions, getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
 import type { Source, TargetRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 

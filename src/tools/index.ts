@@ -3,7 +3,7 @@
  * order, then depiction and standardisation, then ChEMBL). Static for the life of the process (tools/list
  * is cacheable for 24 h, public scope); test-only tools join when CHEMATIC_TEST_TOOLS is on.
  */
-import { parseBoolean } from "../config.js";
+import { dataframeDropEnabled, parseBoolean } from "../config.js";
 import type { AnyTool, ChemTool } from "../contract/tool.js";
 import { nameToSmilesTool } from "./name_to_smiles.js";
 import { parseSmilesTool } from "./parse_smiles.js";
@@ -77,13 +77,13 @@ export function testToolsEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
   return parseBoolean("CHEMATIC_TEST_TOOLS", env.CHEMATIC_TEST_TOOLS, false);
 }
 
-/** chembl_dataframe_drop exists only when CHEMBL_DATAFRAME_DROP_ENABLED is true. */
-export function dataframeDropEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return parseBoolean("CHEMBL_DATAFRAME_DROP_ENABLED", env.CHEMBL_DATAFRAME_DROP_ENABLED, false);
-}
-
-export function allTools(env: NodeJS.ProcessEnv = process.env): AnyTool[] {
-  const production = dataframeDropEnabled(env) ? [...PRODUCTION_TOOLS, chemblDataframeDropTool] : [...PRODUCTION_TOOLS];
+/**
+ * The registered tools. chembl_dataframe_drop exists only when CHEMBL_DATAFRAME_DROP_ENABLED is true: the
+ * app passes the start-up config's canvas.dropEnabled; without it the variable is read from `env`.
+ */
+export function allTools(env: NodeJS.ProcessEnv = process.env, options: { dataframeDrop?: boolean } = {}): AnyTool[] {
+  const drop = options.dataframeDrop ?? dataframeDropEnabled(env);
+  const production = drop ? [...PRODUCTION_TOOLS, chemblDataframeDropTool] : [...PRODUCTION_TOOLS];
   return testToolsEnabled(env) ? [...production, ...TEST_TOOLS] : production;
 }
 

@@ -6,11 +6,11 @@
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
-import { mdCode, mdInline, mdValue } from "../../src/domain/chembl/markdown.js";
+import { mdCode, mdInline, mdValue } from "../../src/tools/chembl-markdown.js";
 import { FakeChembl, FAULT_BODIES, type FaultMode } from "../fixtures/chembl/fake-server.js";
 import { ASPIRIN_SMILES, CANARY, HOSTILE_NAME } from "../fixtures/chembl/world.js";
 import { callTool, chemblTools, fails, ok, serviceContext, testService } from "../fixtures/chembl/harness.js";
-import type { AnyTool } from "../../src/contract/tool.js";
+import type { AnyTool, ChemRunner } from "../../src/contract/tool.js";
 
 let fake: FakeChembl;
 let tools: ReturnType<typeof chemblTools>;
@@ -122,14 +122,17 @@ describe("chembl_search_molecules", () => {
 
   test("with the chemistry pool hook, RDKit checks the structure (INVALID_SMILES becomes INVALID_STRUCTURE)", async () => {
     const calls: unknown[] = [];
-    const runChemTool = async (name: string, args: Record<string, unknown>) => {
-      calls.push([name, args]);
-      if (args.smiles === "C1=CC=CC=C1=C") throw new ToolError("INVALID_SMILES", "Invalid SMILES 'C1=CC=CC=C1=C': explicit valence", { position: 11 });
-      return { valid: true };
+    const chem: ChemRunner = {
+      run: async (tool, args) => {
+        calls.push([tool.name, args]);
+        if ((args as { smiles?: string }).smiles === "C1=CC=CC=C1=C")
+          throw new ToolError("INVALID_SMILES", "Invalid SMILES 'C1=CC=CC=C1=C': explicit valence", { position: 11 });
+        return { valid: true } as never;
+      },
     };
-    const good = await ok(tools.searchMolecules, { smiles: ASPIRIN_SMILES, search_type: "similarity" }, serviceContext(20_000, { runChemTool }));
+    const good = await ok(tools.searchMolecules, { smiles: ASPIRIN_SMILES, search_type: "similarity" }, serviceContext(20_000, { chem }));
     assert.equal(good.value.structure_check, "rdkit");
-    const e = await fails(tools.searchMolecules, { smiles: "C1=CC=CC=C1=C", search_type: "substructure" }, serviceContext(20_000, { runChemTool }));
+    const e = await fails(tools.searchMolecules, { smiles: "C1=CC=CC=C1=C", search_type: "substructure" }, serviceContext(20_000, { chem }));
     assert.equal(e.code, "INVALID_STRUCTURE");
     assert.equal(e.details.check, "rdkit");
     assert.deepEqual(calls[0], ["parse_smiles", { smiles: ASPIRIN_SMILES }]);

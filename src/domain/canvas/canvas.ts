@@ -3,15 +3,16 @@
  * SELECT at a time (chembl_dataframe_query).
  *
  * Isolation and bounds:
- *  - one DuckDB instance per canvas, opened locked down (duckdb.ts), so a canvas sees only its own tables;
+ *  - one DuckDB instance per canvas, opened locked down (sql-guard.ts), so a canvas sees only its own tables;
  *  - canvas IDs carry 144 random bits (over HTTP the ID is the only key);
  *  - a canvas expires after 30 minutes idle; at most 32 exist (the least recently used idle one makes room,
  *    else BUSY); each instance has a memory limit; queries run at most 2 at a time server-wide (DuckDB work
  *    occupies libuv's thread pool, which file and DNS work share);
  *  - writes to one canvas are serialised, and a table is replaced by staging it under a temporary name and
  *    swapping it in one transaction, so a failed or cancelled stage leaves the earlier table;
- *  - queries pass the lexical guard (sql-guard.ts), then DuckDB's parser (exactly one statement, of type
- *    SELECT, naming only this canvas's tables), and run under a timeout that interrupts DuckDB, with their
+ *  - queries pass the three locks of sql-guard.ts (the lexical guard, then checks on DuckDB's own parse:
+ *    exactly one statement, of type SELECT, naming only this canvas's tables; the instance is opened
+ *    locked down), and run under a timeout that interrupts DuckDB, with their
  *    output capped in rows and bytes;
  *  - file-backed canvases (CHEMATIC_CANVAS_DIR) live in a per-process directory inside it, every path
  *    derived through safeJoin, and are deleted when the canvas expires or the server closes.
@@ -22,9 +23,11 @@ import { join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance, DuckDBType } from "@duckdb/node-api";
 import type { CanvasConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
-import { loadDuckDb, lockedDownOptions, type DuckDbLoader, type DuckDbModule } from "./duckdb.js";
+import { Semaphore } from "../semaphore.js";
+import { queryError } from "./duckdb-errors.js";
+import { loadDuckDb, type DuckDbLoader, type DuckDbModule } from "./duckdb.js";
 import { isInside, safeJoin } from "./paths.js";
-import { checkReadOnlySql, isForbiddenFunction, refuse } from "./sql-guard.js";
+import { checkReadOnlySql, checkSelect, checkStatementCount, checkSyntaxTree, checkTableReferences, lockedDownOptions } from "./sql-guard.js";
 import { jsonConverter, type JsonValue } from "./values.js";
 
 export const CANVAS_ID_PATTERN = "^cv_[A-Za-z0-9_-]{24}$";
@@ -111,139 +114,6 @@ export function isCanvasId(id: string): boolean {
   return CANVAS_ID_RE.test(id);
 }
 
-/** A small counting semaphore whose waiters give up after a while. */
-class Slots {
-  private used = 0;
-  private readonly waiters: Array<() => void> = [];
-  constructor(private readonly size: number) {}
-
-  async acquire(waitMs: number): Promise<(() => void) | null> {
-    if (this.used < this.size) {
-      this.used++;
-      return this.releaser();
-    }
-    return new Promise((resolve) => {
-      const grant = () => {
-        clearTimeout(timer);
-        resolve(this.releaser());
-      };
-      const timer = setTimeout(() => {
-        const i = this.waiters.indexOf(grant);
-        if (i >= 0) this.waiters.splice(i, 1);
-        resolve(null);
-      }, waitMs);
-      this.waiters.push(grant);
-    });
-  }
-
-  private releaser(): () => void {
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const next = this.waiters.shift();
-      if (next) next();
-      else this.used--;
-    };
-  }
-}
-
-/** Table functions a query may call: they generate rows and read nothing. */
-export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "generate_series", "unnest"]);
-
-/**
- * The second lock, on DuckDB's own parse tree (json_serialize_sql): exactly one statement; every table it
- * reads is a staged table of this canvas (unqualified, main., or this canvas's catalog) or a CTE the query
- * defines, never a system view (duckdb_databases, pg_settings, ...) or a path; every table function is a
- * row generator (range, generate_series, unnest); no function the lexical check forbids, whatever its quoting.
- */
-export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
-  const t = tree as { error?: boolean; error_message?: string; statements?: unknown[] };
-  if (t.error) throw new Error(`Parser Error: ${t.error_message ?? "syntax error"}`);
-  if (!Array.isArray(t.statements) || t.statements.length !== 1)
-    throw refuse("multiple_statements", `DuckDB reads ${t.statements?.length ?? 0} statements; send exactly one`);
-  const ctes = new Set<string>();
-  const baseTables: Array<{ catalog: string; schema: string; name: string }> = [];
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const x of node) visit(x);
-      return;
-    }
-    if (!node || typeof node !== "object") return;
-    const n = node as Record<string, unknown>;
-    const map = (n.cte_map as { map?: Array<{ key?: unknown }> } | undefined)?.map;
-    if (Array.isArray(map)) for (const e of map) if (typeof e.key === "string") ctes.add(e.key.toLowerCase());
-    if (typeof n.cte_name === "string") ctes.add(n.cte_name.toLowerCase());
-    if (n.type === "BASE_TABLE") {
-      baseTables.push({
-        catalog: String(n.catalog_name ?? "").toLowerCase(),
-        schema: String(n.schema_name ?? "").toLowerCase(),
-        name: String(n.table_name ?? "").toLowerCase(),
-      });
-    } else if (n.type === "TABLE_FUNCTION") {
-      const fn = String((n.function as { function_name?: unknown } | undefined)?.function_name ?? "").toLowerCase();
-      if (!ALLOWED_TABLE_FUNCTIONS.has(fn))
-        throw refuse(
-          "forbidden_function",
-          `${fn}() is not allowed as a table: only the staged tables and row generators (range, generate_series, unnest) can be read`,
-          { function: fn },
-        );
-    }
-    if (n.class === "FUNCTION" && typeof n.function_name === "string" && n.is_operator !== true && isForbiddenFunction(n.function_name)) {
-      throw refuse("forbidden_function", `${n.function_name.toLowerCase()}() is not allowed: it reads files or server state`, {
-        function: n.function_name.toLowerCase(),
-      });
-    }
-    for (const v of Object.values(n)) if (v && typeof v === "object") visit(v);
-  };
-  visit(t.statements[0]);
-  for (const b of baseTables) {
-    const isOwn = own.has(b.name) && (b.schema === "" || b.schema === "main") && (b.catalog === "" || b.catalog === catalog);
-    const isCte = b.catalog === "" && b.schema === "" && ctes.has(b.name);
-    if (!isOwn && !isCte) {
-      const shown = [b.catalog, b.schema, b.name].filter((x) => x !== "").join(".");
-      throw refuse("not_a_canvas_table", `${shown} is not a table of this canvas; the staged tables are: ${tables.join(", ") || "none"}`, {
-        table: shown,
-        tables: [...tables],
-      });
-    }
-  }
-}
-
-/**
- * The qualified name at the start of a table reference as DuckDB's getTableNames writes it
- * (`main.t AS x`, `"a b" AS "c"`, `memory.main.t TABLESAMPLE ...`): its dot-separated parts, unquoted.
- */
-export function leadingName(reference: string): string[] {
-  const parts: string[] = [];
-  let i = 0;
-  for (;;) {
-    let part = "";
-    if (reference[i] === '"') {
-      i++;
-      for (; i < reference.length; i++) {
-        if (reference[i] === '"') {
-          if (reference[i + 1] === '"') {
-            part += '"';
-            i++;
-            continue;
-          }
-          i++;
-          break;
-        }
-        part += reference[i];
-      }
-    } else {
-      const m = /^[^."\s]*/.exec(reference.slice(i))![0];
-      part = m;
-      i += m.length;
-    }
-    parts.push(part);
-    if (reference[i] !== ".") return parts;
-    i++;
-  }
-}
-
 /** A value as its declared column type takes it; a mismatch is a bug upstream of the canvas, never coerced. */
 function checkCell(column: ColumnSpec, v: CellValue): CellValue {
   if (v === null) return null;
@@ -260,35 +130,6 @@ function checkCell(column: ColumnSpec, v: CellValue): CellValue {
       `column ${column.name} (${column.type}): ${JSON.stringify(v)} is not ${column.type === "BIGINT" || column.type === "INTEGER" ? "an integer" : `a ${column.type}`}`,
     );
   return v;
-}
-
-/** DuckDB's error text, shortened, without any file path of the canvas directory. */
-function duckMessage(e: unknown, hide: string | null): string {
-  let text = e instanceof Error ? e.message : String(e);
-  if (hide) text = text.split(hide).join("<canvas dir>");
-  text = text.replace(/\s+/g, " ").trim();
-  return text.length > 600 ? `${text.slice(0, 600)}...` : text;
-}
-
-/** Maps a DuckDB failure of a user query to a typed error. */
-function queryError(e: unknown, hide: string | null, memoryLimitMb: number): ToolError {
-  if (e instanceof ToolError) return e;
-  const message = duckMessage(e, hide);
-  if (/^Permission Error/i.test(message)) return refuse("locked_down", `DuckDB's locked-down configuration refused it: ${message}`, { duckdb_error: message });
-  if (/^Out of Memory Error/i.test(message)) {
-    return new ToolError(
-      "QUERY_REFUSED",
-      `The query needs more memory than this canvas allows (${memoryLimitMb} MB)`,
-      { reason: "memory_limit", duckdb_error: message },
-      "Aggregate (GROUP BY), filter (WHERE) or add a LIMIT so the query holds less at once, then retry.",
-    );
-  }
-  return new ToolError(
-    "INVALID_ARGUMENTS",
-    `DuckDB could not run the query: ${message}`,
-    { path: "/sql", duckdb_error: message },
-    "Fix the SQL as the DuckDB error says; chembl_dataframe_describe lists the staged tables and their columns.",
-  );
 }
 
 export class Canvas {
@@ -528,32 +369,17 @@ export class Canvas {
     const d = this.duckdb;
     // DuckDB's own parser: exactly one statement...
     const extracted = await connection.extractStatements(sql);
-    if (extracted.count !== 1) throw refuse("multiple_statements", `DuckDB reads ${extracted.count} statements; send exactly one`);
+    checkStatementCount(extracted.count);
     // ...naming no table but this canvas's own (a quoted path is a table name to DuckDB, and a replacement scan would read it)...
     const own = new Set([...this.tables.keys()].map((t) => t.toLowerCase()));
     const catalog = this.catalog().toLowerCase();
     const serialised = await connection.runAndReadAll("SELECT json_serialize_sql($1::VARCHAR) AS ast", [sql]);
     checkSyntaxTree(JSON.parse(String(serialised.getRowsJson()[0]![0])) as unknown, own, catalog, [...this.tables.keys()]);
-    for (const reference of connection.getTableNames(sql, true)) {
-      const parts = leadingName(reference).map((p) => p.toLowerCase());
-      const name = parts.at(-1) ?? "";
-      const qualifiedOk =
-        parts.length === 1 || (parts.length === 2 && parts[0] === "main") || (parts.length === 3 && parts[0] === catalog && parts[1] === "main");
-      if (!own.has(name) || !qualifiedOk) {
-        throw refuse(
-          "not_a_canvas_table",
-          `${reference.split(" ")[0]} is not a table of this canvas; the staged tables are: ${[...this.tables.keys()].join(", ") || "none"}`,
-          {
-            table: parts.join("."),
-            tables: [...this.tables.keys()],
-          },
-        );
-      }
-    }
+    checkTableReferences(connection.getTableNames(sql, true), own, catalog, [...this.tables.keys()]);
     // ...and of type SELECT once prepared (binding happens here, under the locked-down configuration).
     const prepared = await extracted.prepare(0);
     try {
-      if (prepared.statementType !== d.StatementType.SELECT) throw refuse("not_select", "DuckDB does not read this as a SELECT statement");
+      checkSelect(prepared.statementType === d.StatementType.SELECT);
       const result = await prepared.stream();
       const names = result.deduplicatedColumnNames();
       const types = result.columnTypes();
@@ -625,7 +451,7 @@ export class CanvasManager {
   readonly maxConcurrentQueries: number;
   readonly queueWaitMs: number;
   readonly appendChunkRows = CANVAS_DEFAULTS.appendChunkRows;
-  readonly querySlots: Slots;
+  readonly querySlots: Semaphore;
   readonly now: () => number;
   private readonly loader: DuckDbLoader;
   private readonly log: (message: string, fields?: Record<string, unknown>) => void;
@@ -654,7 +480,7 @@ export class CanvasManager {
     this.queryTimeoutMs = options.queryTimeoutMs ?? CANVAS_DEFAULTS.queryTimeoutMs;
     this.maxConcurrentQueries = options.maxConcurrentQueries ?? CANVAS_DEFAULTS.maxConcurrentQueries;
     this.queueWaitMs = options.queueWaitMs ?? CANVAS_DEFAULTS.queueWaitMs;
-    this.querySlots = new Slots(this.maxConcurrentQueries);
+    this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
   }
@@ -856,10 +682,4 @@ export function getCanvasManager(): CanvasManager {
 export function initCanvasManager(config: CanvasConfig, options: CanvasManagerOptions = {}): CanvasManager {
   shared = new CanvasManager(config, options);
   return shared;
-}
-
-export async function closeCanvasManager(): Promise<void> {
-  const m = shared;
-  shared = undefined;
-  if (m) await m.close();
 }

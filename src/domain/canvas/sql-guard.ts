@@ -1,6 +1,6 @@
 /**
- * The first of three locks on chembl_dataframe_query: a lexical check that runs before DuckDB sees the
- * text. It accepts exactly one read-only SELECT or WITH statement and refuses, with QUERY_REFUSED and a
+ * The three locks on chembl_dataframe_query, all here. The first is a lexical check that runs before
+ * DuckDB sees the text. It accepts exactly one read-only SELECT or WITH statement and refuses, with QUERY_REFUSED and a
  * machine-readable details.reason:
  *  - more than one statement (a `;` followed by anything but whitespace or comments);
  *  - a statement that does not start with SELECT or WITH (after opening parentheses);
@@ -17,8 +17,9 @@
  * way DuckDB does; where DuckDB's reading could differ from ours, we refuse rather than guess.
  *
  * The second lock is DuckDB's own parser (one statement, of type SELECT, touching only the canvas's
- * tables: see canvas.ts); the third is the instance's configuration (external access off, configuration
- * locked, extensions neither installed nor loaded).
+ * tables): the checks below that canvas.ts runs on DuckDB's reading of the query (checkStatementCount,
+ * checkSyntaxTree, checkTableReferences, checkSelect). The third is the instance's configuration
+ * (lockedDownOptions: external access off, configuration locked, extensions neither installed nor loaded).
  */
 import { ToolError } from "../errors.js";
 
@@ -273,4 +274,164 @@ export function checkReadOnlySql(input: string): CheckedSql {
 
   const end = semi >= 0 ? tokens[semi]!.at : input.length;
   return { sql: input.slice(0, end), tokens: body };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The second lock: DuckDB's own reading of the query
+
+/** DuckDB's parser must read exactly one statement. */
+export function checkStatementCount(count: number): void {
+  if (count !== 1) throw refuse("multiple_statements", `DuckDB reads ${count} statements; send exactly one`);
+}
+
+/** Table functions a query may call: they generate rows and read nothing. */
+export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "generate_series", "unnest"]);
+
+/**
+ * The second lock, on DuckDB's own parse tree (json_serialize_sql): exactly one statement; every table it
+ * reads is a staged table of this canvas (unqualified, main., or this canvas's catalog) or a CTE the query
+ * defines, never a system view (duckdb_databases, pg_settings, ...) or a path; every table function is a
+ * row generator (range, generate_series, unnest); no function the lexical check forbids, whatever its quoting.
+ */
+export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
+  const t = tree as { error?: boolean; error_message?: string; statements?: unknown[] };
+  if (t.error) throw new Error(`Parser Error: ${t.error_message ?? "syntax error"}`);
+  if (!Array.isArray(t.statements) || t.statements.length !== 1)
+    throw refuse("multiple_statements", `DuckDB reads ${t.statements?.length ?? 0} statements; send exactly one`);
+  const ctes = new Set<string>();
+  const baseTables: Array<{ catalog: string; schema: string; name: string }> = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const x of node) visit(x);
+      return;
+    }
+    if (!node || typeof node !== "object") return;
+    const n = node as Record<string, unknown>;
+    const map = (n.cte_map as { map?: Array<{ key?: unknown }> } | undefined)?.map;
+    if (Array.isArray(map)) for (const e of map) if (typeof e.key === "string") ctes.add(e.key.toLowerCase());
+    if (typeof n.cte_name === "string") ctes.add(n.cte_name.toLowerCase());
+    if (n.type === "BASE_TABLE") {
+      baseTables.push({
+        catalog: String(n.catalog_name ?? "").toLowerCase(),
+        schema: String(n.schema_name ?? "").toLowerCase(),
+        name: String(n.table_name ?? "").toLowerCase(),
+      });
+    } else if (n.type === "TABLE_FUNCTION") {
+      const fn = String((n.function as { function_name?: unknown } | undefined)?.function_name ?? "").toLowerCase();
+      if (!ALLOWED_TABLE_FUNCTIONS.has(fn))
+        throw refuse(
+          "forbidden_function",
+          `${fn}() is not allowed as a table: only the staged tables and row generators (range, generate_series, unnest) can be read`,
+          { function: fn },
+        );
+    }
+    if (n.class === "FUNCTION" && typeof n.function_name === "string" && n.is_operator !== true && isForbiddenFunction(n.function_name)) {
+      throw refuse("forbidden_function", `${n.function_name.toLowerCase()}() is not allowed: it reads files or server state`, {
+        function: n.function_name.toLowerCase(),
+      });
+    }
+    for (const v of Object.values(n)) if (v && typeof v === "object") visit(v);
+  };
+  visit(t.statements[0]);
+  for (const b of baseTables) {
+    const isOwn = own.has(b.name) && (b.schema === "" || b.schema === "main") && (b.catalog === "" || b.catalog === catalog);
+    const isCte = b.catalog === "" && b.schema === "" && ctes.has(b.name);
+    if (!isOwn && !isCte) {
+      const shown = [b.catalog, b.schema, b.name].filter((x) => x !== "").join(".");
+      throw refuse("not_a_canvas_table", `${shown} is not a table of this canvas; the staged tables are: ${tables.join(", ") || "none"}`, {
+        table: shown,
+        tables: [...tables],
+      });
+    }
+  }
+}
+
+/**
+ * The qualified name at the start of a table reference as DuckDB's getTableNames writes it
+ * (`main.t AS x`, `"a b" AS "c"`, `memory.main.t TABLESAMPLE ...`): its dot-separated parts, unquoted.
+ */
+export function leadingName(reference: string): string[] {
+  const parts: string[] = [];
+  let i = 0;
+  for (;;) {
+    let part = "";
+    if (reference[i] === '"') {
+      i++;
+      for (; i < reference.length; i++) {
+        if (reference[i] === '"') {
+          if (reference[i + 1] === '"') {
+            part += '"';
+            i++;
+            continue;
+          }
+          i++;
+          break;
+        }
+        part += reference[i];
+      }
+    } else {
+      const m = /^[^."\s]*/.exec(reference.slice(i))![0];
+      part = m;
+      i += m.length;
+    }
+    parts.push(part);
+    if (reference[i] !== ".") return parts;
+    i++;
+  }
+}
+
+/**
+ * Every table reference DuckDB finds (getTableNames, qualified) must be a staged table of this canvas:
+ * unqualified, main., or this canvas's catalog's main. (a quoted path is a table name to DuckDB, and a
+ * replacement scan would read it).
+ */
+export function checkTableReferences(references: Iterable<string>, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
+  for (const reference of references) {
+    const parts = leadingName(reference).map((p) => p.toLowerCase());
+    const name = parts.at(-1) ?? "";
+    const qualifiedOk =
+      parts.length === 1 || (parts.length === 2 && parts[0] === "main") || (parts.length === 3 && parts[0] === catalog && parts[1] === "main");
+    if (!own.has(name) || !qualifiedOk) {
+      throw refuse("not_a_canvas_table", `${reference.split(" ")[0]} is not a table of this canvas; the staged tables are: ${tables.join(", ") || "none"}`, {
+        table: parts.join("."),
+        tables: [...tables],
+      });
+    }
+  }
+}
+
+/** Once prepared (bound under the locked-down configuration), the statement must be a SELECT. */
+export function checkSelect(isSelect: boolean): void {
+  if (!isSelect) throw refuse("not_select", "DuckDB does not read this as a SELECT statement");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The third lock: the instance's configuration
+
+/**
+ * The instance options every canvas opens with. Order matters: DuckDB applies them in turn, so the temp
+ * directory comes before external access is switched off, and the configuration is locked last.
+ *  - enable_external_access=false: no file, network or extension access from SQL (read_csv, COPY, ATTACH
+ *    of a file, INSTALL, LOAD, replacement scans of paths);
+ *  - autoinstall/autoload of known extensions off, community extensions off;
+ *  - memory_limit and threads bound what one canvas may take;
+ *  - lock_configuration=true: SET and RESET cannot change any of this afterwards.
+ * An in-memory canvas gets no temp directory (nothing is ever written to disk); a file-backed one keeps
+ * DuckDB's default, a `.tmp` directory beside its database file inside CHEMATIC_CANVAS_DIR.
+ */
+export function lockedDownOptions(opts: { memoryLimitMb: number; threads: number; inMemory: boolean }): Record<string, string> {
+  const options: Record<string, string> = {};
+  if (opts.inMemory) options.temp_directory = "";
+  Object.assign(options, {
+    enable_external_access: "false",
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+    allow_community_extensions: "false",
+    allow_unsigned_extensions: "false",
+    allow_persistent_secrets: "false",
+    memory_limit: `${opts.memoryLimitMb}MB`,
+    threads: String(opts.threads),
+    lock_configuration: "true",
+  });
+  return options;
 }

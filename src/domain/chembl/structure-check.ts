@@ -1,7 +1,7 @@
 /**
  * The local check of a structure query before it goes to ChEMBL (whose structure endpoints answer a bad
- * SMILES slowly, sometimes with a 500). With the server's chemistry pool available, RDKit parses the
- * SMILES in a worker (parse_smiles); without it, a strict SMILES grammar check runs here on the main
+ * SMILES slowly, sometimes with a 500). With an RDKit parser at hand (the tool runs parse_smiles in the
+ * server's chemistry pool), RDKit parses the SMILES; without it, a strict SMILES grammar check runs here on the main
  * thread: atoms and bracket atoms against the periodic table, bonds, branches, ring-closure pairing and
  * dot-separated components (OpenSMILES grammar). The grammar check cannot see valence errors; the answer
  * says which check ran.
@@ -123,17 +123,17 @@ export function smilesGrammarIssue(smiles: string): GrammarIssue | null {
 
 const LOCAL_HINT = "Fix the SMILES (details say where; parse_smiles shows RDKit's reading of it), then search again.";
 
-/** A hook the server may put on the service context: run a chemistry tool in the worker pool. */
-export type ChemToolRunner = (name: string, args: Record<string, unknown>) => Promise<unknown>;
+/** Parses a SMILES with RDKit (off the main thread); rejects with RDKit's ToolError (INVALID_SMILES, ...). */
+export type RdkitParser = (smiles: string) => Promise<unknown>;
 
 /**
  * Checks a structure query before ChEMBL sees it; INVALID_STRUCTURE (with the position) when it cannot
  * be a molecule. Returns which check ran.
  */
-export async function checkStructure(smiles: string, runChemTool: ChemToolRunner | undefined): Promise<StructureCheck> {
-  if (runChemTool) {
+export async function checkStructure(smiles: string, parseWithRdkit: RdkitParser | undefined): Promise<StructureCheck> {
+  if (parseWithRdkit) {
     try {
-      await runChemTool("parse_smiles", { smiles });
+      await parseWithRdkit(smiles);
       return "rdkit";
     } catch (e) {
       if (e instanceof ToolError && (e.code === "INVALID_SMILES" || e.code === "MOLECULE_TOO_LARGE")) {

@@ -5,7 +5,7 @@
  * line breaks and control characters collapsed, markdown punctuation backslash-escaped and HTML
  * metacharacters written as entities; structures (SMILES) go verbatim into code spans.
  */
-import type { Source } from "./types.js";
+import type { Source } from "../domain/chembl/types.js";
 
 /** Markdown punctuation that can open inline syntax (emphasis, code, links, tables, math, entities). */
 const ESCAPED = /[\\`*_[\]|~$&]/g;

@@ -1,13 +1,13 @@
 /** The chembl:// resource provider against the local fake, alone and behind the server's resource registry. */
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
-import { ToolError } from "../../../src/domain/errors.js";
-import { RpcError } from "../../../src/protocol/jsonrpc.js";
-import { ResourceRegistry } from "../../../src/server/resources.js";
-import { chemblResourceProvider, parseChemblUri } from "../../../src/domain/chembl/resources.js";
-import { FakeChembl } from "../../fixtures/chembl/fake-server.js";
-import { CANARY } from "../../fixtures/chembl/world.js";
-import { serviceContext, testService } from "../../fixtures/chembl/harness.js";
+import { ToolError } from "../../src/domain/errors.js";
+import { RpcError } from "../../src/protocol/jsonrpc.js";
+import { ResourceRegistry } from "../../src/server/resources.js";
+import { chemblResourceProvider, parseChemblUri } from "../../src/resources/chembl.js";
+import { FakeChembl } from "../fixtures/chembl/fake-server.js";
+import { CANARY } from "../fixtures/chembl/world.js";
+import { serviceContext, testService } from "../fixtures/chembl/harness.js";
 
 let fake: FakeChembl;
 before(async () => (fake = await new FakeChembl("new").start()));

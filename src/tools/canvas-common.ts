@@ -1,9 +1,9 @@
 /**
  * Schema fragments and plumbing shared by the chembl_dataframe_* tools.
  */
-import { ToolError } from "../errors.js";
-import type { JsonSchema, ToolAnnotations } from "../../contract/tool.js";
-import { CANVAS_ID_PATTERN, type CanvasManager, type Canvas } from "./canvas.js";
+import { ToolError } from "../domain/errors.js";
+import type { JsonSchema, ToolAnnotations } from "../contract/tool.js";
+import { CANVAS_ID_PATTERN, type CanvasManager, type Canvas } from "../domain/canvas/canvas.js";
 
 export const CANVAS_READ_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
 

@@ -4,10 +4,9 @@
  * attribution. Reads go through the service (its deadline, retries, cache and sanitising); a miss is
  * NOT_FOUND, which the server answers as "Resource not found".
  */
-import { ToolError } from "../errors.js";
-import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../../contract/resource.js";
-import { callOptions } from "./schema.js";
-import type { ChemblService } from "./service.js";
+import { ToolError } from "../domain/errors.js";
+import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../contract/resource.js";
+import { callOptions, type ChemblService } from "../domain/chembl/service.js";
 
 export const CHEMBL_RESOURCE_BUDGET_MS = 55_000;
 /** Records change only with a ChEMBL release (a few a year); an hour is a safe client cache. */

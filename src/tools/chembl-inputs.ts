@@ -5,8 +5,8 @@
  * the advertised patterns spell the case variants out.
  */
 import { createHash } from "node:crypto";
-import { ToolError } from "../errors.js";
-import type { JsonSchema } from "../../contract/tool.js";
+import { ToolError } from "../domain/errors.js";
+import type { JsonSchema } from "../contract/tool.js";
 
 const CHEMBL = "[Cc][Hh][Ee][Mm][Bb][Ll][0-9]{1,12}";
 /** One ChEMBL ID in any case, surrounding whitespace allowed, or nothing at all (read as absent). */

@@ -1,24 +1,18 @@
 /**
  * Output schema fragments and tool plumbing shared by the six ChEMBL tools: nullable field helpers, the
- * source (release + attribution) object, the molecule and target row shapes, and the call options a
- * service tool hands the service.
+ * source (release + attribution) object, the molecule and target row shapes, the annotations, budget and
+ * error codes of a ChEMBL tool, and its markdown content hook. (The call options a tool hands the service
+ * come from callOptions in domain/chembl/service.ts.)
  */
-import type { ErrorCode } from "../errors.js";
-import type { ContentBlock, JsonSchema, ServiceContext, ToolAnnotations } from "../../contract/tool.js";
-import { ID_LOOKUP_CAP, type CallOptions } from "./service.js";
+import type { ErrorCode } from "../domain/errors.js";
+import type { ContentBlock, JsonSchema, ToolAnnotations } from "../contract/tool.js";
+import { ID_LOOKUP_CAP } from "../domain/chembl/service.js";
 
 export const CHEMBL_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false };
 /** The tool budget; the service's own deadline (CHEMBL_DEADLINE_MS, at most 54 s) settles first. */
 export const CHEMBL_BUDGET_MS = 55_000;
 /** Codes every ChEMBL tool may answer (besides INVALID_ARGUMENTS, TIMEOUT and BUSY). */
 export const CHEMBL_ERRORS: readonly ErrorCode[] = ["UPSTREAM_UNAVAILABLE", "RATE_LIMITED", "DEADLINE_EXCEEDED", "OFFLINE"];
-
-/** ServiceContext.deadline is the call's end as epoch ms (the server sets Date.now() + budget). */
-export function callOptions(ctx: Pick<ServiceContext, "signal" | "deadline">): CallOptions {
-  // Accept a duration too (the field's comment once said "milliseconds left"): no epoch is below 1e12.
-  const deadline = ctx.deadline < 1e12 ? Date.now() + ctx.deadline : ctx.deadline;
-  return { signal: ctx.signal, deadline };
-}
 
 export const nstr = (description: string): JsonSchema => ({ type: ["string", "null"], description });
 export const nnum = (description: string): JsonSchema => ({ type: ["number", "null"], description });
