@@ -17,7 +17,19 @@
  *    second, as RDKit's stereoAtoms.
  */
 import { ToolError } from "../errors.js";
-import { elementSymbol } from "./properties.js";
+import {
+  adjacency,
+  atomicNumber,
+  BO_DATIVE,
+  elementSymbol,
+  molGraph,
+  neighbourLists,
+  RDKIT_JSON_DEFAULTS,
+  type MolGraph,
+  type RdkitJsonAtom,
+  type RdkitJsonBond,
+  type RdkitJsonMolecule,
+} from "./graph.js";
 import { withErrorLog, type RDKit, type RDKitMol } from "./rdkit.js";
 
 export const MOLJSON_FORMAT = "chematic-moljson";
@@ -184,64 +196,11 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// RDKit's rdkitjson (what get_json() writes and get_mol() reads).
-
-interface RdkitJsonAtom {
-  z?: number;
-  impHs?: number;
-  chg?: number;
-  nRad?: number;
-  isotope?: number;
-  stereo?: string;
-}
-
-interface RdkitJsonBond {
-  bo?: number;
-  atoms: [number, number];
-  stereo?: string;
-  stereoAtoms?: [number, number];
-}
-
-interface RdkitJsonExtension {
-  name: string;
-  aromaticAtoms?: number[];
-  aromaticBonds?: number[];
-  [key: string]: unknown;
-}
-
-interface RdkitJsonMolecule {
-  atoms: RdkitJsonAtom[];
-  bonds: RdkitJsonBond[];
-  conformers?: Array<{ dim: number; coords: number[][] }>;
-  extensions?: RdkitJsonExtension[];
-}
-
-interface RdkitJsonDoc {
-  defaults?: { atom?: RdkitJsonAtom; bond?: Omit<RdkitJsonBond, "atoms"> };
-  molecules: RdkitJsonMolecule[];
-}
-
-const RDKIT_DEFAULTS = {
-  atom: { z: 6, impHs: 0, chg: 0, nRad: 0, isotope: 0, stereo: "unspecified" },
-  bond: { bo: 1, stereo: "unspecified" },
-} as const;
-
-/** rdkitjson bond order of a dative bond (RDKit's Bond::DATIVE, rdkitjson >= 12). */
-const BO_DATIVE = 17;
-
-/** Neighbour lists of every atom, in bond order (RDKit's reference order for chirality). */
-function neighbourLists(atomCount: number, bonds: readonly { atoms: readonly [number, number] }[]): number[][] {
-  const lists: number[][] = Array.from({ length: atomCount }, () => []);
-  for (const b of bonds) {
-    lists[b.atoms[0]]!.push(b.atoms[1]);
-    lists[b.atoms[1]]!.push(b.atoms[0]);
-  }
-  return lists;
-}
+// From RDKit (graph.ts reads its JSON).
 
 /** The MolJSON of a parsed molecule (one get_json() call). Throws when RDKit writes something MolJSON v1 cannot carry. */
 export function molToMolJson(mol: RDKitMol): MolJson {
-  return fromRdkitJson(JSON.parse(mol.get_json()) as RdkitJsonDoc).moljson;
+  return fromGraph(molGraph(mol));
 }
 
 /**
@@ -250,39 +209,29 @@ export function molToMolJson(mol: RDKitMol): MolJson {
  */
 export function molToMolJsonWith2dCoords(mol: RDKitMol): { moljson: MolJson; coords: Array<[number, number]> } {
   mol.set_new_coords();
-  const { moljson, coords } = fromRdkitJson(JSON.parse(mol.get_json()) as RdkitJsonDoc);
-  if (!coords) throw new Error("RDKit wrote no 2D coordinates after set_new_coords()");
-  return { moljson, coords };
+  const graph = molGraph(mol);
+  const moljson = fromGraph(graph);
+  if (!graph.coords) throw new Error("RDKit wrote no 2D coordinates after set_new_coords()");
+  return { moljson, coords: graph.coords };
 }
 
-function fromRdkitJson(doc: RdkitJsonDoc): { moljson: MolJson; coords: Array<[number, number]> | null } {
-  const molecule = doc.molecules[0];
-  if (!molecule) return { moljson: { format: MOLJSON_FORMAT, version: MOLJSON_VERSION, atoms: [], bonds: [] }, coords: null };
-  const conformer = (molecule.conformers ?? [])[0];
-  const coords = conformer && conformer.coords.length === molecule.atoms.length ? conformer.coords.map((c): [number, number] => [c[0] ?? 0, c[1] ?? 0]) : null;
-  const atomDefaults = { ...RDKIT_DEFAULTS.atom, ...doc.defaults?.atom };
-  const bondDefaults = { ...RDKIT_DEFAULTS.bond, ...doc.defaults?.bond };
-  const representation = (molecule.extensions ?? []).find((e) => e.name === "rdkitRepresentation" || e.name === "rdkit-representation");
-  const aromaticAtoms = new Set(representation?.aromaticAtoms ?? []);
-  const aromaticBonds = new Set(representation?.aromaticBonds ?? []);
-  const neighbours = neighbourLists(molecule.atoms.length, molecule.bonds);
+function fromGraph(graph: MolGraph): MolJson {
+  const neighbours = adjacency(graph);
 
-  const atoms: MolJsonAtom[] = molecule.atoms.map((raw, i) => {
-    const a = { ...atomDefaults, ...raw };
+  const atoms: MolJsonAtom[] = graph.atoms.map((a, i) => {
     const atom: MolJsonAtom = {
       element: elementSymbol(a.z),
       charge: a.chg,
       isotope: a.isotope > 0 ? a.isotope : null,
-      implicit_hydrogens: a.impHs,
-      aromatic: aromaticAtoms.has(i),
+      implicit_hydrogens: a.hs,
+      aromatic: a.aromatic,
       chirality: a.stereo === "cw" || a.stereo === "ccw" ? { winding: a.stereo, neighbors: [...neighbours[i]!] } : null,
     };
     if (a.nRad > 0) atom.radical_electrons = a.nRad;
     return atom;
   });
 
-  const bonds: MolJsonBond[] = molecule.bonds.map((raw, i) => {
-    const b = { ...bondDefaults, ...raw };
+  const bonds: MolJsonBond[] = graph.bonds.map((b, i) => {
     let order: 1 | 2 | 3;
     let dative = false;
     if (b.bo === 1 || b.bo === 2 || b.bo === 3) order = b.bo;
@@ -295,26 +244,23 @@ function fromRdkitJson(doc: RdkitJsonDoc): { moljson: MolJson; coords: Array<[nu
       const kind = b.bo === 0 ? "a zero-order bond" : b.bo === 4 ? "a quadruple bond ($)" : `a bond of RDKit order ${b.bo}`;
       throw new ToolError(
         "INVALID_SMILES",
-        `This molecule has ${kind} (bond ${i}, atoms ${b.atoms[0]}-${b.atoms[1]}), which MolJSON v1 cannot represent: it has single, double, triple, aromatic and dative bonds only`,
+        `This molecule has ${kind} (bond ${i}, atoms ${b.begin}-${b.end}), which MolJSON v1 cannot represent: it has single, double, triple, aromatic and dative bonds only`,
         { argument: "smiles", reason: "bond_order_not_in_moljson", bond_index: i, rdkit_bond_order: b.bo ?? null },
         "Write the bond as single, double, triple, aromatic or dative, or ask for another representation (canonical_smiles, molblock).",
       );
     }
     const stereo: MolJsonBondStereo | null =
-      (b.stereo === "cis" || b.stereo === "trans") && b.stereoAtoms ? { config: b.stereo, atoms: [b.stereoAtoms[0], b.stereoAtoms[1]] } : null;
-    const bond: MolJsonBond = { atoms: [b.atoms[0], b.atoms[1]], order, aromatic: aromaticBonds.has(i), stereo };
+      (b.stereo === "cis" || b.stereo === "trans") && b.stereoAtoms ? { config: b.stereo, atoms: [b.stereoAtoms[0]!, b.stereoAtoms[1]!] } : null;
+    const bond: MolJsonBond = { atoms: [b.begin, b.end], order, aromatic: b.aromatic, stereo };
     if (dative) bond.dative = true;
     return bond;
   });
 
-  return { moljson: { format: MOLJSON_FORMAT, version: MOLJSON_VERSION, atoms, bonds }, coords };
+  return { format: MOLJSON_FORMAT, version: MOLJSON_VERSION, atoms, bonds };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Validation with JSON Pointer paths.
-
-const ATOMIC_NUMBER = new Map<string, number>();
-for (let z = 0; z <= 118; z++) ATOMIC_NUMBER.set(elementSymbol(z), z);
 
 const ATOM_KEYS = new Set(["element", "charge", "isotope", "implicit_hydrogens", "aromatic", "chirality", "radical_electrons"]);
 const BOND_KEYS = new Set(["atoms", "order", "aromatic", "stereo", "dative"]);
@@ -387,7 +333,7 @@ export function validateMolJson(input: unknown): MolJson {
         `${path}/element`,
         raw.element === undefined ? "is required (an element symbol such as C or Cl)" : `must be an element symbol, got ${describe(raw.element)}`,
       );
-    if (!ATOMIC_NUMBER.has(raw.element))
+    if (atomicNumber(raw.element) === undefined)
       throw invalid(`${path}/element`, `unknown element symbol ${describe(raw.element)} (symbols are case-sensitive: C, Cl, Br; "*" for a dummy atom)`);
     if (raw.implicit_hydrogens === undefined)
       throw invalid(`${path}/implicit_hydrogens`, "is required (the number of hydrogens on this atom that are not atoms of the graph, often 0)");
@@ -515,7 +461,7 @@ function oddPermutation(from: readonly number[], to: readonly number[]): boolean
 export function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
   const neighbours = neighbourLists(m.atoms.length, m.bonds);
   const atoms: RdkitJsonAtom[] = m.atoms.map((a, i) => {
-    const out: RdkitJsonAtom = { z: ATOMIC_NUMBER.get(a.element)!, impHs: a.implicit_hydrogens };
+    const out: RdkitJsonAtom = { z: atomicNumber(a.element)!, impHs: a.implicit_hydrogens };
     if (a.charge !== 0) out.chg = a.charge;
     if (a.isotope !== null) out.isotope = a.isotope;
     if (a.radical_electrons) out.nRad = a.radical_electrons;
@@ -554,7 +500,7 @@ export function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
       },
     ];
   }
-  return JSON.stringify({ rdkitjson: { version: 12 }, defaults: RDKIT_DEFAULTS, molecules: [molecule] });
+  return JSON.stringify({ rdkitjson: { version: 12 }, defaults: RDKIT_JSON_DEFAULTS, molecules: [molecule] });
 }
 
 // ---------------------------------------------------------------------------------------------------------
