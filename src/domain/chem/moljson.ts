@@ -202,10 +202,10 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = SCHEMA;
 
 // The TypeScript types above, checked against the schema at compile time: the same properties, the same required ones.
 type Props<S> = S extends { readonly properties: infer P } ? keyof P : never;
-type Required<S> = S extends { readonly required: readonly (infer R)[] } ? R : never;
+type RequiredOf<S> = S extends { readonly required: readonly (infer R)[] } ? R : never;
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Agrees<T, S> = Same<keyof T, Props<S>> extends true ? Same<RequiredKeys<T>, Required<S>> : false;
+type Agrees<T, S> = Same<keyof T, Props<S>> extends true ? Same<RequiredKeys<T>, RequiredOf<S>> : false;
 type AtomSchema = typeof SCHEMA.properties.atoms.items;
 type BondSchema = typeof SCHEMA.properties.bonds.items;
 const schemaAgrees: [

@@ -8,7 +8,7 @@
  *      most atoms counting hydrogens, then exact mass, then SMILES);
  *   4. charge neutralisation (rdMolStandardize.Uncharger), then cleanup again.
  *
- * Without step 2 this is rdMolStandardize.ChargeParent. The rules and tables below are those of RDKit's
+ * Without step 2 this is rdMolStandardize.ChargeParent. The rules and tables (assets/standardize-rules.json) are those of RDKit's
  * MolStandardize (Release 2022.09), a C++ port by Susan Leung of MolVS (Matt Swain, molvs.readthedocs.io);
  * the acid/base pairs derive from the FDA Substance Registration System standard operating procedure.
  * The code is ours: it edits the molecule as a graph (graph.ts, read from RDKit's JSON) and uses MinimalLib for SMARTS
