@@ -1,5 +1,5 @@
 import { ToolError } from "../domain/errors.js";
-import { MOLJSON_MAX_ATOMS, MOLJSON_MAX_BONDS, molJsonToSmiles, parseMolJsonText, validateMolJson } from "../domain/chem/moljson.js";
+import { MOLJSON_SCHEMA, molJsonToSmiles, parseMolJsonText, validateMolJson } from "../domain/chem/moljson.js";
 import { MAX_STRING_BYTES } from "../contract/limits.js";
 import { type ChemTool, type JsonSchema } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
@@ -10,36 +10,56 @@ interface Args {
 }
 
 /**
- * The argument accepts MolJSON as an object or as a JSON string. Only the document's outline is in the schema:
- * the atoms and bonds are checked by validateMolJson, which names the exact bad field (INVALID_MOLJSON with
- * details.path), in the same way for both forms.
+ * What the outline says of each top-level MolJSON property on input (the defaults validateMolJson fills in);
+ * the properties themselves, their types and limits come from MOLJSON_SCHEMA.
  */
+const INPUT_NOTES: Record<string, { description: string; items?: string }> = {
+  format: { description: 'Optional; "chematic-moljson" when present.' },
+  version: { description: "Optional; 1 when present." },
+  atoms: {
+    description: "Atoms: {element, implicit_hydrogens, charge?, isotope?, aromatic?, radical_electrons?, chirality?: {winding: cw|ccw, neighbors: [...]}}.",
+    items: "One atom (see smiles_to_moljson's outputSchema).",
+  },
+  bonds: {
+    description: "Bonds: {atoms: [i, j], order: 1|2|3|1.5, aromatic?, dative?, stereo?: {config: cis|trans, atoms: [a, d]}}.",
+    items: "One bond (see smiles_to_moljson's outputSchema).",
+  },
+};
+
+/**
+ * The outline of MOLJSON_SCHEMA the argument shows: its properties, with the arrays' types and size limits, but
+ * not the atoms and bonds in detail, which validateMolJson checks (MOLJSON_INPUT_SCHEMA, then the graph's
+ * consistency) naming the exact bad field (INVALID_MOLJSON with details.path), in the same way for an object
+ * and for a JSON string.
+ */
+function moljsonOutline(): JsonSchema {
+  const fields = (MOLJSON_SCHEMA as { properties: Record<string, { type?: string; maxItems?: number }> }).properties;
+  const properties = Object.fromEntries(
+    Object.entries(fields).map(([key, field]) => {
+      const note = INPUT_NOTES[key];
+      if (note === undefined) throw new Error(`moljson_to_smiles: no input note for the MolJSON property ${key}`);
+      return [
+        key,
+        note.items === undefined
+          ? { description: note.description }
+          : { type: field.type, maxItems: field.maxItems, description: note.description, items: { description: note.items } },
+      ];
+    }),
+  );
+  return {
+    type: "object",
+    description: "MolJSON as an object (the `moljson` value smiles_to_moljson returns, possibly edited).",
+    properties,
+    additionalProperties: false,
+  };
+}
+
+/** The argument accepts MolJSON as an object (outlined) or as a JSON string. */
 function moljsonArgument(description: string): JsonSchema {
   return {
     description,
     anyOf: [
-      {
-        type: "object",
-        description: "MolJSON as an object (the `moljson` value smiles_to_moljson returns, possibly edited).",
-        properties: {
-          format: { description: 'Optional; "chematic-moljson" when present.' },
-          version: { description: "Optional; 1 when present." },
-          atoms: {
-            type: "array",
-            maxItems: MOLJSON_MAX_ATOMS,
-            description:
-              "Atoms: {element, implicit_hydrogens, charge?, isotope?, aromatic?, radical_electrons?, chirality?: {winding: cw|ccw, neighbors: [...]}}.",
-            items: { description: "One atom (see smiles_to_moljson's outputSchema)." },
-          },
-          bonds: {
-            type: "array",
-            maxItems: MOLJSON_MAX_BONDS,
-            description: "Bonds: {atoms: [i, j], order: 1|2|3|1.5, aromatic?, dative?, stereo?: {config: cis|trans, atoms: [a, d]}}.",
-            items: { description: "One bond (see smiles_to_moljson's outputSchema)." },
-          },
-        },
-        additionalProperties: false,
-      },
+      moljsonOutline(),
       { type: "string", minLength: 2, maxLength: MAX_STRING_BYTES, description: "MolJSON serialised as a JSON string (at most 256 KiB)." },
     ],
   };

@@ -1,4 +1,4 @@
-import { morganGraph } from "../domain/chem/morgan.js";
+import { molGraph } from "../domain/chem/graph.js";
 import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, SA_SCORE_METHOD, computeSaScore } from "../domain/chem/sascore.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -73,7 +73,7 @@ export const saScoreTool: ChemTool<{ smiles: string }> = {
   budgetMs: 15_000,
   run({ smiles }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => {
-      const r = computeSaScore(rdkit, mol, descriptorsOf(mol), morganGraph(mol));
+      const r = computeSaScore(rdkit, mol, descriptorsOf(mol), molGraph(mol));
       const t = r.terms;
       return {
         sa_score: round(r.score, 3),

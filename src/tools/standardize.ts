@@ -1,3 +1,4 @@
+import { molGraph } from "../domain/chem/graph.js";
 import { standardize } from "../domain/chem/standardize.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -146,7 +147,6 @@ export const standardizeTool: ChemTool<Args> = {
 
 function netChargeOf(rdkit: Parameters<ChemTool["run"]>[1]["rdkit"], smiles: string): number {
   return withMol(rdkit, smiles, (m) => {
-    const json = JSON.parse(m.get_json()) as { molecules: { atoms: { chg?: number }[] }[] };
-    return json.molecules[0]!.atoms.reduce((s, a) => s + (a.chg ?? 0), 0);
+    return molGraph(m).atoms.reduce((s, a) => s + a.chg, 0);
   });
 }

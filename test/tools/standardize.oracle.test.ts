@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { assetPath, projectRoot } from "../../src/domain/assets.js";
 import { ToolError } from "../../src/domain/errors.js";
-import { bracketAtoms } from "../../src/domain/chem/standardize.js";
+import { bracketAtoms } from "../../src/domain/chem/smiles-lexer.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import type { RDKit } from "../../src/domain/chem/rdkit.js";
 import { standardizeTool } from "../../src/tools/standardize.js";

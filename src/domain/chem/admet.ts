@@ -9,8 +9,10 @@ import { readFileSync } from "node:fs";
 import { assetPath } from "../assets.js";
 import { classifyEgg, polarGraphInfo } from "./boiled_egg.js";
 import type { EggResult } from "./boiled_egg.js";
+import { hasMatch } from "./match.js";
 import { descriptorsOf, round } from "./rdkit.js";
 import type { RDKit, RDKitDescriptors, RDKitMol } from "./rdkit.js";
+import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 // ---- published coefficients ----
 
@@ -93,35 +95,16 @@ interface CompiledRules {
 }
 
 // Compiled once per RDKit module (i.e. per worker thread) and never deleted.
-const queryCache = new WeakMap<RDKit, CompiledRules>();
-
-function rulesFor(rdkit: RDKit): CompiledRules {
-  const cached = queryCache.get(rdkit);
-  if (cached !== undefined) return cached;
-  const compiled: RDKitMol[] = [];
-  const compile = (rule: NamedSmarts): CompiledRule => {
-    const query = rdkit.get_qmol(rule.smarts);
-    if (!query || !query.is_valid()) {
-      query?.delete();
-      for (const q of compiled) q.delete();
-      throw new Error(`RDKit could not compile the ADMET SMARTS '${rule.name}': ${rule.smarts}`);
-    }
-    compiled.push(query);
-    return { rule, query };
-  };
-  const rules: CompiledRules = {
-    toxicophores: ADMET_RULES.toxicophores.map(compile),
-    acidic: ADMET_RULES.acidic_groups.map(compile),
-    basic: ADMET_RULES.basic_groups.map(compile),
-  };
-  queryCache.set(rdkit, rules);
-  return rules;
-}
-
-function hasMatch(mol: RDKitMol, query: RDKitMol): boolean {
-  const parsed = JSON.parse(mol.get_substruct_match(query)) as { atoms?: unknown };
-  return Array.isArray(parsed.atoms) && parsed.atoms.length > 0;
-}
+const rulesFor = compiledPerRdkit((rdkit): CompiledRules =>
+  compileAll(rdkit, "ADMET", (c) => {
+    const compile = (rule: NamedSmarts): CompiledRule => ({ rule, query: c.query(rule.smarts, rule.name) });
+    return {
+      toxicophores: ADMET_RULES.toxicophores.map(compile),
+      acidic: ADMET_RULES.acidic_groups.map(compile),
+      basic: ADMET_RULES.basic_groups.map(compile),
+    };
+  }),
+);
 
 // ---- inputs ----
 

@@ -19,7 +19,9 @@
  */
 import { readFileSync } from "node:fs";
 import { assetPath } from "../assets.js";
+import { firstMatch } from "./match.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
+import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 export type AlertSetName = "pains" | "brenk";
 
@@ -93,34 +95,16 @@ export const ALERT_SETS: Readonly<Record<AlertSetName, AlertSetInfo>> = { pains:
 
 // ---- compiled queries: once per RDKit module (i.e. per thread), never deleted ----
 
-const queryCache = new WeakMap<RDKit, Map<AlertSetName, RDKitMol[]>>();
+const perModule = compiledPerRdkit(() => new Map<AlertSetName, RDKitMol[]>());
 
 function queriesFor(rdkit: RDKit, set: AlertSetName): RDKitMol[] {
-  let perModule = queryCache.get(rdkit);
-  if (perModule === undefined) {
-    perModule = new Map();
-    queryCache.set(rdkit, perModule);
+  const cache = perModule(rdkit);
+  let compiled = cache.get(set);
+  if (compiled === undefined) {
+    compiled = compileAll(rdkit, `${set} alert`, (c) => ALERT_SETS[set].entries.map((entry) => c.query(entry.querySmarts, entry.name)));
+    cache.set(set, compiled);
   }
-  const cached = perModule.get(set);
-  if (cached !== undefined) return cached;
-  const compiled: RDKitMol[] = [];
-  for (const entry of ALERT_SETS[set].entries) {
-    const q = rdkit.get_qmol(entry.querySmarts);
-    if (!q || !q.is_valid()) {
-      q?.delete();
-      for (const c of compiled) c.delete();
-      throw new Error(`RDKit could not compile the ${set} alert '${entry.name}': ${entry.querySmarts}`);
-    }
-    compiled.push(q);
-  }
-  perModule.set(set, compiled);
   return compiled;
-}
-
-/** The first match of `query` in `mol` (query-ordered target atoms), or undefined. */
-function firstMatch(mol: RDKitMol, query: RDKitMol): number[] | undefined {
-  const parsed = JSON.parse(mol.get_substruct_match(query)) as { atoms?: unknown };
-  return Array.isArray(parsed.atoms) && parsed.atoms.length > 0 ? (parsed.atoms as number[]) : undefined;
 }
 
 /** Every entry of `set` that fires on `mol`, in catalog order (as FilterCatalog.GetMatches lists them). */

@@ -17,6 +17,7 @@
  * TPSA before rotation; the angle is in degrees, counter-clockwise positive, so a negative angle tilts the
  * long axis down (lower WLOGP) as TPSA grows.
  */
+import { molGraph } from "./graph.js";
 import type { RDKitMol } from "./rdkit.js";
 
 export interface EggEllipse {
@@ -90,24 +91,6 @@ export function classifyEgg(tpsa: number, wlogp: number): EggResult {
 
 // ---- TPSA with polar S and P (Ertl et al. 2000, as RDKit's CalcTPSA(includeSandP=True)) ----
 
-interface JsonAtom {
-  z?: number;
-  impHs?: number;
-  chg?: number;
-}
-interface JsonBond {
-  bo?: number;
-  atoms?: number[];
-}
-interface RdkitJson {
-  defaults?: { atom?: JsonAtom; bond?: JsonBond };
-  molecules?: Array<{
-    atoms?: JsonAtom[];
-    bonds?: JsonBond[];
-    extensions?: Array<{ name?: string; aromaticAtoms?: number[]; aromaticBonds?: number[] }>;
-  }>;
-}
-
 /** What admet_profile and boiled_egg need from one get_json() call. */
 export interface PolarGraphInfo {
   /** Sum of Ertl's S and P contributions (0 when the molecule has no S or P). */
@@ -142,57 +125,47 @@ function spContribution(z: number, nbrs: number, hs: number, chg: number, single
 
 /** Reads the S/P polar surface and the aromatic atom count from one get_json() call. */
 export function polarGraphInfo(mol: RDKitMol): PolarGraphInfo {
-  const json = JSON.parse(mol.get_json()) as RdkitJson;
-  const atomDefaults = json.defaults?.atom ?? {};
-  const bondDefaults = json.defaults?.bond ?? {};
-  const m = json.molecules?.[0] ?? {};
-  const atoms = m.atoms ?? [];
-  const ext = (m.extensions ?? []).find((e) => Array.isArray(e.aromaticAtoms) || Array.isArray(e.aromaticBonds));
-  const aromaticBonds = new Set(ext?.aromaticBonds ?? []);
-  const aromaticAtoms = ext?.aromaticAtoms?.length ?? 0;
+  const { atoms, bonds } = molGraph(mol);
+  const aromaticAtoms = atoms.filter((a) => a.aromatic).length;
 
-  const z = atoms.map((a) => a.z ?? atomDefaults.z ?? 6);
+  const z = atoms.map((a) => a.z);
   const interesting = z.some((n) => n === 15 || n === 16);
   if (!interesting) return { sulfurPhosphorusPsa: 0, aromaticAtoms };
 
   const n = atoms.length;
   const nbrs = new Int32Array(n);
-  const hs = Int32Array.from(atoms, (a) => a.impHs ?? atomDefaults.impHs ?? 0);
+  const hs = Int32Array.from(atoms, (a) => a.hs);
   const single = new Int32Array(n);
   const double = new Int32Array(n);
   const aromatic = new Int32Array(n);
-  (m.bonds ?? []).forEach((b, index) => {
-    const [i, j] = b.atoms ?? [];
-    if (i === undefined || j === undefined) throw new Error("Malformed MolJSON bond from RDKit");
+  for (const { begin: i, end: j, bo, aromatic: isAromatic } of bonds) {
     // A bond to an explicit hydrogen atom counts as an attached H, not as a neighbour.
     if (z[i] === 1 || z[j] === 1) {
       if (z[i] === 1) hs[j]!++;
       else nbrs[j]!++;
       if (z[j] === 1) hs[i]!++;
       else nbrs[i]!++;
-      return;
+      continue;
     }
     nbrs[i]!++;
     nbrs[j]!++;
-    if (aromaticBonds.has(index)) {
+    if (isAromatic) {
       aromatic[i]!++;
       aromatic[j]!++;
-      return;
+      continue;
     }
-    const bo = b.bo ?? bondDefaults.bo ?? 1;
     const counts = bo === 1 ? single : bo === 2 ? double : undefined;
     if (counts) {
       counts[i]!++;
       counts[j]!++;
     }
-  });
+  }
 
   let psa = 0;
   for (let i = 0; i < n; i++) {
     const zi = z[i]!;
     if (zi !== 15 && zi !== 16) continue;
-    const chg = atoms[i]!.chg ?? atomDefaults.chg ?? 0;
-    psa += spContribution(zi, nbrs[i]!, hs[i]!, chg, single[i]!, double[i]!, aromatic[i]!);
+    psa += spContribution(zi, nbrs[i]!, hs[i]!, atoms[i]!.chg, single[i]!, double[i]!, aromatic[i]!);
   }
   return { sulfurPhosphorusPsa: psa, aromaticAtoms };
 }

@@ -43,8 +43,10 @@ import { readFileSync } from "node:fs";
 import type { Reaction } from "@rdkit/rdkit";
 import { assetPath } from "../assets.js";
 import { ToolError } from "../errors.js";
-import { substructMatches } from "./rdkit.js";
+import { RDKIT_JSON_DEFAULTS, readRdkitJson, type RdkitJsonBond, type RdkitJsonDoc, type RdkitJsonMolecule } from "./graph.js";
+import { hasMatch, substructMatches } from "./match.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
+import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 export const BRICS_CITATION =
   "Degen, J.; Wegscheid-Gerlach, C.; Zaliani, A.; Rarey, M. On the Art of Compiling and Using 'Drug-Like' Chemical " +
@@ -150,39 +152,16 @@ interface Compiled {
   reactions: Reaction[];
 }
 
-const compiledCache = new WeakMap<RDKit, Compiled>();
-
-function compiledFor(rdkit: RDKit): Compiled {
-  const hit = compiledCache.get(rdkit);
-  if (hit !== undefined) return hit;
+const compiledFor = compiledPerRdkit((rdkit): Compiled => {
   const t = bricsTables();
-  const made: Array<{ delete(): void }> = [];
-  const fail = (what: string): never => {
-    for (const h of made) h.delete();
-    throw new Error(`RDKit could not compile the BRICS ${what}`);
-  };
-  const query = (smarts: string): RDKitMol => {
-    const q = rdkit.get_qmol(smarts);
-    if (!q || !q.is_valid()) {
-      q?.delete();
-      return fail(`SMARTS '${smarts}'`);
-    }
-    made.push(q);
-    return q;
-  };
-  const environments = new Map<string, RDKitMol>();
-  for (const [name, smarts] of t.environments) environments.set(name, query(smarts));
-  const bondQueries = t.rules.map((r) => query(r.bondSmarts));
-  const reactions = t.rules.map((r) => {
-    const rxn = rdkit.get_rxn(r.reactionSmarts);
-    if (!rxn) return fail(`reaction '${r.reactionSmarts}'`);
-    made.push(rxn);
-    return rxn;
+  return compileAll(rdkit, "BRICS", (c) => {
+    const environments = new Map<string, RDKitMol>();
+    for (const [name, smarts] of t.environments) environments.set(name, c.query(smarts));
+    const bondQueries = t.rules.map((r) => c.query(r.bondSmarts));
+    const reactions = t.rules.map((r) => c.reaction(r.reactionSmarts));
+    return { environments, bondQueries, reactions };
   });
-  const compiled = { environments, bondQueries, reactions };
-  compiledCache.set(rdkit, compiled);
-  return compiled;
-}
+});
 
 // ---- FindBRICSBonds ----
 
@@ -195,11 +174,6 @@ export interface BricsBond {
   environments: [string, string];
   /** Bond type: "-" single or "=" double. */
   bond: "-" | "=";
-}
-
-function hasMatch(mol: RDKitMol, query: RDKitMol): boolean {
-  const parsed = JSON.parse(mol.get_substruct_match(query)) as { atoms?: unknown };
-  return Array.isArray(parsed.atoms) && parsed.atoms.length > 0;
 }
 
 /** The bonds BRICS would cut, in FindBRICSBonds' order and with its deduplication. */
@@ -232,28 +206,14 @@ export function findBricsBonds(rdkit: RDKit, mol: RDKitMol): BricsBond[] {
 
 // ---- single cuts by MolJSON editing ----
 
-interface JsonBond {
-  atoms: [number, number];
-  bo?: number;
-  stereo?: string;
-  stereoAtoms?: number[];
-  [key: string]: unknown;
-}
-interface JsonMolecule {
-  atoms: Array<Record<string, unknown>>;
-  bonds: JsonBond[];
-  extensions?: unknown;
-  [key: string]: unknown;
-}
-interface JsonDoc {
-  defaults?: { bond?: { bo?: number } };
-  molecules: JsonMolecule[];
-  [key: string]: unknown;
+/** The molecule of RDKit's JSON, edited as written: every field RDKit wrote goes back to get_mol(). */
+interface JsonMolecule extends RdkitJsonMolecule {
+  bonds: RdkitJsonBond[];
 }
 
 /** Cuts single BRICS bonds of one molecule; holds its MolJSON (no RDKit handle). */
 export class BricsCutter {
-  private readonly doc: JsonDoc;
+  private readonly doc: RdkitJsonDoc;
   private readonly molecule: JsonMolecule;
   private readonly bondIndex = new Map<string, number>();
   private readonly defaultBo: number;
@@ -261,12 +221,12 @@ export class BricsCutter {
   readonly hasStereo: boolean;
 
   constructor(mol: RDKitMol) {
-    const doc = JSON.parse(mol.get_json()) as JsonDoc;
+    const doc = readRdkitJson(mol);
     const molecule = doc.molecules?.[0];
     if (!molecule || !Array.isArray(molecule.atoms) || !Array.isArray(molecule.bonds)) throw new Error("Malformed MolJSON from RDKit");
     this.doc = doc;
-    this.molecule = molecule;
-    this.defaultBo = doc.defaults?.bond?.bo ?? 1;
+    this.molecule = molecule as JsonMolecule;
+    this.defaultBo = doc.defaults?.bond?.bo ?? RDKIT_JSON_DEFAULTS.bond.bo;
     const specified = (v: unknown): boolean => typeof v === "string" && v !== "unspecified";
     this.hasStereo = molecule.atoms.some((a) => specified(a.stereo)) || molecule.bonds.some((b) => specified(b.stereo));
     molecule.bonds.forEach((b, i) => {
@@ -284,13 +244,13 @@ export class BricsCutter {
     const n = m.atoms.length;
     const bo = m.bonds[k]!.bo ?? this.defaultBo;
     const atoms = [...m.atoms, { z: 0, isotope: bond.labels[0] }, { z: 0, isotope: bond.labels[1] }];
-    const bonds: JsonBond[] = m.bonds.map((x, i) => {
+    const bonds: RdkitJsonBond[] = m.bonds.map((x, i) => {
       if (i === k) return x;
       // As RDKit's removeBond: a double bond next to the cut loses its stereo if a reference atom was across it.
       const refs = x.stereoAtoms;
       if (refs && ((x.atoms.includes(a) && refs.includes(b)) || (x.atoms.includes(b) && refs.includes(a)))) {
         const { stereo: _s, stereoAtoms: _r, ...rest } = x;
-        return rest as JsonBond;
+        return rest as RdkitJsonBond;
       }
       return x;
     });

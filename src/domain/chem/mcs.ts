@@ -5,6 +5,7 @@
  * of its MolJSON (cut bonds become hydrogens, so valences stay whole), and the fragment is re-parsed and
  * written as canonical SMILES.
  */
+import { molGraph, RDKIT_JSON_DEFAULTS } from "./graph.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
 
 export type AtomCompare = "elements" | "any" | "isotopes";
@@ -90,22 +91,6 @@ export function findMcs(rdkit: RDKit, mols: readonly RDKitMol[], options: McsOpt
 
 // ---- the common substructure as a molecule ----
 
-interface JsonAtom {
-  z?: number;
-  impHs?: number;
-  chg?: number;
-  nRad?: number;
-  isotope?: number;
-}
-interface JsonBond {
-  bo?: number;
-  atoms: [number, number];
-}
-interface RdkitJson {
-  defaults?: { atom?: JsonAtom; bond?: { bo?: number } };
-  molecules?: Array<{ atoms?: JsonAtom[]; bonds?: JsonBond[] }>;
-}
-
 /**
  * Canonical SMILES of the atoms and bonds of `mol` that the SMARTS `smarts` matches first. Bonds of kept
  * atoms that are not part of the match are replaced by hydrogens (one per unit of Kekulé bond order), so
@@ -126,43 +111,32 @@ export function substructureSmiles(rdkit: RDKit, mol: RDKitMol, smarts: string):
   }
   if (!Array.isArray(match.atoms) || match.atoms.length === 0) return { note: "the MCS SMARTS does not match the first molecule" };
 
-  const json = JSON.parse(mol.get_json()) as RdkitJson;
-  const atomDefaults = json.defaults?.atom ?? {};
-  const defaultBo = json.defaults?.bond?.bo ?? 1;
-  const source = json.molecules?.[0];
-  const atoms = source?.atoms ?? [];
-  const bonds = source?.bonds ?? [];
+  const { atoms, bonds } = molGraph(mol);
 
   const kept = [...new Set(match.atoms)].sort((a, b) => a - b);
   const newIndex = new Map(kept.map((old, i) => [old, i]));
   const keptBonds = new Set(match.bonds ?? []);
   const addedHs = new Map<number, number>();
-  const outBonds: JsonBond[] = [];
+  const outBonds: Array<{ bo: number; atoms: [number, number] }> = [];
   bonds.forEach((bond, index) => {
-    const [a, b] = bond.atoms;
+    const { begin: a, end: b } = bond;
     const ia = newIndex.get(a);
     const ib = newIndex.get(b);
     if (ia !== undefined && ib !== undefined && keptBonds.has(index)) {
-      outBonds.push({ bo: bond.bo ?? defaultBo, atoms: [ia, ib] });
+      outBonds.push({ bo: bond.bo, atoms: [ia, ib] });
       return;
     }
-    const order = bond.bo ?? defaultBo;
+    const order = bond.bo;
     if (ia !== undefined) addedHs.set(a, (addedHs.get(a) ?? 0) + order);
     if (ib !== undefined) addedHs.set(b, (addedHs.get(b) ?? 0) + order);
   });
   const outAtoms = kept.map((old) => {
-    const a = { ...atomDefaults, ...atoms[old] };
-    return {
-      z: a.z ?? 6,
-      impHs: (a.impHs ?? 0) + (addedHs.get(old) ?? 0),
-      chg: a.chg ?? 0,
-      nRad: a.nRad ?? 0,
-      isotope: a.isotope ?? 0,
-    };
+    const a = atoms[old]!;
+    return { z: a.z, impHs: a.hs + (addedHs.get(old) ?? 0), chg: a.chg, nRad: a.nRad, isotope: a.isotope };
   });
   const fragmentJson = JSON.stringify({
     rdkitjson: { version: 12 },
-    defaults: { atom: { z: 6, impHs: 0, chg: 0, nRad: 0, isotope: 0, stereo: "unspecified" }, bond: { bo: 1, stereo: "unspecified" } },
+    defaults: RDKIT_JSON_DEFAULTS,
     molecules: [{ atoms: outAtoms, bonds: outBonds }],
   });
   const fragment = rdkit.get_mol(fragmentJson);

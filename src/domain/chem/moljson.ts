@@ -4,7 +4,8 @@
  *
  * Out: RDKit's get_json() (rdkitjson, Kekulé bond orders plus an aromaticity extension) is mapped onto
  * MolJSON, one atom and one bond for each of RDKit's, in RDKit's order.
- * In: a MolJSON document is validated here with a JSON Pointer to the first bad field (INVALID_MOLJSON),
+ * In: a MolJSON document is validated here, by ajv against MOLJSON_INPUT_SCHEMA (derived from MOLJSON_SCHEMA)
+ * and then for the graph's consistency, with a JSON Pointer to the first bad field (INVALID_MOLJSON),
  * turned back into an rdkitjson document, read with get_mol(), and written as canonical SMILES.
  *
  * Stereo is carried so that the round trip keeps RDKit's canonical isomeric SMILES:
@@ -16,8 +17,21 @@
  *  - double bonds as {config: cis|trans, atoms: [a, d]} with a bonded to the bond's first atom and d to its
  *    second, as RDKit's stereoAtoms.
  */
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { ToolError } from "../errors.js";
-import { elementSymbol } from "./properties.js";
+import {
+  adjacency,
+  atomicNumber,
+  BO_DATIVE,
+  elementSymbol,
+  molGraph,
+  neighbourLists,
+  RDKIT_JSON_DEFAULTS,
+  type MolGraph,
+  type RdkitJsonAtom,
+  type RdkitJsonBond,
+  type RdkitJsonMolecule,
+} from "./graph.js";
 import { withErrorLog, type RDKit, type RDKitMol } from "./rdkit.js";
 
 export const MOLJSON_FORMAT = "chematic-moljson";
@@ -72,7 +86,7 @@ export interface MolJson {
 
 const ELEMENT_PATTERN = "^(\\*|[A-Z][a-z]?)$";
 
-export const MOLJSON_SCHEMA: Record<string, unknown> = {
+const SCHEMA = {
   type: "object",
   description:
     "MolJSON v1 (chematic-moljson): a molecule as an explicit atom/bond graph. Atom and bond indices are 0-based positions in " +
@@ -181,67 +195,34 @@ export const MOLJSON_SCHEMA: Record<string, unknown> = {
   },
   required: ["format", "version", "atoms", "bonds"],
   additionalProperties: false,
-};
-
-// ---------------------------------------------------------------------------------------------------------
-// RDKit's rdkitjson (what get_json() writes and get_mol() reads).
-
-interface RdkitJsonAtom {
-  z?: number;
-  impHs?: number;
-  chg?: number;
-  nRad?: number;
-  isotope?: number;
-  stereo?: string;
-}
-
-interface RdkitJsonBond {
-  bo?: number;
-  atoms: [number, number];
-  stereo?: string;
-  stereoAtoms?: [number, number];
-}
-
-interface RdkitJsonExtension {
-  name: string;
-  aromaticAtoms?: number[];
-  aromaticBonds?: number[];
-  [key: string]: unknown;
-}
-
-interface RdkitJsonMolecule {
-  atoms: RdkitJsonAtom[];
-  bonds: RdkitJsonBond[];
-  conformers?: Array<{ dim: number; coords: number[][] }>;
-  extensions?: RdkitJsonExtension[];
-}
-
-interface RdkitJsonDoc {
-  defaults?: { atom?: RdkitJsonAtom; bond?: Omit<RdkitJsonBond, "atoms"> };
-  molecules: RdkitJsonMolecule[];
-}
-
-const RDKIT_DEFAULTS = {
-  atom: { z: 6, impHs: 0, chg: 0, nRad: 0, isotope: 0, stereo: "unspecified" },
-  bond: { bo: 1, stereo: "unspecified" },
 } as const;
 
-/** rdkitjson bond order of a dative bond (RDKit's Bond::DATIVE, rdkitjson >= 12). */
-const BO_DATIVE = 17;
+/** The JSON Schema of MolJSON v1 as written (smiles_to_moljson's output); the single source of the contract. */
+export const MOLJSON_SCHEMA: Record<string, unknown> = SCHEMA;
 
-/** Neighbour lists of every atom, in bond order (RDKit's reference order for chirality). */
-function neighbourLists(atomCount: number, bonds: readonly { atoms: readonly [number, number] }[]): number[][] {
-  const lists: number[][] = Array.from({ length: atomCount }, () => []);
-  for (const b of bonds) {
-    lists[b.atoms[0]]!.push(b.atoms[1]);
-    lists[b.atoms[1]]!.push(b.atoms[0]);
-  }
-  return lists;
-}
+// The TypeScript types above, checked against the schema at compile time: the same properties, the same required ones.
+type Props<S> = S extends { readonly properties: infer P } ? keyof P : never;
+type RequiredOf<S> = S extends { readonly required: readonly (infer R)[] } ? R : never;
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Agrees<T, S> = Same<keyof T, Props<S>> extends true ? Same<RequiredKeys<T>, RequiredOf<S>> : false;
+type AtomSchema = typeof SCHEMA.properties.atoms.items;
+type BondSchema = typeof SCHEMA.properties.bonds.items;
+const schemaAgrees: [
+  Agrees<MolJson, typeof SCHEMA>,
+  Agrees<MolJsonAtom, AtomSchema>,
+  Agrees<MolJsonChirality, AtomSchema["properties"]["chirality"]["anyOf"][1]>,
+  Agrees<MolJsonBond, BondSchema>,
+  Agrees<MolJsonBondStereo, BondSchema["properties"]["stereo"]["anyOf"][1]>,
+] = [true, true, true, true, true];
+void schemaAgrees;
+
+// ---------------------------------------------------------------------------------------------------------
+// From RDKit (graph.ts reads its JSON).
 
 /** The MolJSON of a parsed molecule (one get_json() call). Throws when RDKit writes something MolJSON v1 cannot carry. */
 export function molToMolJson(mol: RDKitMol): MolJson {
-  return fromRdkitJson(JSON.parse(mol.get_json()) as RdkitJsonDoc).moljson;
+  return fromGraph(molGraph(mol));
 }
 
 /**
@@ -250,39 +231,29 @@ export function molToMolJson(mol: RDKitMol): MolJson {
  */
 export function molToMolJsonWith2dCoords(mol: RDKitMol): { moljson: MolJson; coords: Array<[number, number]> } {
   mol.set_new_coords();
-  const { moljson, coords } = fromRdkitJson(JSON.parse(mol.get_json()) as RdkitJsonDoc);
-  if (!coords) throw new Error("RDKit wrote no 2D coordinates after set_new_coords()");
-  return { moljson, coords };
+  const graph = molGraph(mol);
+  const moljson = fromGraph(graph);
+  if (!graph.coords) throw new Error("RDKit wrote no 2D coordinates after set_new_coords()");
+  return { moljson, coords: graph.coords };
 }
 
-function fromRdkitJson(doc: RdkitJsonDoc): { moljson: MolJson; coords: Array<[number, number]> | null } {
-  const molecule = doc.molecules[0];
-  if (!molecule) return { moljson: { format: MOLJSON_FORMAT, version: MOLJSON_VERSION, atoms: [], bonds: [] }, coords: null };
-  const conformer = (molecule.conformers ?? [])[0];
-  const coords = conformer && conformer.coords.length === molecule.atoms.length ? conformer.coords.map((c): [number, number] => [c[0] ?? 0, c[1] ?? 0]) : null;
-  const atomDefaults = { ...RDKIT_DEFAULTS.atom, ...doc.defaults?.atom };
-  const bondDefaults = { ...RDKIT_DEFAULTS.bond, ...doc.defaults?.bond };
-  const representation = (molecule.extensions ?? []).find((e) => e.name === "rdkitRepresentation" || e.name === "rdkit-representation");
-  const aromaticAtoms = new Set(representation?.aromaticAtoms ?? []);
-  const aromaticBonds = new Set(representation?.aromaticBonds ?? []);
-  const neighbours = neighbourLists(molecule.atoms.length, molecule.bonds);
+function fromGraph(graph: MolGraph): MolJson {
+  const neighbours = adjacency(graph);
 
-  const atoms: MolJsonAtom[] = molecule.atoms.map((raw, i) => {
-    const a = { ...atomDefaults, ...raw };
+  const atoms: MolJsonAtom[] = graph.atoms.map((a, i) => {
     const atom: MolJsonAtom = {
       element: elementSymbol(a.z),
       charge: a.chg,
       isotope: a.isotope > 0 ? a.isotope : null,
-      implicit_hydrogens: a.impHs,
-      aromatic: aromaticAtoms.has(i),
+      implicit_hydrogens: a.hs,
+      aromatic: a.aromatic,
       chirality: a.stereo === "cw" || a.stereo === "ccw" ? { winding: a.stereo, neighbors: [...neighbours[i]!] } : null,
     };
     if (a.nRad > 0) atom.radical_electrons = a.nRad;
     return atom;
   });
 
-  const bonds: MolJsonBond[] = molecule.bonds.map((raw, i) => {
-    const b = { ...bondDefaults, ...raw };
+  const bonds: MolJsonBond[] = graph.bonds.map((b, i) => {
     let order: 1 | 2 | 3;
     let dative = false;
     if (b.bo === 1 || b.bo === 2 || b.bo === 3) order = b.bo;
@@ -295,122 +266,213 @@ function fromRdkitJson(doc: RdkitJsonDoc): { moljson: MolJson; coords: Array<[nu
       const kind = b.bo === 0 ? "a zero-order bond" : b.bo === 4 ? "a quadruple bond ($)" : `a bond of RDKit order ${b.bo}`;
       throw new ToolError(
         "INVALID_SMILES",
-        `This molecule has ${kind} (bond ${i}, atoms ${b.atoms[0]}-${b.atoms[1]}), which MolJSON v1 cannot represent: it has single, double, triple, aromatic and dative bonds only`,
+        `This molecule has ${kind} (bond ${i}, atoms ${b.begin}-${b.end}), which MolJSON v1 cannot represent: it has single, double, triple, aromatic and dative bonds only`,
         { argument: "smiles", reason: "bond_order_not_in_moljson", bond_index: i, rdkit_bond_order: b.bo ?? null },
         "Write the bond as single, double, triple, aromatic or dative, or ask for another representation (canonical_smiles, molblock).",
       );
     }
     const stereo: MolJsonBondStereo | null =
-      (b.stereo === "cis" || b.stereo === "trans") && b.stereoAtoms ? { config: b.stereo, atoms: [b.stereoAtoms[0], b.stereoAtoms[1]] } : null;
-    const bond: MolJsonBond = { atoms: [b.atoms[0], b.atoms[1]], order, aromatic: aromaticBonds.has(i), stereo };
+      (b.stereo === "cis" || b.stereo === "trans") && b.stereoAtoms ? { config: b.stereo, atoms: [b.stereoAtoms[0]!, b.stereoAtoms[1]!] } : null;
+    const bond: MolJsonBond = { atoms: [b.begin, b.end], order, aromatic: b.aromatic, stereo };
     if (dative) bond.dative = true;
     return bond;
   });
 
-  return { moljson: { format: MOLJSON_FORMAT, version: MOLJSON_VERSION, atoms, bonds }, coords };
+  return { format: MOLJSON_FORMAT, version: MOLJSON_VERSION, atoms, bonds };
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Validation with JSON Pointer paths.
+// Validation: the structure by ajv against MOLJSON_INPUT_SCHEMA, then what a JSON Schema cannot say (atom
+// indices in range, the graph's own consistency), each failure with the JSON Pointer of the bad field.
 
-const ATOMIC_NUMBER = new Map<string, number>();
-for (let z = 0; z <= 118; z++) ATOMIC_NUMBER.set(elementSymbol(z), z);
+type JsonObject = Record<string, unknown>;
 
-const ATOM_KEYS = new Set(["element", "charge", "isotope", "implicit_hydrogens", "aromatic", "chirality", "radical_electrons"]);
-const BOND_KEYS = new Set(["atoms", "order", "aromatic", "stereo", "dative"]);
-const TOP_KEYS = new Set(["format", "version", "atoms", "bonds"]);
+/**
+ * What moljson_to_smiles reads: MOLJSON_SCHEMA with the input's defaults. Only element and implicit_hydrogens
+ * are required of an atom, atoms and order of a bond, atoms of the document; isotope and radical_electrons
+ * may be 0 and dative false (each meaning "absent"); a chirality's neighbour count is checked against the
+ * bonds below instead, so that the message can name them.
+ */
+export const MOLJSON_INPUT_SCHEMA: JsonObject = (() => {
+  const schema = structuredClone(SCHEMA) as unknown as JsonObject;
+  const props = (s: unknown) => (s as { properties: Record<string, JsonObject> }).properties;
+  const top = props(schema);
+  const atom = top.atoms!.items as JsonObject;
+  const bond = top.bonds!.items as JsonObject;
+  schema.required = ["atoms"];
+  top.atoms!.minItems = 1;
+  atom.required = ["element", "implicit_hydrogens"];
+  (props(atom).isotope!.anyOf as JsonObject[]).push({ const: 0 });
+  props(atom).radical_electrons!.minimum = 0;
+  const neighbors = props((props(atom).chirality!.anyOf as JsonObject[])[1]).neighbors!;
+  delete neighbors.minItems;
+  delete neighbors.maxItems;
+  bond.required = ["atoms", "order"];
+  delete props(bond).dative!.const;
+  return schema;
+})();
 
-function invalid(path: string, message: string, extra: Record<string, unknown> = {}): ToolError {
+const ajv = new Ajv2020({ strict: true, allErrors: false, verbose: true, validateFormats: false, strictRequired: false });
+const validateInput = ajv.compile(MOLJSON_INPUT_SCHEMA);
+
+function invalid(path: string, message: string, extra: JsonObject = {}): ToolError {
   return new ToolError("INVALID_MOLJSON", `Invalid MolJSON at ${path || "/"}: ${message}`, { path: path || "/", ...extra });
 }
 
 function describe(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return JSON.stringify(value.length > 20 ? `${value.slice(0, 17)}...` : value);
   if (typeof value === "object") return "an object";
   return String(value);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** What the object at `path` is, in messages. */
+function objectKind(path: string): string {
+  if (path === "") return "document";
+  if (/^\/atoms\/\d+$/.test(path)) return "atom";
+  if (/^\/bonds\/\d+$/.test(path)) return "bond";
+  if (path.endsWith("/stereo")) return "bond stereo";
+  return "chirality";
 }
 
-function checkKeys(obj: Record<string, unknown>, allowed: Set<string>, path: string, what: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.has(key)) throw invalid(`${path}/${key}`, `"${key}" is not a MolJSON ${what} property (allowed: ${[...allowed].join(", ")})`);
+const TYPE_WORDS: Record<string, string> = {
+  integer: "an integer",
+  number: "a number",
+  string: "a string",
+  boolean: "true or false",
+  array: "an array",
+  object: "an object",
+  null: "null",
+};
+
+/** A branch of an anyOf, in words ("null", "an integer", "an object {winding, neighbors}"). */
+function branchWords(branch: JsonObject): string {
+  if ("const" in branch) return JSON.stringify(branch.const);
+  const type = String(branch.type);
+  if (type === "object" && Array.isArray(branch.required)) return `an object {${(branch.required as string[]).join(", ")}}`;
+  return TYPE_WORDS[type] ?? type;
+}
+
+const REQUIRED_HINTS: Record<string, string> = {
+  atoms: " (an array of atoms)",
+  element: " (an element symbol such as C or Cl)",
+  implicit_hydrogens: " (the number of hydrogens on this atom that are not atoms of the graph, often 0)",
+  order: " (1, 2, 3, or 1.5 for aromatic)",
+};
+
+const UNKNOWN_ELEMENT = '(symbols are case-sensitive: C, Cl, Br; "*" for a dummy atom)';
+
+/** The first schema violation as INVALID_MOLJSON: the JSON Pointer of the field and what is wrong with it. */
+function schemaIssue(errors: readonly ErrorObject[]): ToolError {
+  // ajv stops at the first failing keyword, except inside anyOf, whose branches all report: keep the failure
+  // inside the branch that has the value's type (e.g. a bad winding in a chirality object), if there is one.
+  const anyOf = errors.find((e) => e.keyword === "anyOf");
+  const inBranch = anyOf && errors.filter((e) => e !== anyOf && !(e.instancePath === anyOf.instancePath && (e.keyword === "type" || e.keyword === "const")));
+  const e = anyOf && inBranch!.length === 0 ? anyOf : (inBranch?.[0] ?? errors[0]!);
+  const path = e.instancePath;
+  const data: unknown = e.data;
+  const parent = (e.parentSchema ?? {}) as JsonObject;
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  switch (e.keyword) {
+    case "required": {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      return invalid(`${path}/${missing}`, `is required${REQUIRED_HINTS[missing] ?? ""}`);
+    }
+    case "additionalProperties": {
+      const key = (e.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys((parent.properties ?? {}) as JsonObject).join(", ");
+      return invalid(`${path}/${key}`, `"${key}" is not a MolJSON ${objectKind(path)} property (allowed: ${allowed})`);
+    }
+    case "type": {
+      const kind = path === "" ? "a MolJSON document" : /^\/(atoms|bonds)\/\d+$/.test(path) ? `${path.startsWith("/atoms") ? "an atom" : "a bond"}` : "";
+      const expected = TYPE_WORDS[String(parent.type)] ?? String(parent.type);
+      return invalid(
+        path,
+        kind ? `${kind} must be ${path === "" ? "a JSON object" : "an object"}, got ${describe(data)}` : `must be ${expected}, got ${describe(data)}`,
+      );
+    }
+    case "minimum":
+    case "maximum": {
+      const { minimum, maximum } = parent as { minimum?: number; maximum?: number };
+      const range =
+        minimum !== undefined && maximum !== undefined
+          ? `between ${minimum} and ${maximum}`
+          : minimum !== undefined
+            ? `at least ${minimum}`
+            : `at most ${maximum}`;
+      return invalid(path, `must be ${range}, got ${describe(data)}`);
+    }
+    case "const":
+      if (path === "/version") return invalid(path, `unsupported MolJSON version ${describe(data)} (this server reads version ${MOLJSON_VERSION})`);
+      return invalid(path, `must be ${JSON.stringify(parent.const)}, got ${describe(data)}`);
+    case "enum": {
+      const values = (parent.enum as unknown[]).map((v) => JSON.stringify(v));
+      const list = values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values[values.length - 1]}` : values.join("");
+      return invalid(path, `must be ${list}${last === "order" ? " (aromatic)" : ""}, got ${describe(data)}`);
+    }
+    case "pattern":
+    case "maxLength":
+      if (last === "element") return invalid(path, `unknown element symbol ${describe(data)} ${UNKNOWN_ELEMENT}`);
+      return invalid(path, `${e.message ?? "is invalid"}, got ${describe(data)}`);
+    case "minItems":
+    case "maxItems": {
+      const n = Array.isArray(data) ? data.length : 0;
+      if (path === "/atoms" && e.keyword === "minItems") return invalid(path, "must hold at least one atom");
+      if (path === "/atoms" || path === "/bonds") return invalid(path, `holds ${n} ${last}; at most ${String(parent.maxItems)} are accepted`);
+      if (path.endsWith("/stereo/atoms")) return invalid(path, `must be [a, d]: a neighbour of each end of the double bond, got ${n} atoms`);
+      return invalid(path, `must be an array of two atom indices, got ${n} items`);
+    }
+    case "anyOf": {
+      const branches = (e.schema as JsonObject[]).map(branchWords);
+      return invalid(path, `must be ${branches.join(" or ")}, got ${describe(data)}`);
+    }
+    default:
+      return invalid(path, `${e.message ?? "is invalid"}, got ${describe(data)}`);
   }
 }
 
-function integerIn(value: unknown, path: string, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw invalid(path, `must be an integer, got ${describe(value)}`);
-  if (value < min || value > max) throw invalid(path, `must be between ${min} and ${max}, got ${value}`);
+function atomIndex(value: number, path: string, atomCount: number): number {
+  if (value >= atomCount) throw invalid(path, `atom index ${value} is out of range (the molecule has ${atomCount} atoms, indices 0..${atomCount - 1})`);
   return value;
 }
 
-function atomIndex(value: unknown, path: string, atomCount: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw invalid(path, `must be an atom index (integer), got ${describe(value)}`);
-  if (value < 0 || value >= atomCount)
-    throw invalid(path, `atom index ${value} is out of range (the molecule has ${atomCount} atoms, indices 0..${atomCount - 1})`);
-  return value;
-}
-
-function booleanOr(value: unknown, path: string, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== "boolean") throw invalid(path, `must be true or false, got ${describe(value)}`);
-  return value;
+/** The document as MOLJSON_INPUT_SCHEMA lets it be. */
+interface MolJsonInput {
+  atoms: Array<
+    Omit<MolJsonAtom, "charge" | "isotope" | "aromatic" | "chirality"> & Partial<Pick<MolJsonAtom, "charge" | "isotope" | "aromatic" | "chirality">>
+  >;
+  bonds?: Array<Omit<MolJsonBond, "aromatic" | "stereo"> & Partial<Pick<MolJsonBond, "aromatic" | "stereo">>>;
 }
 
 /** A validated MolJSON with defaults filled in (bond stereo atoms normalised: atoms[0] of stereo is bonded to atoms[0] of the bond). */
-export function validateMolJson(input: unknown): MolJson {
-  if (!isObject(input)) throw invalid("", `a MolJSON document must be a JSON object, got ${describe(input)}`);
-  checkKeys(input, TOP_KEYS, "", "document");
-  if (input.format !== undefined && input.format !== MOLJSON_FORMAT) throw invalid("/format", `must be "${MOLJSON_FORMAT}", got ${describe(input.format)}`);
-  if (input.version !== undefined && input.version !== MOLJSON_VERSION)
-    throw invalid("/version", `unsupported MolJSON version ${describe(input.version)} (this server reads version ${MOLJSON_VERSION})`);
-  if (!Array.isArray(input.atoms))
-    throw invalid("/atoms", input.atoms === undefined ? "is required (an array of atoms)" : `must be an array, got ${describe(input.atoms)}`);
-  if (input.atoms.length === 0) throw invalid("/atoms", "must hold at least one atom");
-  if (input.atoms.length > MOLJSON_MAX_ATOMS) throw invalid("/atoms", `holds ${input.atoms.length} atoms; at most ${MOLJSON_MAX_ATOMS} are accepted`);
-  const rawBonds = input.bonds === undefined ? [] : input.bonds;
-  if (!Array.isArray(rawBonds)) throw invalid("/bonds", `must be an array, got ${describe(rawBonds)}`);
-  if (rawBonds.length > MOLJSON_MAX_BONDS) throw invalid("/bonds", `holds ${rawBonds.length} bonds; at most ${MOLJSON_MAX_BONDS} are accepted`);
+export function validateMolJson(value: unknown): MolJson {
+  if (!validateInput(value)) throw schemaIssue(validateInput.errors ?? []);
+  const input = value as MolJsonInput;
+  const rawBonds = input.bonds ?? [];
   const atomCount = input.atoms.length;
 
   // Atoms, without chirality (which needs the bonds).
-  const atoms: MolJsonAtom[] = input.atoms.map((raw: unknown, i: number) => {
+  const atoms: MolJsonAtom[] = input.atoms.map((raw, i) => {
     const path = `/atoms/${i}`;
-    if (!isObject(raw)) throw invalid(path, `an atom must be an object, got ${describe(raw)}`);
-    checkKeys(raw, ATOM_KEYS, path, "atom");
-    if (typeof raw.element !== "string")
-      throw invalid(
-        `${path}/element`,
-        raw.element === undefined ? "is required (an element symbol such as C or Cl)" : `must be an element symbol, got ${describe(raw.element)}`,
-      );
-    if (!ATOMIC_NUMBER.has(raw.element))
-      throw invalid(`${path}/element`, `unknown element symbol ${describe(raw.element)} (symbols are case-sensitive: C, Cl, Br; "*" for a dummy atom)`);
-    if (raw.implicit_hydrogens === undefined)
-      throw invalid(`${path}/implicit_hydrogens`, "is required (the number of hydrogens on this atom that are not atoms of the graph, often 0)");
+    if (atomicNumber(raw.element) === undefined) throw invalid(`${path}/element`, `unknown element symbol ${describe(raw.element)} ${UNKNOWN_ELEMENT}`);
     const atom: MolJsonAtom = {
       element: raw.element,
-      charge: raw.charge === undefined ? 0 : integerIn(raw.charge, `${path}/charge`, -128, 127),
-      isotope: raw.isotope === undefined || raw.isotope === null || raw.isotope === 0 ? null : integerIn(raw.isotope, `${path}/isotope`, 1, 65_535),
-      implicit_hydrogens: integerIn(raw.implicit_hydrogens, `${path}/implicit_hydrogens`, 0, 16),
-      aromatic: booleanOr(raw.aromatic, `${path}/aromatic`, false),
+      charge: raw.charge ?? 0,
+      isotope: raw.isotope === undefined || raw.isotope === 0 ? null : raw.isotope,
+      implicit_hydrogens: raw.implicit_hydrogens,
+      aromatic: raw.aromatic ?? false,
       chirality: null,
     };
-    if (raw.radical_electrons !== undefined && raw.radical_electrons !== 0)
-      atom.radical_electrons = integerIn(raw.radical_electrons, `${path}/radical_electrons`, 0, 255);
+    if (raw.radical_electrons !== undefined && raw.radical_electrons !== 0) atom.radical_electrons = raw.radical_electrons;
     return atom;
   });
 
   // Bonds.
   const seen = new Map<string, number>();
-  const bonds: MolJsonBond[] = rawBonds.map((raw: unknown, k: number) => {
+  const bonds: MolJsonBond[] = rawBonds.map((raw, k) => {
     const path = `/bonds/${k}`;
-    if (!isObject(raw)) throw invalid(path, `a bond must be an object, got ${describe(raw)}`);
-    checkKeys(raw, BOND_KEYS, path, "bond");
-    if (!Array.isArray(raw.atoms) || raw.atoms.length !== 2) throw invalid(`${path}/atoms`, `must be an array of two atom indices, got ${describe(raw.atoms)}`);
     const i = atomIndex(raw.atoms[0], `${path}/atoms/0`, atomCount);
     const j = atomIndex(raw.atoms[1], `${path}/atoms/1`, atomCount);
     if (i === j) throw invalid(`${path}/atoms`, `a bond cannot join atom ${i} to itself`);
@@ -418,14 +480,10 @@ export function validateMolJson(input: unknown): MolJson {
     const first = seen.get(key);
     if (first !== undefined) throw invalid(`${path}/atoms`, `atoms ${i} and ${j} are already bonded by /bonds/${first}`);
     seen.set(key, k);
-    if (raw.order === undefined) throw invalid(`${path}/order`, "is required (1, 2, 3, or 1.5 for aromatic)");
-    if (raw.order !== 1 && raw.order !== 2 && raw.order !== 3 && raw.order !== 1.5)
-      throw invalid(`${path}/order`, `must be 1, 2, 3 or 1.5 (aromatic), got ${describe(raw.order)}`);
-    const aromatic = booleanOr(raw.aromatic, `${path}/aromatic`, raw.order === 1.5);
+    const aromatic = raw.aromatic ?? raw.order === 1.5;
     if (raw.order === 1.5 && !aromatic) throw invalid(`${path}/aromatic`, "order 1.5 means an aromatic bond, so aromatic cannot be false");
     const bond: MolJsonBond = { atoms: [i, j], order: raw.order, aromatic, stereo: null };
-    if (raw.dative !== undefined && raw.dative !== false) {
-      if (raw.dative !== true) throw invalid(`${path}/dative`, `must be true or false, got ${describe(raw.dative)}`);
+    if (raw.dative === true) {
       if (raw.order !== 1 || aromatic) throw invalid(`${path}/dative`, "a dative bond must have order 1 and not be aromatic");
       bond.dative = true;
     }
@@ -435,17 +493,12 @@ export function validateMolJson(input: unknown): MolJson {
   const neighbours = neighbourLists(atomCount, bonds);
 
   // Bond stereo.
-  rawBonds.forEach((raw: Record<string, unknown>, k: number) => {
+  rawBonds.forEach((raw, k) => {
     const path = `/bonds/${k}/stereo`;
     if (raw.stereo === undefined || raw.stereo === null) return;
     const bond = bonds[k]!;
-    if (!isObject(raw.stereo)) throw invalid(path, `must be null or an object {config, atoms}, got ${describe(raw.stereo)}`);
-    checkKeys(raw.stereo, new Set(["config", "atoms"]), path, "bond stereo");
     const { config, atoms: refs } = raw.stereo;
-    if (config !== "cis" && config !== "trans") throw invalid(`${path}/config`, `must be "cis" or "trans", got ${describe(config)}`);
     if (bond.order !== 2 || bond.aromatic) throw invalid(path, "double-bond stereo needs a non-aromatic bond of order 2");
-    if (!Array.isArray(refs) || refs.length !== 2)
-      throw invalid(`${path}/atoms`, `must be [a, d]: a neighbour of each end of the double bond, got ${describe(refs)}`);
     let a = atomIndex(refs[0], `${path}/atoms/0`, atomCount);
     let d = atomIndex(refs[1], `${path}/atoms/1`, atomCount);
     const [b0, b1] = bond.atoms;
@@ -460,17 +513,12 @@ export function validateMolJson(input: unknown): MolJson {
   });
 
   // Atom chirality.
-  (input.atoms as Record<string, unknown>[]).forEach((raw, i) => {
+  input.atoms.forEach((raw, i) => {
     const path = `/atoms/${i}/chirality`;
     if (raw.chirality === undefined || raw.chirality === null) return;
-    if (!isObject(raw.chirality)) throw invalid(path, `must be null or an object {winding, neighbors}, got ${describe(raw.chirality)}`);
-    checkKeys(raw.chirality, new Set(["winding", "neighbors"]), path, "chirality");
     const { winding, neighbors } = raw.chirality;
-    if (winding !== "cw" && winding !== "ccw") throw invalid(`${path}/winding`, `must be "cw" or "ccw", got ${describe(winding)}`);
     const bonded = neighbours[i]!;
-    if (!Array.isArray(neighbors))
-      throw invalid(`${path}/neighbors`, `must be an array of the indices of the atoms bonded to atom ${i}, got ${describe(neighbors)}`);
-    const listed = neighbors.map((n: unknown, m: number) => atomIndex(n, `${path}/neighbors/${m}`, atomCount));
+    const listed = neighbors.map((n, m) => atomIndex(n, `${path}/neighbors/${m}`, atomCount));
     if (new Set(listed).size !== listed.length) throw invalid(`${path}/neighbors`, "lists an atom twice");
     const missing = bonded.filter((n) => !listed.includes(n));
     const extra = listed.filter((n) => !bonded.includes(n));
@@ -515,7 +563,7 @@ function oddPermutation(from: readonly number[], to: readonly number[]): boolean
 export function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
   const neighbours = neighbourLists(m.atoms.length, m.bonds);
   const atoms: RdkitJsonAtom[] = m.atoms.map((a, i) => {
-    const out: RdkitJsonAtom = { z: ATOMIC_NUMBER.get(a.element)!, impHs: a.implicit_hydrogens };
+    const out: RdkitJsonAtom = { z: atomicNumber(a.element)!, impHs: a.implicit_hydrogens };
     if (a.charge !== 0) out.chg = a.charge;
     if (a.isotope !== null) out.isotope = a.isotope;
     if (a.radical_electrons) out.nRad = a.radical_electrons;
@@ -554,7 +602,7 @@ export function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
       },
     ];
   }
-  return JSON.stringify({ rdkitjson: { version: 12 }, defaults: RDKIT_DEFAULTS, molecules: [molecule] });
+  return JSON.stringify({ rdkitjson: { version: 12 }, defaults: RDKIT_JSON_DEFAULTS, molecules: [molecule] });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -18,83 +18,19 @@
  *                      new environments the smallest id (then the lowest atom index) is kept
  *   hash_combine     = seed ^= value + 0x9e3779b9 + (seed << 6) + (seed >> 2), modulo 2^32
  *
- * The molecular graph is read from one get_json() call (rdkitjson: atoms with total H counts, Kekulé bond
+ * The molecular graph is graph.ts's molGraph(mol) (one get_json() call: atoms with total H counts, Kekulé bond
  * orders that are RDKit bond-type numbers, plus aromatic bonds and ring atoms in the RDKit extension).
  */
+import type { GraphBond, MolGraph } from "./graph.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
+import { compiledPerRdkit } from "./rdkit-cache.js";
 
 /** RDKit's Bond::BondType value of an aromatic bond (rdkitjson writes the Kekulé order instead). */
 const AROMATIC_BOND_TYPE = 12;
 
-export interface MorganAtom {
-  /** Atomic number (0 for a dummy atom). */
-  z: number;
-  /** Total hydrogen count (implicit plus explicit-count H; H atoms in the graph are separate atoms). */
-  hs: number;
-  chg: number;
-  isotope: number;
-  inRing: boolean;
-}
-
-export interface MorganBond {
-  begin: number;
-  end: number;
-  /** RDKit Bond::BondType number: 1 single, 2 double, 3 triple, 12 aromatic, 17 dative, ... */
-  type: number;
-}
-
-export interface MorganGraph {
-  atoms: MorganAtom[];
-  bonds: MorganBond[];
-  /** Atom rings as RDKit's RingInfo lists them (used by the SA score's macrocycle term). */
-  atomRings: number[][];
-}
-
-interface RdkitJsonAtom {
-  z?: number;
-  impHs?: number;
-  chg?: number;
-  isotope?: number;
-}
-interface RdkitJsonBond {
-  bo?: number;
-  atoms?: number[];
-}
-interface RdkitJson {
-  defaults?: { atom?: RdkitJsonAtom; bond?: RdkitJsonBond };
-  molecules?: Array<{
-    atoms?: RdkitJsonAtom[];
-    bonds?: RdkitJsonBond[];
-    extensions?: Array<{ name?: string; aromaticBonds?: number[]; atomRings?: number[][] }>;
-  }>;
-}
-
-/** The molecular graph of `mol` from one get_json() call. */
-export function morganGraph(mol: RDKitMol): MorganGraph {
-  const json = JSON.parse(mol.get_json()) as RdkitJson;
-  const da = json.defaults?.atom ?? {};
-  const db = json.defaults?.bond ?? {};
-  const m = json.molecules?.[0] ?? {};
-  const ext = (m.extensions ?? []).find((e) => e.name === "rdkitRepresentation") ?? {};
-  const atomRings = ext.atomRings ?? [];
-  const ringAtoms = new Set<number>();
-  for (const ring of atomRings) for (const idx of ring) ringAtoms.add(idx);
-  const aromaticBonds = new Set(ext.aromaticBonds ?? []);
-  const atoms = (m.atoms ?? []).map((a, i): MorganAtom => ({
-    z: a.z ?? da.z ?? 6,
-    hs: a.impHs ?? da.impHs ?? 0,
-    chg: a.chg ?? da.chg ?? 0,
-    isotope: a.isotope ?? da.isotope ?? 0,
-    inRing: ringAtoms.has(i),
-  }));
-  const bonds = (m.bonds ?? []).map((b, i): MorganBond => {
-    const [begin, end] = b.atoms ?? [];
-    if (begin === undefined || end === undefined || atoms[begin] === undefined || atoms[end] === undefined) {
-      throw new Error("Malformed MolJSON bond from RDKit");
-    }
-    return { begin, end, type: aromaticBonds.has(i) ? AROMATIC_BOND_TYPE : (b.bo ?? db.bo ?? 1) };
-  });
-  return { atoms, bonds, atomRings };
+/** RDKit's Bond::BondType number of a bond: 1 single, 2 double, 3 triple, 12 aromatic, 17 dative, ... */
+function bondType(bond: GraphBond): number {
+  return bond.aromatic ? AROMATIC_BOND_TYPE : bond.bo;
 }
 
 // ---- 32-bit boost-style hashing (RDKit's gboost with hash_result_t = uint32) ----
@@ -118,15 +54,11 @@ export function hashRange(values: readonly number[]): number {
  * computes it, taken from the running RDKit's own element data (the average weight of a bare bracket
  * atom of that isotope minus that of the unlabelled atom). Cached per module: a few values ever occur.
  */
-const deltaMassCache = new WeakMap<RDKit, Map<string, number>>();
+const deltaMassCache = compiledPerRdkit(() => new Map<string, number>());
 
 function deltaMass(rdkit: RDKit, z: number, isotope: number): number {
   if (isotope === 0) return 0;
-  let cache = deltaMassCache.get(rdkit);
-  if (cache === undefined) {
-    cache = new Map();
-    deltaMassCache.set(rdkit, cache);
-  }
+  const cache = deltaMassCache(rdkit);
   const key = `${z}:${isotope}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
@@ -146,7 +78,7 @@ function deltaMass(rdkit: RDKit, z: number, isotope: number): number {
 }
 
 /** RDKit's connectivity (ECFP) invariant of every atom, ring membership included. */
-export function atomInvariants(rdkit: RDKit, graph: MorganGraph): Uint32Array {
+export function atomInvariants(rdkit: RDKit, graph: MolGraph): Uint32Array {
   const degree = new Uint32Array(graph.atoms.length);
   // Hydrogen atoms bonded to each atom: RDKit counts them with getTotalNumHs(true) ([2H]C, [H][H]).
   const hNeighbours = new Uint32Array(graph.atoms.length);
@@ -159,7 +91,7 @@ export function atomInvariants(rdkit: RDKit, graph: MorganGraph): Uint32Array {
   const invariants = new Uint32Array(graph.atoms.length);
   graph.atoms.forEach((a, i) => {
     const components = [a.z, degree[i]! + a.hs, a.hs + hNeighbours[i]!, a.chg, deltaMass(rdkit, a.z, a.isotope)];
-    if (a.inRing) components.push(1);
+    if (graph.inRing[i]) components.push(1);
     invariants[i] = hashRange(components);
   });
   return invariants;
@@ -203,7 +135,7 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
  * Every environment RDKit's Morgan generator emits up to `radius` (useChirality false, useBondTypes true,
  * includeRedundantEnvironments false, onlyNonzeroInvariants false), in RDKit's emission order.
  */
-export function morganEnvironments(rdkit: RDKit, graph: MorganGraph, radius: number): MorganEnvironment[] {
+export function morganEnvironments(rdkit: RDKit, graph: MolGraph, radius: number): MorganEnvironment[] {
   const n = graph.atoms.length;
   const out: MorganEnvironment[] = [];
   let current = atomInvariants(rdkit, graph);
@@ -241,7 +173,7 @@ export function morganEnvironments(rdkit: RDKit, graph: MorganGraph, radius: num
         const bond = graph.bonds[bondIdx]!;
         const other = bond.begin === atom ? bond.end : bond.begin;
         env = mergeSorted(mergeSorted(env, [bondIdx]), neighborhoods[other]!);
-        pairs.push([bond.type >>> 0, current[other]!]);
+        pairs.push([bondType(bond) >>> 0, current[other]!]);
       }
       round[atom] = env;
       pairs.sort((p, q) => (p[0] !== q[0] ? p[0] - q[0] : p[1] - q[1]));
@@ -267,7 +199,7 @@ export function morganEnvironments(rdkit: RDKit, graph: MorganGraph, radius: num
 }
 
 /** Unfolded ids with their counts, as rdMolDescriptors.GetMorganFingerprint(mol, radius).GetNonzeroElements(). */
-export function morganCounts(rdkit: RDKit, graph: MorganGraph, radius: number): Map<number, number> {
+export function morganCounts(rdkit: RDKit, graph: MolGraph, radius: number): Map<number, number> {
   const counts = new Map<number, number>();
   for (const env of morganEnvironments(rdkit, graph, radius)) counts.set(env.id, (counts.get(env.id) ?? 0) + 1);
   return counts;

@@ -5,137 +5,9 @@
  */
 import { descriptorsOf, round } from "./rdkit.js";
 import type { RDKit, RDKitDescriptors, RDKitMol } from "./rdkit.js";
-import { computeQed, molGraph } from "./qed.js";
-import type { MolGraph, QedProperties } from "./qed.js";
-
-/** Element symbols by atomic number; index 0 is RDKit's dummy atom "*". */
-const ELEMENT_SYMBOLS: readonly string[] = [
-  "*",
-  "H",
-  "He",
-  "Li",
-  "Be",
-  "B",
-  "C",
-  "N",
-  "O",
-  "F",
-  "Ne",
-  "Na",
-  "Mg",
-  "Al",
-  "Si",
-  "P",
-  "S",
-  "Cl",
-  "Ar",
-  "K",
-  "Ca",
-  "Sc",
-  "Ti",
-  "V",
-  "Cr",
-  "Mn",
-  "Fe",
-  "Co",
-  "Ni",
-  "Cu",
-  "Zn",
-  "Ga",
-  "Ge",
-  "As",
-  "Se",
-  "Br",
-  "Kr",
-  "Rb",
-  "Sr",
-  "Y",
-  "Zr",
-  "Nb",
-  "Mo",
-  "Tc",
-  "Ru",
-  "Rh",
-  "Pd",
-  "Ag",
-  "Cd",
-  "In",
-  "Sn",
-  "Sb",
-  "Te",
-  "I",
-  "Xe",
-  "Cs",
-  "Ba",
-  "La",
-  "Ce",
-  "Pr",
-  "Nd",
-  "Pm",
-  "Sm",
-  "Eu",
-  "Gd",
-  "Tb",
-  "Dy",
-  "Ho",
-  "Er",
-  "Tm",
-  "Yb",
-  "Lu",
-  "Hf",
-  "Ta",
-  "W",
-  "Re",
-  "Os",
-  "Ir",
-  "Pt",
-  "Au",
-  "Hg",
-  "Tl",
-  "Pb",
-  "Bi",
-  "Po",
-  "At",
-  "Rn",
-  "Fr",
-  "Ra",
-  "Ac",
-  "Th",
-  "Pa",
-  "U",
-  "Np",
-  "Pu",
-  "Am",
-  "Cm",
-  "Bk",
-  "Cf",
-  "Es",
-  "Fm",
-  "Md",
-  "No",
-  "Lr",
-  "Rf",
-  "Db",
-  "Sg",
-  "Bh",
-  "Hs",
-  "Mt",
-  "Ds",
-  "Rg",
-  "Cn",
-  "Nh",
-  "Fl",
-  "Mc",
-  "Lv",
-  "Ts",
-  "Og",
-];
-
-export function elementSymbol(z: number): string {
-  const symbol = ELEMENT_SYMBOLS[z];
-  if (symbol === undefined) throw new Error(`No element symbol for atomic number ${z}`);
-  return symbol;
-}
+import { elementSymbol, molGraph, type MolGraph } from "./graph.js";
+import { computeQed } from "./qed.js";
+import type { QedProperties } from "./qed.js";
 
 /**
  * Molecular formula as RDKit's rdMolDescriptors.CalcMolFormula(mol) with its defaults: isotopes are
@@ -152,7 +24,7 @@ export function molFormula(graph: MolGraph): string {
   let charge = 0;
   for (const atom of graph.atoms) {
     add(elementSymbol(atom.z), 1);
-    add("H", atom.impHs);
+    add("H", atom.hs);
     charge += atom.chg;
   }
   const others = [...counts.keys()].filter((s) => s !== "C" && s !== "H").sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

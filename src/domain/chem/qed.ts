@@ -20,8 +20,10 @@
  */
 import { readFileSync } from "node:fs";
 import { assetPath } from "../assets.js";
-import { substructMatches } from "./rdkit.js";
+import { molGraph, type MolGraph } from "./graph.js";
+import { hasMatch, substructMatches } from "./match.js";
 import type { RDKit, RDKitDescriptors, RDKitMol } from "./rdkit.js";
+import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 export const QED_PROPERTY_NAMES = ["MW", "ALOGP", "HBA", "HBD", "PSA", "ROTB", "AROM", "ALERTS"] as const;
 export type QedPropertyName = (typeof QED_PROPERTY_NAMES)[number];
@@ -95,70 +97,13 @@ interface QedQueries {
   alerts: RDKitMol[];
 }
 
-const queryCache = new WeakMap<RDKit, QedQueries>();
-
-function queriesFor(rdkit: RDKit): QedQueries {
-  let queries = queryCache.get(rdkit);
-  if (queries !== undefined) return queries;
-  const compiled: RDKitMol[] = [];
-  const compile = (smarts: string): RDKitMol => {
-    const q = rdkit.get_qmol(smarts);
-    if (!q || !q.is_valid()) {
-      q?.delete();
-      for (const c of compiled) c.delete();
-      throw new Error(`RDKit could not compile the QED SMARTS '${smarts}'`);
-    }
-    compiled.push(q);
-    return q;
-  };
-  queries = {
-    aliphaticRings: compile(ASSET.aliphatic_rings_smarts),
-    acceptors: ASSET.acceptor_smarts.map(compile),
-    alerts: ASSET.structural_alert_smarts.map(compile),
-  };
-  queryCache.set(rdkit, queries);
-  return queries;
-}
-
-// ---- molecular graph from MolJSON ----
-
-export interface GraphAtom {
-  /** Atomic number (0 for a dummy atom). */
-  z: number;
-  /** Total hydrogens on the atom (implicit plus bracket/explicit-count H; H atoms in the graph are atoms). */
-  impHs: number;
-  chg: number;
-  isotope: number;
-}
-
-export interface MolGraph {
-  atoms: GraphAtom[];
-  bonds: Array<[number, number]>;
-}
-
-interface RdkitJson {
-  defaults?: { atom?: Partial<GraphAtom> };
-  molecules?: Array<{ atoms?: Array<Partial<GraphAtom>>; bonds?: Array<{ atoms?: number[] }> }>;
-}
-
-/** Atoms (with the rdkitjson defaults applied) and bonds of the molecule, from one get_json() call. */
-export function molGraph(mol: RDKitMol): MolGraph {
-  const json = JSON.parse(mol.get_json()) as RdkitJson;
-  const d = json.defaults?.atom ?? {};
-  const m = json.molecules?.[0] ?? {};
-  const atoms = (m.atoms ?? []).map((a) => ({
-    z: a.z ?? d.z ?? 6,
-    impHs: a.impHs ?? d.impHs ?? 0,
-    chg: a.chg ?? d.chg ?? 0,
-    isotope: a.isotope ?? d.isotope ?? 0,
-  }));
-  const bonds = (m.bonds ?? []).map((b): [number, number] => {
-    const [i, j] = b.atoms ?? [];
-    if (i === undefined || j === undefined) throw new Error("Malformed MolJSON bond from RDKit");
-    return [i, j];
-  });
-  return { atoms, bonds };
-}
+const queriesFor = compiledPerRdkit((rdkit): QedQueries =>
+  compileAll(rdkit, "QED", (c) => ({
+    aliphaticRings: c.query(ASSET.aliphatic_rings_smarts),
+    acceptors: ASSET.acceptor_smarts.map((s) => c.query(s)),
+    alerts: ASSET.structural_alert_smarts.map((s) => c.query(s)),
+  })),
+);
 
 // ---- the eight properties ----
 
@@ -167,11 +112,6 @@ function acceptorCount(mol: RDKitMol, queries: QedQueries): number {
   let total = 0;
   for (const q of queries.acceptors) total += substructMatches(mol, q, RDKIT_DEFAULT_MAX_MATCHES).length;
   return total;
-}
-
-function hasMatch(mol: RDKitMol, query: RDKitMol): boolean {
-  const parsed = JSON.parse(mol.get_substruct_match(query)) as { atoms?: unknown };
-  return Array.isArray(parsed.atoms) && parsed.atoms.length > 0;
 }
 
 function alertCount(mol: RDKitMol, queries: QedQueries): number {
@@ -208,7 +148,7 @@ function aromProperty(mol: RDKitMol, descriptors: RDKitDescriptors, queries: Qed
   for (let i = 0; i < atoms.length; i++) if (!removed[i]) vertices++;
   let edges = 0;
   let components = vertices;
-  for (const [i, j] of bonds) {
+  for (const { begin: i, end: j } of bonds) {
     if (removed[i] || removed[j]) continue;
     edges++;
     const ri = find(i);

@@ -30,8 +30,8 @@ import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { assetPath } from "../assets.js";
 import { ToolError } from "../errors.js";
-import { morganCounts, morganGraph } from "./morgan.js";
-import type { MorganGraph } from "./morgan.js";
+import { molGraph, type MolGraph } from "./graph.js";
+import { morganCounts } from "./morgan.js";
 import type { RDKit, RDKitDescriptors, RDKitMol } from "./rdkit.js";
 
 export const SA_SCORE_CITATION =
@@ -168,9 +168,9 @@ export function scaleSaScore(raw: number): number {
 
 /**
  * SA score of `mol`. `descriptors` must be descriptorsOf(mol) (NumAtomStereoCenters, NumSpiroAtoms,
- * NumBridgeheadAtoms); `graph` may pass an already built morganGraph(mol).
+ * NumBridgeheadAtoms); `graph` may pass an already built molGraph(mol).
  */
-export function computeSaScore(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors, graph: MorganGraph = morganGraph(mol)): SaScoreResult {
+export function computeSaScore(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors, graph: MolGraph = molGraph(mol)): SaScoreResult {
   const t = fragmentTable();
   const counts = morganCounts(rdkit, graph, 2);
   let weighted = 0;

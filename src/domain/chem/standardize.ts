@@ -8,10 +8,10 @@
  *      most atoms counting hydrogens, then exact mass, then SMILES);
  *   4. charge neutralisation (rdMolStandardize.Uncharger), then cleanup again.
  *
- * Without step 2 this is rdMolStandardize.ChargeParent. The rules and tables below are those of RDKit's
+ * Without step 2 this is rdMolStandardize.ChargeParent. The rules and tables (assets/standardize-rules.json) are those of RDKit's
  * MolStandardize (Release 2022.09), a C++ port by Susan Leung of MolVS (Matt Swain, molvs.readthedocs.io);
  * the acid/base pairs derive from the FDA Substance Registration System standard operating procedure.
- * The code is ours: it edits the molecule as a graph (RDKit's MolJSON) and uses MinimalLib for SMARTS
+ * The code is ours: it edits the molecule as a graph (graph.ts, read from RDKit's JSON) and uses MinimalLib for SMARTS
  * matching, reactions (the normalisation transforms), sanitisation and canonical SMILES.
  *
  * Hydrogens: every atom carries a total hydrogen count. RDKit recomputes the implicit hydrogens of atoms
@@ -19,201 +19,32 @@
  * rules (implicitHydrogens); every other step sets hydrogen counts explicitly, as RDKit does.
  */
 import { readFileSync } from "node:fs";
+import type { Reaction } from "@rdkit/rdkit";
 import { assetPath } from "../assets.js";
 import { ToolError } from "../errors.js";
+import {
+  BO_DATIVE,
+  combine,
+  cloneGraph,
+  degree,
+  elementSymbol,
+  fragments,
+  molGraph,
+  molOf,
+  subgraph,
+  withGraphMol,
+  type Graph as BaseGraph,
+  type GraphAtom,
+  type GraphBond,
+} from "./graph.js";
+import { firstMatch, substructMatches } from "./match.js";
+import { bracketAtoms } from "./smiles-lexer.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
+import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 // ---------------------------------------------------------------------------------------------------------
-// Published rule tables (RDKit MolStandardize, Release 2022.09: Normalize defaults, AcidBaseCatalog defaults,
-// Charge.cpp, Metal.cpp, Atom.cpp). MolVS documents the same normalisations and acid/base pairs.
-
-/** Normalisation transforms, applied in this order (name, reaction SMARTS). */
-export const NORMALIZATIONS: readonly (readonly [string, string])[] = [
-  ["Nitro to N+(O-)=O", "[N,P,As,Sb;X3:1](=[O,S,Se,Te:2])=[O,S,Se,Te:3]>>[*+1:1]([*-1:2])=[*:3]"],
-  ["Sulfone to S(=O)(=O)", "[S+2:1]([O-:2])([O-:3])>>[S+0:1](=[O-0:2])(=[O-0:3])"],
-  ["Pyridine oxide to n+O-", "[nH0+0:1]=[OH0+0:2]>>[n+:1][O-:2]"],
-  ["Azide to N=N+=N-", "[*:1][N:2]=[N:3]#[N:4]>>[*:1][N:2]=[N+:3]=[N-:4]"],
-  ["Diazo/azo to =N+=N-", "[*:1]=[N:2]#[N:3]>>[*:1]=[N+:2]=[N-:3]"],
-  ["Sulfoxide to -S+(O-)-", "[!O:1][S+0;X3:2](=[O:3])[!O:4]>>[*:1][S+1:2]([O-:3])[*:4]"],
-  ["Phosphate to P(O-)=O", "[O,S,Se,Te;-1:1][P+;D4:2][O,S,Se,Te;-1:3]>>[*+0:1]=[P+0;D5:2][*-1:3]"],
-  ["C/S+N to C/S=N+", "[C,S&!$([S+]-[O-]);X3+1:1]([NX3:2])[NX3!H0:3]>>[*+0:1]([N:2])=[N+:3]"],
-  ["P+N to P=N+", "[P;X4+1:1]([NX3:2])[NX3!H0:3]>>[*+0:1]([N:2])=[N+:3]"],
-  ["Normalize hydrazine-diazonium", "[CX4:1][NX3H:2]-[NX3H:3][CX4:4][NX2+:5]#[NX1:6]>>[CX4:1][NH0:2]=[NH+:3][C:4][N+0:5]=[NH:6]"],
-  ["Recombine 1,3-separated charges", "[N,P,As,Sb,O,S,Se,Te;-1:1]-[A+0:2]=[N,P,As,Sb,O,S,Se,Te;+1:3]>>[*-0:1]=[*:2]-[*+0:3]"],
-  ["Recombine 1,3-separated charges", "[n,o,p,s;-1:1]:[a:2]=[N,O,P,S;+1:3]>>[*-0:1]:[*:2]-[*+0:3]"],
-  ["Recombine 1,3-separated charges", "[N,O,P,S;-1:1]-[a:2]:[n,o,p,s;+1:3]>>[*-0:1]=[*:2]:[*+0:3]"],
-  ["Recombine 1,5-separated charges", "[N,P,As,Sb,O,S,Se,Te;-1:1]-[A+0:2]=[A:3]-[A:4]=[N,P,As,Sb,O,S,Se,Te;+1:5]>>[*-0:1]=[*:2]-[*:3]=[*:4]-[*+0:5]"],
-  ["Recombine 1,5-separated charges", "[n,o,p,s;-1:1]:[a:2]:[a:3]:[c:4]=[N,O,P,S;+1:5]>>[*-0:1]:[*:2]:[*:3]:[c:4]-[*+0:5]"],
-  ["Recombine 1,5-separated charges", "[N,O,P,S;-1:1]-[c:2]:[a:3]:[a:4]:[n,o,p,s;+1:5]>>[*-0:1]=[c:2]:[*:3]:[*:4]:[*+0:5]"],
-  ["Normalize 1,3 conjugated cation", "[N,O;+0!H0:1]-[A:2]=[N!$(*[O-]),O;+1H0:3]>>[*+1:1]=[*:2]-[*+0:3]"],
-  ["Normalize 1,3 conjugated cation", "[n;+0!H0:1]:[c:2]=[N!$(*[O-]),O;+1H0:3]>>[*+1:1]:[*:2]-[*+0:3]"],
-  ["Normalize 1,5 conjugated cation", "[N,O;+0!H0:1]-[A:2]=[A:3]-[A:4]=[N!$(*[O-]),O;+1H0:5]>>[*+1:1]=[*:2]-[*:3]=[*:4]-[*+0:5]"],
-  ["Normalize 1,5 conjugated cation", "[n;+0!H0:1]:[a:2]:[a:3]:[c:4]=[N!$(*[O-]),O;+1H0:5]>>[n+1:1]:[*:2]:[*:3]:[*:4]-[*+0:5]"],
-  ["Charge normalization", "[F,Cl,Br,I,At;-1:1]=[O:2]>>[*-0:1][O-:2]"],
-  ["Charge recombination", "[N,P,As,Sb;-1:1]=[C+;v3:2]>>[*+0:1]#[C+0:2]"],
-];
-
-/** Acid/base pairs, strongest acid first (name, acid SMARTS, conjugate base SMARTS). */
-export const ACID_BASE_PAIRS: readonly (readonly [string, string, string])[] = [
-  ["-OSO3H", "OS(=O)(=O)[OH]", "OS(=O)(=O)[O-]"],
-  ["-SO3H", "[!O]S(=O)(=O)[OH]", "[!O]S(=O)(=O)[O-]"],
-  ["-OSO2H", "O[SD3](=O)[OH]", "O[SD3](=O)[O-]"],
-  ["-SO2H", "[!O][SD3](=O)[OH]", "[!O][SD3](=O)[O-]"],
-  ["-OPO3H2", "OP(=O)([OH])[OH]", "OP(=O)([OH])[O-]"],
-  ["-PO3H2", "[!O]P(=O)([OH])[OH]", "[!O]P(=O)([OH])[O-]"],
-  ["-CO2H", "C(=O)[OH]", "C(=O)[O-]"],
-  ["thiophenol", "c[SH]", "c[S-]"],
-  ["(-OPO3H)-", "OP(=O)([O-])[OH]", "OP(=O)([O-])[O-]"],
-  ["(-PO3H)-", "[!O]P(=O)([O-])[OH]", "[!O]P(=O)([O-])[O-]"],
-  ["phthalimide", "O=C2c1ccccc1C(=O)[NH]2", "O=C2c1ccccc1C(=O)[N-]2"],
-  ["CO3H (peracetyl)", "C(=O)O[OH]", "C(=O)O[O-]"],
-  ["alpha-carbon-hydrogen-nitro group", "O=N(O)[CH]", "O=N(O)[C-]"],
-  ["-SO2NH2", "S(=O)(=O)[NH2]", "S(=O)(=O)[NH-]"],
-  ["-OBO2H2", "OB([OH])[OH]", "OB([OH])[O-]"],
-  ["-BO2H2", "[!O]B([OH])[OH]", "[!O]B([OH])[O-]"],
-  ["phenol", "c[OH]", "c[O-]"],
-  ["SH (aliphatic)", "C[SH]", "C[S-]"],
-  ["(-OBO2H)-", "OB([O-])[OH]", "OB([O-])[O-]"],
-  ["(-BO2H)-", "[!O]B([O-])[OH]", "[!O]B([O-])[O-]"],
-  ["cyclopentadiene", "C1=CC=C[CH2]1", "c1ccc[cH-]1"],
-  ["-CONH2", "C(=O)[NH2]", "C(=O)[NH-]"],
-  ["imidazole", "c1cnc[nH]1", "c1cnc[n-]1"],
-  ["-OH (aliphatic alcohol)", "[CX4][OH]", "[CX4][O-]"],
-  ["alpha-carbon-hydrogen-keto group", "O=C([!O])[C!H0+0]", "O=C([!O])[C-]"],
-  ["alpha-carbon-hydrogen-acetyl ester group", "OC(=O)[C!H0+0]", "OC(=O)[C-]"],
-  ["sp carbon hydrogen", "C#[CH]", "C#[C-]"],
-  ["alpha-carbon-hydrogen-sulfone group", "CS(=O)(=O)[C!H0+0]", "CS(=O)(=O)[C-]"],
-  ["alpha-carbon-hydrogen-sulfoxide group", "C[SD3](=O)[C!H0+0]", "C[SD3](=O)[C-]"],
-  ["-NH2", "[CX4][NH2]", "[CX4][NH-]"],
-  ["benzyl hydrogen", "c[CX4H2]", "c[CX3H-]"],
-  ["sp2-carbon hydrogen", "[CX3]=[CX3!H0+0]", "[CX3]=[CX2-]"],
-  ["sp3-carbon hydrogen", "[CX4!H0+0]", "[CX3-]"],
-];
-
-/** Reionizer charge corrections: free (unbonded) neutral metal or chlorine atoms get their ionic charge. */
-const CHARGE_CORRECTIONS: readonly { elements: readonly number[]; charge: number }[] = [
-  { elements: [3, 11, 19], charge: 1 },
-  { elements: [12, 20], charge: 2 },
-  { elements: [17], charge: -1 },
-];
-
-/** Uncharger queries. */
-const POS_H = "[+,+2,+3,+4;!h0;!$(*~[-]),$(*(~[-])~[-])]";
-const POS_NOH = "[+,+2,+3,+4;h0;!$(*~[-]),$(*(~[-])~[-])]";
-const NEG = "[-!$(*~[+,+2,+3,+4])]";
-const NEG_ACID = "[$([O,S;-][C,S;+0]=[O,S]),$([O,S;-][N,P;+](=[O,S])[O,S;-]),$([O-][Cl,Br,I;+,+2,+3][O-]),$([n-]1nnnc1),$([n-]1ncnn1)]";
-
-const sym = (list: string) => list.split(",");
-const ELEMENTS = [
-  "H",
-  "He",
-  "Li",
-  "Be",
-  "B",
-  "C",
-  "N",
-  "O",
-  "F",
-  "Ne",
-  "Na",
-  "Mg",
-  "Al",
-  "Si",
-  "P",
-  "S",
-  "Cl",
-  "Ar",
-  "K",
-  "Ca",
-  "Sc",
-  "Ti",
-  "V",
-  "Cr",
-  "Mn",
-  "Fe",
-  "Co",
-  "Ni",
-  "Cu",
-  "Zn",
-  "Ga",
-  "Ge",
-  "As",
-  "Se",
-  "Br",
-  "Kr",
-  "Rb",
-  "Sr",
-  "Y",
-  "Zr",
-  "Nb",
-  "Mo",
-  "Tc",
-  "Ru",
-  "Rh",
-  "Pd",
-  "Ag",
-  "Cd",
-  "In",
-  "Sn",
-  "Sb",
-  "Te",
-  "I",
-  "Xe",
-  "Cs",
-  "Ba",
-  "La",
-  "Ce",
-  "Pr",
-  "Nd",
-  "Pm",
-  "Sm",
-  "Eu",
-  "Gd",
-  "Tb",
-  "Dy",
-  "Ho",
-  "Er",
-  "Tm",
-  "Yb",
-  "Lu",
-  "Hf",
-  "Ta",
-  "W",
-  "Re",
-  "Os",
-  "Ir",
-  "Pt",
-  "Au",
-  "Hg",
-  "Tl",
-  "Pb",
-  "Bi",
-  "Po",
-  "At",
-  "Rn",
-  "Fr",
-  "Ra",
-];
-const atomicNumbers = (list: string) => new Set(sym(list).map((s) => ELEMENTS.indexOf(s) + 1));
-/** Metals disconnected from N, O, F (MetalDisconnector metal_nof). */
-const METALS_NOF = atomicNumbers(
-  "Li,Na,K,Rb,Cs,Fr,Be,Mg,Ca,Sr,Ba,Ra,Sc,Ti,V,Cr,Mn,Fe,Co,Ni,Cu,Zn,Al,Ga,Y,Zr,Nb,Mo,Tc,Ru,Rh,Pd,Ag,Cd,In,Sn,Hf,Ta,W,Re,Os,Ir,Pt,Au,Hg,Tl,Pb,Bi",
-);
-/** Metals disconnected from other non-metals (metal_non). */
-const METALS_NON = atomicNumbers("Al,Sc,Ti,V,Cr,Mn,Fe,Co,Ni,Cu,Zn,Y,Zr,Nb,Mo,Tc,Ru,Rh,Pd,Ag,Cd,Hf,Ta,W,Re,Os,Ir,Pt,Au");
-const NOF = new Set([7, 8, 9]);
-/** [B,C,Si,P,As,Sb,S,Se,Te,Cl,Br,I,At]: aliphatic atoms of these elements (SMARTS symbols without #). */
-const NON_METALS_NON = atomicNumbers("B,C,Si,P,As,Sb,S,Se,Te,Cl,Br,I,At");
-
-/** RDKit's isEarlyAtom (Atom.cpp, 2022.09): elements left of carbon, whose charge counts the other way for hydrogens. */
-const EARLY_ATOMS = new Set([
-  3, 4, 5, 11, 12, 13, 19, 20, 21, 22, 30, 31, 32, 37, 38, 39, 40, 41, 48, 49, 50, 51, 55, 56, 57, 58, 59, 60, 61, 72, 73, 80, 81, 82, 83, 87, 88, 89, 90, 91,
-  92, 93, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118,
-]);
-
-export function elementSymbol(z: number): string {
-  return ELEMENTS[z - 1] ?? (z === 0 ? "*" : `#${z}`);
-}
+// Data: RDKit's salt list and valence lists (assets/standardize-data.json) and MolStandardize's rule tables
+// (assets/standardize-rules.json), both written by scripts/build-standardize-asset.py.
 
 interface SaltEntry {
   smarts: string;
@@ -223,213 +54,76 @@ interface StandardizeData {
   salts: SaltEntry[];
   valence_lists: Record<string, number[]>;
 }
+interface StandardizeRules {
+  /** Normalisation transforms, applied in this order. */
+  normalizations: { name: string; reaction_smarts: string }[];
+  /** Acid/base pairs, strongest acid first. */
+  acid_base_pairs: { name: string; acid: string; base: string }[];
+  /** Reionizer charge corrections: free (unbonded) neutral metal or chlorine atoms get their ionic charge. */
+  charge_corrections: { elements: number[]; charge: number }[];
+  /** Uncharger queries. */
+  uncharger: { pos_h: string; pos_noh: string; neg: string; neg_acid: string };
+  /** MetalDisconnector's element sets (atomic numbers). */
+  metal_disconnection: { metals_nof: number[]; metals_non: number[]; nof: number[]; non_metals_non: number[] };
+  /** RDKit's isEarlyAtom (Atom.cpp, 2022.09): elements left of carbon, whose charge counts the other way for hydrogens. */
+  early_atoms: number[];
+  /** Names for the unnamed entries of Salts.txt (our labels; the patterns are RDKit's). */
+  salt_labels: Record<string, string>;
+}
+
+const readAsset = <T>(name: string): T => JSON.parse(readFileSync(assetPath(name), "utf8")) as T;
 let data: StandardizeData | undefined;
 function standardizeData(): StandardizeData {
-  data ??= JSON.parse(readFileSync(assetPath("standardize-data.json"), "utf8")) as StandardizeData;
+  data ??= readAsset<StandardizeData>("standardize-data.json");
   return data;
 }
 
-/** Names for the unnamed entries of Salts.txt (our labels; the patterns are RDKit's). */
-const SALT_LABELS: Record<string, string> = {
-  "[Cl,Br,I]": "halide",
-  "[Li,Na,K,Ca,Mg]": "alkali or alkaline-earth metal ion",
-  "[O,N]": "water, hydroxide or ammonia",
-  "[N](=O)(O)O": "nitrate / nitric acid",
-  "[P](=O)(O)(O)O": "phosphate / phosphoric acid",
-  "[P](F)(F)(F)(F)(F)F": "hexafluorophosphate",
-  "[S](=O)(=O)(O)O": "sulfate / sulfuric acid",
-  "[CH3][S](=O)(=O)(O)": "mesylate / methanesulfonic acid",
-};
+const RULES = readAsset<StandardizeRules>("standardize-rules.json");
+/** Metals disconnected from N, O, F (MetalDisconnector metal_nof). */
+const METALS_NOF = new Set(RULES.metal_disconnection.metals_nof);
+/** Metals disconnected from other non-metals (metal_non). */
+const METALS_NON = new Set(RULES.metal_disconnection.metals_non);
+const NOF = new Set(RULES.metal_disconnection.nof);
+/** [B,C,Si,P,As,Sb,S,Se,Te,Cl,Br,I,At]: aliphatic atoms of these elements (SMARTS symbols without #). */
+const NON_METALS_NON = new Set(RULES.metal_disconnection.non_metals_non);
+const EARLY_ATOMS = new Set(RULES.early_atoms);
 
 function valenceList(z: number): number[] {
   return standardizeData().valence_lists[String(z)] ?? [-1];
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The molecule as an editable graph (RDKit MolJSON fields).
+// The molecule as an editable graph (graph.ts), each atom also carrying RDKit's noImplicit flag.
 
-export interface GAtom {
-  z: number;
-  chg: number;
-  /** Total hydrogens on the atom. */
-  hs: number;
-  nRad: number;
-  isotope: number;
-  stereo: string;
+interface StdAtom extends GraphAtom {
   /** RDKit's noImplicit: the hydrogen count is fixed (bracket atoms); otherwise RDKit recomputes it. */
   noImplicit: boolean;
-  aromatic: boolean;
 }
-export interface GBond {
-  a: number;
-  b: number;
-  /** RDKit bond type as MolJSON writes it: 0 zero, 1-3, 17 dative (a -> b). */
-  bo: number;
-  stereo: string;
-  stereoAtoms?: number[];
-}
-export interface Graph {
-  atoms: GAtom[];
-  bonds: GBond[];
-}
-
-interface JsonMol {
-  atoms: Record<string, unknown>[];
-  bonds?: Record<string, unknown>[];
-  extensions?: { name?: string; aromaticAtoms?: number[] }[];
-}
-
-const ATOM_DEFAULTS = { z: 6, impHs: 0, chg: 0, nRad: 0, isotope: 0, stereo: "unspecified" };
-const BOND_DEFAULTS = { bo: 1, stereo: "unspecified" };
+type Graph = BaseGraph<StdAtom>;
 
 /** The molecule of `mol` as a graph; `noImplicit[i]` (default true) marks bracket atoms. */
-export function graphOf(mol: RDKitMol, noImplicit?: readonly boolean[]): Graph {
-  const json = JSON.parse(mol.get_json()) as { defaults?: { atom?: Record<string, unknown>; bond?: Record<string, unknown> }; molecules: JsonMol[] };
-  const m = json.molecules[0] ?? { atoms: [] };
-  const da = { ...ATOM_DEFAULTS, ...(json.defaults?.atom ?? {}) } as Record<string, unknown>;
-  const db = { ...BOND_DEFAULTS, ...(json.defaults?.bond ?? {}) } as Record<string, unknown>;
-  const aromatic = new Set(m.extensions?.find((e) => e.name === "rdkitRepresentation")?.aromaticAtoms ?? []);
-  const atoms = m.atoms.map((raw, i) => {
-    const a = { ...da, ...raw } as Record<string, unknown>;
-    return {
-      z: a.z as number,
-      chg: a.chg as number,
-      hs: a.impHs as number,
-      nRad: a.nRad as number,
-      isotope: a.isotope as number,
-      stereo: a.stereo as string,
-      noImplicit: noImplicit?.[i] ?? true,
-      aromatic: aromatic.has(i),
-    };
-  });
-  const bonds = (m.bonds ?? []).map((raw) => {
-    const b = { ...db, ...raw } as Record<string, unknown>;
-    const [x, y] = b.atoms as [number, number];
-    const bond: GBond = { a: x, b: y, bo: b.bo as number, stereo: b.stereo as string };
-    if (Array.isArray(b.stereoAtoms)) bond.stereoAtoms = [...(b.stereoAtoms as number[])];
-    return bond;
-  });
-  return { atoms, bonds };
-}
-
-/** MolJSON of the graph (aromaticity left to RDKit's perception). */
-export function graphJson(g: Graph): string {
-  const atoms = g.atoms.map((a) => ({ z: a.z, impHs: a.hs, chg: a.chg, nRad: a.nRad, isotope: a.isotope, stereo: a.stereo }));
-  const bonds = g.bonds.map((b) => {
-    const out: Record<string, unknown> = { bo: b.bo, atoms: [b.a, b.b], stereo: b.stereo };
-    if (b.stereoAtoms) out.stereoAtoms = b.stereoAtoms;
-    return out;
-  });
-  return JSON.stringify({ rdkitjson: { version: 11 }, defaults: { atom: ATOM_DEFAULTS, bond: BOND_DEFAULTS }, molecules: [{ atoms, bonds }] });
-}
-
-/** The graph as an RDKit molecule (caller deletes), or null when RDKit rejects it (e.g. a valence error). */
-export function molOf(rdkit: RDKit, g: Graph): RDKitMol | null {
-  const mol = rdkit.get_mol(graphJson(g));
-  if (mol === null) return null;
-  if (!mol.is_valid()) {
-    mol.delete();
-    return null;
-  }
-  return mol;
-}
-
-function withGraphMol<T>(rdkit: RDKit, g: Graph, fn: (mol: RDKitMol) => T): T | undefined {
-  const mol = molOf(rdkit, g);
-  if (mol === null) return undefined;
-  try {
-    return fn(mol);
-  } finally {
-    mol.delete();
-  }
-}
-
-function cloneGraph(g: Graph): Graph {
-  return { atoms: g.atoms.map((a) => ({ ...a })), bonds: g.bonds.map((b) => ({ ...b, ...(b.stereoAtoms ? { stereoAtoms: [...b.stereoAtoms] } : {}) })) };
-}
-
-/** Connected components, numbered by their lowest atom index; each lists its atoms in index order. */
-export function fragments(g: Graph): number[][] {
-  const parent = g.atoms.map((_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) {
-      parent[i] = parent[parent[i]!]!;
-      i = parent[i]!;
-    }
-    return i;
-  };
-  for (const b of g.bonds) {
-    const [x, y] = [find(b.a), find(b.b)];
-    if (x !== y) parent[Math.max(x, y)] = Math.min(x, y);
-  }
-  const groups = new Map<number, number[]>();
-  for (let i = 0; i < g.atoms.length; i++) {
-    const root = find(i);
-    let list = groups.get(root);
-    if (!list) groups.set(root, (list = []));
-    list.push(i);
-  }
-  return [...groups.values()];
-}
-
-/** The part of the graph on `atoms` (kept in the given order). */
-export function subgraph(g: Graph, atoms: readonly number[]): Graph {
-  const index = new Map(atoms.map((a, i) => [a, i]));
-  const bonds: GBond[] = [];
-  for (const b of g.bonds) {
-    const [x, y] = [index.get(b.a), index.get(b.b)];
-    if (x === undefined || y === undefined) continue;
-    const bond: GBond = { ...b, a: x, b: y };
-    if (b.stereoAtoms) {
-      const sa = b.stereoAtoms.map((s) => index.get(s));
-      if (sa.every((s) => s !== undefined)) bond.stereoAtoms = sa as number[];
-      else {
-        delete bond.stereoAtoms;
-        bond.stereo = "unspecified";
-      }
-    }
-    bonds.push(bond);
-  }
-  return { atoms: atoms.map((a) => ({ ...g.atoms[a]! })), bonds };
-}
-
-export function combine(parts: readonly Graph[]): Graph {
-  const out: Graph = { atoms: [], bonds: [] };
-  for (const p of parts) {
-    const offset = out.atoms.length;
-    out.atoms.push(...p.atoms.map((a) => ({ ...a })));
-    for (const b of p.bonds) {
-      const bond: GBond = { ...b, a: b.a + offset, b: b.b + offset };
-      if (b.stereoAtoms) bond.stereoAtoms = b.stereoAtoms.map((s) => s + offset);
-      out.bonds.push(bond);
-    }
-  }
-  return out;
+function graphOf(mol: RDKitMol, noImplicit?: readonly boolean[]): Graph {
+  const { atoms, bonds } = molGraph(mol);
+  return { atoms: atoms.map((a, i) => ({ ...a, noImplicit: noImplicit?.[i] ?? true })), bonds };
 }
 
 /** A bond's contribution to an atom's valence, as RDKit counts it (a dative bond counts for its acceptor only). */
-function valenceContribution(b: GBond, atom: number): number {
-  if (b.bo === 17) return atom === b.b ? 1 : 0;
+function valenceContribution(b: GraphBond, atom: number): number {
+  if (b.bo === BO_DATIVE) return atom === b.end ? 1 : 0;
   return b.bo === 0 ? 0 : b.bo;
 }
 
 function explicitValence(g: Graph, atom: number, withHs: number): number {
   let v = withHs;
-  for (const b of g.bonds) if (b.a === atom || b.b === atom) v += valenceContribution(b, atom);
+  for (const b of g.bonds) if (b.begin === atom || b.end === atom) v += valenceContribution(b, atom);
   return v;
-}
-
-function degree(g: Graph, atom: number): number {
-  let d = 0;
-  for (const b of g.bonds) if (b.a === atom || b.b === atom) d++;
-  return d;
 }
 
 /**
  * Implicit hydrogens RDKit gives an atom whose hydrogen count is not fixed (Atom::calcImplicitValence,
  * non-strict): the smallest allowed valence (shifted by the charge) that covers the explicit valence.
  */
-export function implicitHydrogens(g: Graph, atom: number): number {
+function implicitHydrogens(g: Graph, atom: number): number {
   const a = g.atoms[atom]!;
   if (a.z === 0) return 0;
   const explicit = explicitValence(g, atom, 0) + a.nRad;
@@ -449,42 +143,10 @@ export function implicitHydrogens(g: Graph, atom: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Bracket atoms of a SMILES (RDKit's noImplicit), in atom order.
-
-/**
- * For each atom RDKit builds from `smiles`, whether it was written in brackets (its hydrogen count is then
- * fixed). Plain [H] atoms, which RDKit folds into their neighbour, are skipped. Undefined when the count
- * does not match `atomCount` (then every hydrogen count is treated as fixed).
- */
-export function bracketAtoms(smiles: string, atomCount: number): boolean[] | undefined {
-  const s = smiles.trim().split(/\s/)[0] ?? "";
-  const flags: boolean[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c === "[") {
-      const end = s.indexOf("]", i);
-      if (end < 0) return undefined;
-      const body = s.slice(i + 1, end);
-      i = end;
-      if (/^H(:\d+)?$/.test(body)) continue; // a plain hydrogen atom: removed by RDKit's RemoveHs
-      flags.push(true);
-    } else if (c === "%") {
-      i += s[i + 1] === "(" ? s.indexOf(")", i) - i : 2;
-    } else if (/[BCNOPSFI]/.test(c)) {
-      if ((c === "C" && s[i + 1] === "l") || (c === "B" && s[i + 1] === "r")) i++;
-      flags.push(false);
-    } else if (/[bcnops*]/.test(c)) {
-      flags.push(false);
-    }
-  }
-  return flags.length === atomCount ? flags : undefined;
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Compiled queries, once per RDKit module (never deleted).
 
 interface Queries {
-  normalizations: { name: string; reactant: RDKitMol; rxn: ReturnType<RDKit["get_rxn"]> }[];
+  normalizations: { name: string; reactant: RDKitMol; rxn: Reaction }[];
   acids: RDKitMol[];
   bases: RDKitMol[];
   posH: RDKitMol;
@@ -493,46 +155,29 @@ interface Queries {
   negAcid: RDKitMol;
   salts: { query: RDKitMol; atoms: number; entry: SaltEntry }[];
 }
-const queryCache = new WeakMap<RDKit, Queries>();
 
-function qmol(rdkit: RDKit, smarts: string): RDKitMol {
-  const q = rdkit.get_qmol(smarts);
-  if (q === null || !q.is_valid()) throw new Error(`standardize: SMARTS does not compile: ${smarts}`);
-  return q;
-}
-
-function queries(rdkit: RDKit): Queries {
-  let q = queryCache.get(rdkit);
-  if (q !== undefined) return q;
-  q = {
-    normalizations: NORMALIZATIONS.map(([name, smarts]) => {
-      const rxn = rdkit.get_rxn(smarts);
-      if (rxn === null) throw new Error(`standardize: reaction does not compile: ${smarts}`);
-      return { name, reactant: qmol(rdkit, smarts.split(">>")[0]!), rxn };
+const queries = compiledPerRdkit((rdkit): Queries =>
+  compileAll(rdkit, "standardize", (c) => ({
+    normalizations: RULES.normalizations.map(({ name, reaction_smarts: smarts }) => {
+      const rxn = c.reaction(smarts);
+      return { name, reactant: c.query(smarts.split(">>")[0]!), rxn };
     }),
-    acids: ACID_BASE_PAIRS.map(([, acid]) => qmol(rdkit, acid)),
-    bases: ACID_BASE_PAIRS.map(([, , base]) => qmol(rdkit, base)),
-    posH: qmol(rdkit, POS_H),
-    posNoH: qmol(rdkit, POS_NOH),
-    neg: qmol(rdkit, NEG),
-    negAcid: qmol(rdkit, NEG_ACID),
+    acids: RULES.acid_base_pairs.map((p) => c.query(p.acid)),
+    bases: RULES.acid_base_pairs.map((p) => c.query(p.base)),
+    posH: c.query(RULES.uncharger.pos_h),
+    posNoH: c.query(RULES.uncharger.pos_noh),
+    neg: c.query(RULES.uncharger.neg),
+    negAcid: c.query(RULES.uncharger.neg_acid),
     salts: standardizeData().salts.map((entry) => {
-      const query = qmol(rdkit, entry.smarts);
+      const query = c.query(entry.smarts);
       return { query, atoms: query.get_num_atoms(), entry };
     }),
-  };
-  queryCache.set(rdkit, q);
-  return q;
-}
+  })),
+);
 
-function firstMatch(mol: RDKitMol, query: RDKitMol): number[] | undefined {
-  const m = JSON.parse(mol.get_substruct_match(query)) as { atoms?: number[] };
-  return m.atoms && m.atoms.length > 0 ? m.atoms : undefined;
-}
-
+/** Every match (first atoms of at most 1000 matches, RDKit's default cap). */
 function allMatches(mol: RDKitMol, query: RDKitMol): number[][] {
-  const parsed = JSON.parse(mol.get_substruct_matches(query, JSON.stringify({ maxMatches: 1000 }))) as unknown;
-  return Array.isArray(parsed) ? parsed.map((m) => (m as { atoms: number[] }).atoms) : [];
+  return substructMatches(mol, query, 1000);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -547,20 +192,20 @@ export interface Change {
 /** MetalDisconnector: breaks metal-N/O/F and (transition) metal-non-metal bonds and sets charges. */
 function disconnectMetals(g0: Graph): { graph: Graph; changes: Change[] } {
   const g = cloneGraph(g0);
-  const cut: { metal: number; other: number; order: number; bond: GBond }[] = [];
+  const cut: { metal: number; other: number; order: number; bond: GraphBond }[] = [];
   // First the metal-N/O/F bonds, then metal-non-metal bonds (the two queries of RDKit, in that order).
-  const isNof = (metal: GAtom, other: GAtom) => METALS_NOF.has(metal.z) && NOF.has(other.z);
-  const isNon = (metal: GAtom, other: GAtom) => METALS_NON.has(metal.z) && NON_METALS_NON.has(other.z) && !other.aromatic;
+  const isNof = (metal: StdAtom, other: StdAtom) => METALS_NOF.has(metal.z) && NOF.has(other.z);
+  const isNon = (metal: StdAtom, other: StdAtom) => METALS_NON.has(metal.z) && NON_METALS_NON.has(other.z) && !other.aromatic;
   for (const pass of [isNof, isNon]) {
     for (const b of g.bonds) {
       if (cut.some((c) => c.bond === b)) continue;
-      const [x, y] = [g.atoms[b.a]!, g.atoms[b.b]!];
+      const [x, y] = [g.atoms[b.begin]!, g.atoms[b.end]!];
       let metal = -1;
-      if (pass(x, y)) metal = b.a;
-      else if (pass(y, x)) metal = b.b;
+      if (pass(x, y)) metal = b.begin;
+      else if (pass(y, x)) metal = b.end;
       if (metal < 0) continue;
-      const other = metal === b.a ? b.b : b.a;
-      cut.push({ metal, other, order: b.bo === 17 || b.bo === 0 ? 0 : b.bo, bond: b });
+      const other = metal === b.begin ? b.end : b.begin;
+      cut.push({ metal, other, order: b.bo === BO_DATIVE || b.bo === 0 ? 0 : b.bo, bond: b });
     }
   }
   if (cut.length === 0) return { graph: g0, changes: [] };
@@ -650,7 +295,7 @@ function disconnectMetals(g0: Graph): { graph: Graph; changes: Change[] } {
 }
 
 /** Canonical SMILES of a graph (null when RDKit rejects it). */
-export function smilesOf(rdkit: RDKit, g: Graph): string | null {
+function smilesOf(rdkit: RDKit, g: Graph): string | null {
   return withGraphMol(rdkit, g, (m) => m.get_smiles()) ?? null;
 }
 
@@ -665,11 +310,11 @@ function applyTransform(rdkit: RDKit, mol: RDKitMol, t: Queries["normalizations"
   for (let i = 0; i < 20; i++) {
     if (firstMatch(input, t.reactant) === undefined) break;
     const reactants = new rdkit.MolList();
-    let products: ReturnType<NonNullable<typeof t.rxn>["run_reactants"]> | undefined;
+    let products: ReturnType<Reaction["run_reactants"]> | undefined;
     let best: { smiles: string; mol: RDKitMol } | undefined;
     try {
       reactants.append(input);
-      products = t.rxn!.run_reactants(reactants, 1000);
+      products = t.rxn.run_reactants(reactants, 1000);
       for (let k = 0; k < products.size(); k++) {
         const list = products.get(k);
         if (!list) continue;
@@ -763,7 +408,7 @@ function reionize(rdkit: RDKit, g0: Graph): { graph: Graph; changes: Change[] } 
   const g = cloneGraph(g0);
   const changes: Change[] = [];
   const startCharge = netCharge(g);
-  for (const cc of CHARGE_CORRECTIONS) {
+  for (const cc of RULES.charge_corrections) {
     for (let i = 0; i < g.atoms.length; i++) {
       const a = g.atoms[i]!;
       // SMARTS X0+0: no bonds and no hydrogens, neutral.
@@ -796,7 +441,7 @@ function reionize(rdkit: RDKit, g0: Graph): { graph: Graph; changes: Change[] } 
       const p = g.atoms[hit[1][hit[1].length - 1]!]!;
       p.chg -= 1;
       if (p.hs > 0) p.hs -= 1;
-      changes.push({ step: "reionization", description: `Ionised ${ACID_BASE_PAIRS[hit[0]]![0]} to balance the charge corrections` });
+      changes.push({ step: "reionization", description: `Ionised ${RULES.acid_base_pairs[hit[0]]!.name} to balance the charge corrections` });
       diff--;
     }
   }
@@ -818,7 +463,7 @@ function reionize(rdkit: RDKit, g0: Graph): { graph: Graph; changes: Change[] } 
     if (p.hs > 0) p.hs -= 1;
     i.chg += 1;
     i.hs += 1;
-    changes.push({ step: "reionization", description: `Moved a proton from ${ACID_BASE_PAIRS[sp[0]]![0]} to ${ACID_BASE_PAIRS[wi[0]]![0]}` });
+    changes.push({ step: "reionization", description: `Moved a proton from ${RULES.acid_base_pairs[sp[0]]!.name} to ${RULES.acid_base_pairs[wi[0]]!.name}` });
   }
   return { graph: changes.length > 0 ? g : g0, changes };
 }
@@ -866,7 +511,7 @@ function stripSalts(rdkit: RDKit, g: Graph): { graph: Graph; changes: Change[]; 
     const hits = frags.filter((f) => f.heavy === salt.atoms && withGraphMol(rdkit, f.graph, (m) => firstMatch(m, salt.query) !== undefined) === true);
     if (hits.length === 0 || hits.length === frags.length) continue;
     frags = frags.filter((f) => !hits.includes(f));
-    const label = salt.entry.name ?? SALT_LABELS[salt.entry.smarts] ?? salt.entry.smarts;
+    const label = salt.entry.name ?? RULES.salt_labels[salt.entry.smarts] ?? salt.entry.smarts;
     for (const h of hits) removed.push({ smiles: h.smiles, reason: "salt_or_solvent", pattern: salt.entry.smarts, name: label });
     if (frags.length <= 1) break;
   }
@@ -951,12 +596,12 @@ function uncharge(rdkit: RDKit, g0: Graph): { graph: Graph; changes: Change[]; c
   const nNeg = g.atoms.filter((a) => a.chg < 0).length;
   const before = g.atoms.map((a) => ({ chg: a.chg, hs: a.hs }));
 
-  const neutralizeNeg = (a: GAtom, hDelta = 1) => {
+  const neutralizeNeg = (a: StdAtom, hDelta = 1) => {
     a.hs += hDelta;
     a.noImplicit = true;
     a.chg += 1;
   };
-  const neutralizeNegIfPossible = (a: GAtom): boolean => {
+  const neutralizeNegIfPossible = (a: StdAtom): boolean => {
     const early = EARLY_ATOMS.has(a.z);
     if (early && a.hs === 0) return false;
     neutralizeNeg(a, early ? -1 : 1);
@@ -977,8 +622,8 @@ function uncharge(rdkit: RDKit, g0: Graph): { graph: Graph; changes: Change[]; c
       const skip = new Set<number>();
       for (const idx of nAtoms) {
         for (const b of g.bonds) {
-          if (b.a !== idx && b.b !== idx) continue;
-          const nbr = b.a === idx ? b.b : b.a;
+          if (b.begin !== idx && b.end !== idx) continue;
+          const nbr = b.begin === idx ? b.end : b.begin;
           if (g.atoms[nbr]!.chg > 0) {
             if (!skip.has(nbr)) skip.add(nbr);
             else skip.add(idx);

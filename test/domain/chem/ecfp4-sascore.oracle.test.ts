@@ -21,7 +21,8 @@ import { projectRoot } from "../../../src/domain/assets.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { descriptorsOf, loadRDKit, parseSmiles, round } from "../../../src/domain/chem/rdkit.js";
 import type { RDKit } from "../../../src/domain/chem/rdkit.js";
-import { foldMorgan, morganCounts, morganEnvironments, morganGraph, onBits } from "../../../src/domain/chem/morgan.js";
+import { foldMorgan, morganCounts, morganEnvironments, onBits } from "../../../src/domain/chem/morgan.js";
+import { molGraph } from "../../../src/domain/chem/graph.js";
 import { computeSaScore } from "../../../src/domain/chem/sascore.js";
 import { ecfp4Tool } from "../../../src/tools/ecfp4.js";
 import { tanimotoTool } from "../../../src/tools/tanimoto.js";
@@ -165,7 +166,7 @@ test("ECFP4 bits and unfolded Morgan counts equal native RDKit on NCI first_5K a
     const smi = smiles[i]!;
     const ref = native[i]!;
     const ours = tryParse(rdkit, smi, (mol) => {
-      const graph = morganGraph(mol);
+      const graph = molGraph(mol);
       const envs = morganEnvironments(rdkit, graph, 2);
       const counts = [...morganCounts(rdkit, graph, 2)].sort((a, b) => a[0] - b[0]);
       return {

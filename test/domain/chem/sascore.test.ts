@@ -12,7 +12,8 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { performance } from "node:perf_hooks";
 import { assetPath } from "../../../src/domain/assets.js";
 import { loadRDKit, withMol } from "../../../src/domain/chem/rdkit.js";
-import { foldMorgan, hashCombine, hashRange, morganEnvironments, morganGraph, onBits } from "../../../src/domain/chem/morgan.js";
+import { foldMorgan, hashCombine, hashRange, morganEnvironments, onBits } from "../../../src/domain/chem/morgan.js";
+import { molGraph } from "../../../src/domain/chem/graph.js";
 import { decodeFragmentTable, fragmentScoreOf, fragmentTable, scaleSaScore } from "../../../src/domain/chem/sascore.js";
 import { saScoreTool } from "../../../src/tools/sa_score.js";
 import { ToolError } from "../../../src/domain/errors.js";
@@ -167,7 +168,7 @@ test("TypeScript Morgan: hash primitives and fragment ids folded onto MinimalLib
   let checked = 0;
   for (const smiles of molecules) {
     withMol(rdkit, smiles, (mol) => {
-      const graph = morganGraph(mol);
+      const graph = molGraph(mol);
       for (const radius of [0, 1, 2, 3, 6]) {
         const ids = morganEnvironments(rdkit, graph, radius).map((e) => e.id);
         for (const nBits of [64, 2048, 16384]) {
