@@ -1,7 +1,9 @@
 // Lint rules: typescript-eslint's recommended set, plus the one rule that guards the protocol
-// channel: nothing but the transport may write to stdout, so console.log is banned everywhere.
+// channel: nothing but the transport may write to stdout, so console.log is banned everywhere; and the
+// layers of src/, which import one way (eslint.layers.js).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { layerRules } from "./eslint.layers.js";
 
 export default tseslint.config(
   { ignores: ["build/**", "node_modules/**", "coverage/**"] },
@@ -14,6 +16,7 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  ...layerRules,
   {
     files: ["test/**/*.ts", "bench/**/*.ts", "scripts/**/*.{js,mjs,ts}"],
     rules: { "no-console": "off" },
