@@ -24,7 +24,7 @@ function toolResult(tool: ChemTool, args: Record<string, unknown>): CallToolResu
     const split = splitExtraContent(tool.run(args, { rdkit, progress: () => {} }));
     if (split === null) throw new Error(`${tool.name} returned malformed extra content`);
     const value = split.value as Record<string, unknown>;
-    return { content: [{ type: "text", text: JSON.stringify(value) }, ...split.extra], structuredContent: value } as CallToolResult;
+    return { content: [{ type: "text", text: JSON.stringify(value) }, ...split.extra], structuredContent: value };
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;
     const payload = { error: e.toPayload() };

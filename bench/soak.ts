@@ -103,9 +103,11 @@ async function httpLoad(url: string, plan: Plan, counters: Counters, stop: () =>
         const n = i++;
         const call = callFor(plan, n + 5);
         const t = performance.now();
-        const m = await httpPost(url, call.method, call.params, n + 1).catch(
-          (e: Error) => ({ jsonrpc: "2.0", id: n + 1, error: { code: -1, message: e.message } }) as RpcMessage,
-        );
+        const m = await httpPost(url, call.method, call.params, n + 1).catch((e: Error): RpcMessage => ({
+          jsonrpc: "2.0",
+          id: n + 1,
+          error: { code: -1, message: e.message },
+        }));
         record(counters, "http", call, m, performance.now() - t);
       }
     }),

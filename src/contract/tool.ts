@@ -9,6 +9,10 @@ import type { RDKit } from "../domain/chem/rdkit.js";
 
 export type JsonSchema = Record<string, unknown>;
 
+/** The tool sets: chemistry computed locally, ChEMBL data, the canvas (SQL over staged tables), medicinal chemistry. */
+export const TOOLSETS = ["chem", "chembl", "canvas", "medchem"] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
 export interface ToolAnnotations {
   readOnlyHint: boolean;
   idempotentHint: boolean;
@@ -59,6 +63,11 @@ export interface ToolBase {
   errors: readonly ErrorCode[];
   /** Time budget of one call, at most MAX_TOOL_BUDGET_MS. */
   budgetMs: number;
+  /**
+   * The tool set it belongs to (chemistry, ChEMBL, the canvas, medicinal chemistry): what an operator
+   * selects tools by. Declared here, in the tool's own file, like everything the server needs to know.
+   */
+  toolset: Toolset;
   /** Registered only when CHEMATIC_TEST_TOOLS is on (fixtures for tests and the conformance suite). */
   testOnly?: boolean;
   /**

@@ -24,7 +24,7 @@ export class Semaphore {
 
   /** Resolves with a release function once a slot is free, or null when `waitMs` passes first; rejects when `signal` aborts. */
   acquire(waitMs: number, signal?: AbortSignal): Promise<(() => void) | null> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
+    if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     if (this.used < this.size) {
       this.used++;
       return Promise.resolve(this.releaser());
@@ -42,7 +42,7 @@ export class Semaphore {
         cleanup();
         settle();
       };
-      const onAbort = () => leave(() => reject(signal?.reason ?? new Error("aborted")));
+      const onAbort = () => leave(() => reject(signal?.reason instanceof Error ? signal.reason : new Error("aborted")));
       const timer = setTimeout(() => leave(() => resolve(null)), Math.max(0, waitMs));
       const cleanup = () => {
         clearTimeout(timer);

@@ -301,7 +301,7 @@ export function classify(value: unknown): Decoded {
   if (value.params !== undefined && !isJsonObject(value.params)) {
     return { kind: "error", response: failure(id, { code: INVALID_REQUEST, message: "Invalid request: params must be an object" }) };
   }
-  const params = value.params as JsonObject | undefined;
+  const params = value.params;
   if (!hasId) {
     return { kind: "notification", message: { jsonrpc: "2.0", method: value.method, ...(params ? { params } : {}) } };
   }

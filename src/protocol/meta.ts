@@ -115,7 +115,7 @@ export function parseClientMeta(params: JsonObject | undefined): ClientMeta {
     }
     result.clientInfo = { name: info.name, version: info.version };
   }
-  if (typeof meta[META_LOG_LEVEL] === "string") result.logLevel = meta[META_LOG_LEVEL] as string;
+  if (typeof meta[META_LOG_LEVEL] === "string") result.logLevel = meta[META_LOG_LEVEL];
   const token = progressTokenOf(params);
   if (token !== undefined) result.progressToken = token;
   return result;

@@ -156,7 +156,7 @@ export class WorkerPool {
     await Promise.all(
       this.slots.map((slot) =>
         slot.ready
-          ? undefined
+          ? Promise.resolve()
           : new Promise<void>((resolve, reject) => {
               const onMessage = (m: ToMain) => {
                 if (m.type === "ready") {

@@ -10,7 +10,7 @@
  * a schema that does not compile still fails CI rather than a call.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import type { AnyTool, WireTool } from "../contract/tool.js";
+import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 
 export interface SchemaIssue {
@@ -82,6 +82,7 @@ export class ToolRegistry {
     for (const tool of tools) {
       if (this.byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
       if (tool.budgetMs <= 0 || tool.budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: budget out of range`);
+      if (!(TOOLSETS as readonly string[]).includes(tool.toolset)) throw new Error(`tool ${tool.name}: unknown tool set ${String(tool.toolset)}`);
       // A content hook replaces the JSON text block: test fixtures (image, audio, resource blocks) and the
       // service tools whose text block is markdown carrying the same data (the ChEMBL tools). A chemistry
       // tool's text block is always its JSON.

@@ -42,6 +42,7 @@ const methodSchema = {
 
 export const admetProfileTool: ChemTool<{ smiles: string }> = {
   kind: "chem",
+  toolset: "chem",
   name: "admet_profile",
   title: "ADMET screening profile (rule-based)",
   description:

@@ -19,6 +19,7 @@ const ellipseSchema = (what: string) => ({
 
 export const boiledEggTool: ChemTool<{ smiles: string }> = {
   kind: "chem",
+  toolset: "chem",
   name: "boiled_egg",
   title: "BOILED-Egg GI absorption and brain penetration",
   description:

@@ -8,6 +8,7 @@ const int = (description: string) => ({ type: "integer", minimum: 0, description
 
 export const calcPropertiesTool: ChemTool<{ smiles: string }> = {
   kind: "chem",
+  toolset: "chem",
   name: "calc_properties",
   title: "Molecular properties and QED",
   description:

@@ -10,6 +10,7 @@ interface Args {
 
 export const canonicalSmilesTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "canonical_smiles",
   title: "Canonical SMILES",
   description:

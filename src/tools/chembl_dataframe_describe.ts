@@ -78,6 +78,7 @@ export function renderDescribe(r: DataframeDescribeResult): string {
 export function createChemblDataframeDescribeTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeDescribeResult> {
   return {
     kind: "service",
+    toolset: "canvas",
     name: "chembl_dataframe_describe",
     title: "ChEMBL: describe a canvas",
     description:

@@ -35,6 +35,7 @@ export function renderDrop(r: DataframeDropResult): string {
 export function createChemblDataframeDropTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeDropResult> {
   return {
     kind: "service",
+    toolset: "canvas",
     name: "chembl_dataframe_drop",
     title: "ChEMBL: drop a staged table",
     description:

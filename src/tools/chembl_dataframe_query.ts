@@ -60,6 +60,7 @@ export function renderQuery(r: DataframeQueryResult): string {
 export function createChemblDataframeQueryTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeQueryResult> {
   return {
     kind: "service",
+    toolset: "canvas",
     name: "chembl_dataframe_query",
     title: "ChEMBL: SQL over a canvas",
     description:

@@ -147,6 +147,7 @@ const ASSAY_SCHEMA = obj("One assay.", {
 export function createChemblGetAssayTool(service: () => ChemblService = getChemblService): ServiceTool<Args, AssayResult> {
   return {
     kind: "service",
+    toolset: "chembl",
     name: "chembl_get_assay",
     title: "ChEMBL: assays",
     description:

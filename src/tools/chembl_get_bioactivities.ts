@@ -251,6 +251,7 @@ export function createChemblGetBioactivitiesTool(
 ): ServiceTool<Args, BioactivitiesResult> {
   return {
     kind: "service",
+    toolset: "chembl",
     name: "chembl_get_bioactivities",
     title: "ChEMBL: bioactivities",
     description:

@@ -80,6 +80,7 @@ const DOCUMENT_SCHEMA = obj("One document.", {
 export function createChemblGetDocumentsTool(service: () => ChemblService = getChemblService): ServiceTool<Args, DocumentsResult> {
   return {
     kind: "service",
+    toolset: "chembl",
     name: "chembl_get_documents",
     title: "ChEMBL: documents",
     description:

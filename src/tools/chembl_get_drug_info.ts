@@ -226,6 +226,7 @@ const WARNING_SCHEMA = obj("One warning (withdrawal, black box).", {
 export function createChemblGetDrugInfoTool(service: () => ChemblService = getChemblService): ServiceTool<Args, DrugInfoResult> {
   return {
     kind: "service",
+    toolset: "chembl",
     name: "chembl_get_drug_info",
     title: "ChEMBL: drug information",
     description:

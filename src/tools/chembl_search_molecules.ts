@@ -118,6 +118,7 @@ export function renderSearchMolecules(r: SearchMoleculesResult): string {
 export function createChemblSearchMoleculesTool(service: () => ChemblService = getChemblService): ServiceTool<Args, SearchMoleculesResult> {
   return {
     kind: "service",
+    toolset: "chembl",
     name: "chembl_search_molecules",
     title: "ChEMBL: search molecules",
     description:

@@ -90,6 +90,7 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
 export function createChemblSearchTargetsTool(service: () => ChemblService = getChemblService): ServiceTool<Args, SearchTargetsResult> {
   return {
     kind: "service",
+    toolset: "chembl",
     name: "chembl_search_targets",
     title: "ChEMBL: search targets",
     description:

@@ -36,6 +36,7 @@ const intList = (description: string) => ({ type: "array", items: { type: "integ
 
 export const depictTool: ChemTool<Args, WithExtraContent<DepictResult> | DepictResult> = {
   kind: "chem",
+  toolset: "chem",
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:

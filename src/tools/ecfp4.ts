@@ -62,6 +62,7 @@ interface Args extends MorganArgs {
 
 export const ecfp4Tool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "ecfp4",
   title: "ECFP4 (Morgan) fingerprint",
   description:

@@ -27,6 +27,7 @@ interface FindMcsArgs {
 
 export const findMcsTool: ChemTool<FindMcsArgs> = {
   kind: "chem",
+  toolset: "chem",
   name: "find_mcs",
   title: "Maximum common substructure",
   description:

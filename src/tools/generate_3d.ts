@@ -123,6 +123,7 @@ const energy = (description: string) => ({ type: ["number", "null"], description
 
 export const generate3dTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "generate_3d",
   title: "3D structure (conformers, MMFF94s+)",
   description:

@@ -18,6 +18,7 @@ const ruleFlags = Object.fromEntries(RULES.map((r) => [r.key, { type: "boolean",
 
 export const lipinskiCheckTool: ChemTool<{ smiles: string }> = {
   kind: "chem",
+  toolset: "chem",
   name: "lipinski_check",
   title: "Lipinski rule of five",
   description:

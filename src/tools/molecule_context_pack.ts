@@ -16,6 +16,7 @@ const names = { type: "array", items: str };
 
 export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: ContextFormat }> = {
   kind: "chem",
+  toolset: "chem",
   name: "molecule_context_pack",
   title: "Molecule context pack",
   description:

@@ -67,6 +67,7 @@ function moljsonArgument(description: string): JsonSchema {
 
 export const moljsonToSmilesTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "moljson_to_smiles",
   title: "MolJSON graph to SMILES",
   description:

@@ -23,6 +23,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
   const timeoutMs = options.timeoutMs ?? PUBCHEM_TIMEOUT_MS;
   return {
     kind: "service",
+    toolset: "chem",
     name: "name_to_smiles",
     title: "Chemical name to SMILES (PubChem)",
     description:

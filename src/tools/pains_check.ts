@@ -11,6 +11,7 @@ export function alertCheckTool(
   const info = ALERT_SETS[set];
   return {
     kind: "chem",
+    toolset: "chem",
     name: meta.name,
     title: meta.title,
     description: meta.description,

@@ -8,6 +8,7 @@ interface Args {
 
 export const parseSmilesTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "parse_smiles",
   title: "Parse SMILES",
   description:

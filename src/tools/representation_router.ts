@@ -21,6 +21,7 @@ const nullable = (schema: Record<string, unknown>, description: string) => ({ de
 
 export const representationRouterTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "representation_router",
   title: "Best molecule representation for a task",
   description:

@@ -43,6 +43,7 @@ const pair = (items: JsonSchema, description: string): JsonSchema => ({ type: "a
 
 export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
   kind: "chem",
+  toolset: "chem",
   name: "retrosynthesis",
   title: "BRICS retrosynthetic disconnections",
   description:

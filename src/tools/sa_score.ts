@@ -13,6 +13,7 @@ const count = (description: string) => ({ type: "integer", minimum: 0, descripti
 
 export const saScoreTool: ChemTool<{ smiles: string }> = {
   kind: "chem",
+  toolset: "chem",
   name: "sa_score",
   title: "Synthetic accessibility score",
   description:

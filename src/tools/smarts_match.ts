@@ -67,6 +67,7 @@ export interface SmartsMatchResult {
 
 export const smartsMatchTool: ChemTool<SmartsMatchArgs, SmartsMatchResult> = {
   kind: "chem",
+  toolset: "chem",
   name: "smarts_match",
   title: "SMARTS substructure search",
   description:

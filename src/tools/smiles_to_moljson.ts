@@ -5,6 +5,7 @@ import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
   kind: "chem",
+  toolset: "chem",
   name: "smiles_to_moljson",
   title: "SMILES to MolJSON graph",
   description:

@@ -24,6 +24,7 @@ const int = (description: string) => ({ type: "integer", description });
 
 export const standardizeTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "standardize",
   title: "Standardise to the parent structure",
   description:

@@ -182,6 +182,7 @@ const similarityProp = { type: "number", minimum: 0, maximum: 1, description: "T
 
 export const tanimotoTool: ChemTool<Args> = {
   kind: "chem",
+  toolset: "chem",
   name: "tanimoto",
   title: "Tanimoto similarity (ECFP4)",
   description:

@@ -10,6 +10,7 @@ const NO_SIDE_EFFECTS = { readOnlyHint: true, idempotentHint: true, openWorldHin
 
 export const testSleepTool: ChemTool<{ ms: number }> = {
   kind: "chem",
+  toolset: "chem",
   name: "test_sleep",
   title: "Test: busy wait",
   description: "Test fixture: keeps its worker busy for `ms` milliseconds (CPU-bound, like a slow chemistry call), then answers.",
@@ -45,6 +46,7 @@ export const testSleepTool: ChemTool<{ ms: number }> = {
 
 export const testCrashTool: ChemTool<{ mode: "throw" | "bad_output" | "stdout" }> = {
   kind: "chem",
+  toolset: "chem",
   name: "test_crash",
   title: "Test: failing handler",
   description:
@@ -72,7 +74,7 @@ export const testCrashTool: ChemTool<{ mode: "throw" | "bad_output" | "stdout" }
       process.stdout.write("stray output from a worker\n");
       return { ok: true };
     }
-    return { ok: "not a boolean" } as unknown as { ok: boolean };
+    return { ok: "not a boolean" };
   },
 };
 
@@ -84,6 +86,7 @@ export const testCrashTool: ChemTool<{ mode: "throw" | "bad_output" | "stdout" }
  */
 export const testMemoryTool: ChemTool<{ hold_ms?: number }> = {
   kind: "chem",
+  toolset: "chem",
   name: "test_memory",
   title: "Test: worker memory",
   description: "Test fixture: reports the WASM heap and JS heap of the worker that ran it, the process RSS, and the worker's thread id.",

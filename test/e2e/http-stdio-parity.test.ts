@@ -33,7 +33,7 @@ function exampleFor(schema: Schema, name: string): unknown {
       return "aspirin";
     case "integer":
     case "number":
-      return (schema.minimum as number | undefined) ?? 1;
+      return schema.minimum ?? 1;
     case "boolean":
       return false;
     case "array": {

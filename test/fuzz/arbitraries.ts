@@ -462,14 +462,14 @@ export function argsFor(schema: JsonSchema, sources: StringSources): fc.Arbitrar
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, sub] of Object.entries(properties)) record[name] = valueFor(name, sub, sources);
   const groups = Object.entries((schema.dependentRequired ?? {}) as Record<string, string[]>).map(([k, deps]) => new Set([k, ...deps]));
-  if (groups.length === 0) return fc.record(record, { requiredKeys: required.filter((k) => k in record) }) as fc.Arbitrary<Record<string, unknown>>;
+  if (groups.length === 0) return fc.record(record, { requiredKeys: required.filter((k) => k in record) });
   const grouped = new Set(groups.flatMap((g) => [...g]));
   // One group whole, without the keys of the others (tanimoto: the pair form or the bulk form).
   // The group alone too: options of one form may be refused in the other (tanimoto's top_k).
   const variants = groups.flatMap((group) =>
     [(k: string) => group.has(k) || !grouped.has(k), (k: string) => group.has(k) || required.includes(k)].map((keep) => {
       const subset = Object.fromEntries(Object.entries(record).filter(([k]) => keep(k)));
-      return fc.record(subset, { requiredKeys: [...required, ...group].filter((k) => k in subset) }) as fc.Arbitrary<Record<string, unknown>>;
+      return fc.record(subset, { requiredKeys: [...required, ...group].filter((k) => k in subset) });
     }),
   );
   return fc.oneof(fc.record(record, { requiredKeys: required.filter((k) => k in record) }) as fc.Arbitrary<Record<string, unknown>>, ...variants);

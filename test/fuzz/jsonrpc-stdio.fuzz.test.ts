@@ -158,7 +158,7 @@ function paramsFor(method: string, modern: boolean): fc.Arbitrary<unknown> {
           ? fc.record({ protocolVersion: fc.constantFrom("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "1999-01-01"), capabilities: fc.constant({}) })
           : fc.constant({});
   return fc.oneof(
-    { arbitrary: modern ? base.chain((p) => metaArb.map((m) => ({ ...(p as object), _meta: m }))) : base, weight: 8 },
+    { arbitrary: modern ? base.chain((p) => metaArb.map((m) => ({ ...p, _meta: m }))) : base, weight: 8 },
     { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
   );
 }

@@ -166,7 +166,7 @@ async function session(rpc: Rpc, label: string): Promise<string[]> {
     const r = await call("depict", { smiles: "CCO", format: "png", width: 120, height: 100 });
     const image = r.content.find((c) => c.type === "image");
     assert.equal(image?.mimeType, "image/png");
-    assert.equal(Buffer.from(image!.data!, "base64").subarray(0, 4).toString("latin1"), "\x89PNG");
+    assert.equal(Buffer.from(image.data!, "base64").subarray(0, 4).toString("latin1"), "\x89PNG");
     families.push("depiction (resvg)");
   }
   if (names.has("chembl_search_molecules")) {
@@ -242,7 +242,7 @@ class StdioClient {
       this.waiting.set(id, (m) => {
         clearTimeout(timer);
         this.waiting.delete(id);
-        resolve(m as Awaited<ReturnType<Rpc>>);
+        resolve(m);
       });
       this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: MODERN_META, ...params } })}\n`);
     });

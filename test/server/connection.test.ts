@@ -558,6 +558,7 @@ describe("over a real McpServer", () => {
   test("server/discover, then a modern tools/call with progress, through the Connection", async () => {
     const tool: ServiceTool<{ n: number }> = {
       kind: "service",
+      toolset: "chem",
       name: "count",
       title: "Count",
       description: "Reports progress n times, then answers n.",

@@ -189,7 +189,7 @@ test("every answer lands within the horizon of its arrival: a call that waited r
     const ms = Date.now() - started;
     assert.ok(r.status === "rejected" && r.reason instanceof ToolError && r.reason.code === "TIMEOUT", "the running call ends at the horizon");
     assert.ok(w.status === "rejected" && w.reason instanceof ToolError && w.reason.code === "TIMEOUT", "the waiting call cannot start in time");
-    assert.match((w.reason as ToolError).message, /waited \d+ ms for a chemistry worker/);
+    assert.match(w.reason.message, /waited \d+ ms for a chemistry worker/);
     assert.ok(ms < 3_000, `both answered near the 800 ms horizon, not at the 5 s budget (${ms} ms)`);
   } finally {
     await pool.close();

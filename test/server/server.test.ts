@@ -32,6 +32,7 @@ const image: ContentBlock = { type: "image", data: "iVBOR", mimeType: "image/png
 
 const base = {
   kind: "service" as const,
+  toolset: "chem" as const,
   title: "Test tool",
   description: "A test tool.",
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

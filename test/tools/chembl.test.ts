@@ -156,7 +156,7 @@ describe("chembl_search_molecules", () => {
       search_type: "similarity",
       similarity_threshold: 40,
       limit: 2,
-      cursor: first.value.nextCursor as string,
+      cursor: first.value.nextCursor,
     });
     assert.deepEqual(
       rows(next.value, "molecules").map((m) => m.molecule_chembl_id),
@@ -164,7 +164,7 @@ describe("chembl_search_molecules", () => {
     );
     assert.equal(next.value.offset, 2);
     assert.equal(next.value.nextCursor, null);
-    const e = await fails(tools.searchMolecules, { query: "aspirin", cursor: first.value.nextCursor as string });
+    const e = await fails(tools.searchMolecules, { query: "aspirin", cursor: first.value.nextCursor });
     assert.equal(e.code, "INVALID_ARGUMENTS");
     const junk = await fails(tools.searchMolecules, { query: "aspirin", cursor: "not-a-cursor" });
     assert.equal(junk.code, "INVALID_ARGUMENTS");
@@ -217,7 +217,7 @@ describe("chembl_search_targets", () => {
     const p1 = await ok(tools.searchTargets, { query: "cyclooxygenase", limit: 1 });
     assert.equal(p1.value.matched_by, "pref_name");
     assert.equal(p1.value.total_count, 2);
-    const p2 = await ok(tools.searchTargets, { query: "cyclooxygenase", limit: 1, cursor: p1.value.nextCursor as string });
+    const p2 = await ok(tools.searchTargets, { query: "cyclooxygenase", limit: 1, cursor: p1.value.nextCursor });
     assert.deepEqual(
       [...rows(p1.value, "targets"), ...rows(p2.value, "targets")].map((t) => t.target_chembl_id),
       ["CHEMBL221", "CHEMBL230"],
@@ -449,7 +449,7 @@ describe("markdown twin", () => {
     if (value === null || value === undefined) return;
     if (Array.isArray(value)) {
       if (value.every((v) => typeof v === "string") && value.length > 0) {
-        for (const v of value) assert.ok(text.includes(mdValue(v as string)), `${path}: ${String(v)}`);
+        for (const v of value) assert.ok(text.includes(mdValue(v)), `${path}: ${String(v)}`);
         return;
       }
       value.forEach((v, i) => assertSameData(v, text, `${path}/${i}`));

@@ -134,7 +134,7 @@ test("depict PNG decodes at the asked size and is not blank; highlighting paints
     assert.ok(share > 0.005 && share < 0.5, `${width}x${height}: ${ink} drawn pixels (${(100 * share).toFixed(2)}%)`);
   }
   // Anti-aliased edges of red O labels hit the highlight colour too, so compare the two pictures.
-  const plain = decodePng(png(depictTool.run({ smiles: "CC(=O)Oc1ccccc1C(=O)O" }, ctx) as DepictOutput));
+  const plain = decodePng(png(depictTool.run({ smiles: "CC(=O)Oc1ccccc1C(=O)O" }, ctx)));
   const highlighted = depictTool.run({ smiles: "CC(=O)Oc1ccccc1C(=O)O", highlight_smarts: "C(=O)[OX2H1]" }, ctx) as DepictOutput;
   assert.deepEqual(highlighted.highlight, { smarts: "C(=O)[OX2H1]", match_count: 1, atoms: [10, 11, 12], bonds: [10, 11] });
   const img = decodePng(png(highlighted));

@@ -65,7 +65,7 @@ test("the pack equals the single tools' answers and validates in every format", 
       const text = run(moleculeContextPackTool, { smiles, format });
       assert.ok(validate(text), ajv.errorsText(validate.errors));
       assert.equal(text.format, format);
-      assert.ok(typeof text.context === "string" && (text.context as string).includes(String(ids.formula).replace(/[+-]/g, "")), `${format} names the formula`);
+      assert.ok(typeof text.context === "string" && text.context.includes(String(ids.formula).replace(/[+-]/g, "")), `${format} names the formula`);
     }
   }
 });

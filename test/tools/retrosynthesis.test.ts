@@ -166,8 +166,8 @@ test("mode full: the BRICS decomposition with an SA score per building block", (
     ["[14*]c1ccccn1", "[16*]c1cccc([16*])c1", "[3*]O[3*]", "[4*]CCC", "[4*]C[8*]"],
   );
   assert.equal(out.decomposition?.fragment_count, 5);
-  assert.ok(out.decomposition!.intermediates_visited > 5);
-  for (const f of out.decomposition!.fragments) assert.ok(f.sa_score >= 1 && f.sa_score <= 10);
+  assert.ok(out.decomposition.intermediates_visited > 5);
+  for (const f of out.decomposition.fragments) assert.ok(f.sa_score >= 1 && f.sa_score <= 10);
   assert.equal(out.total_brics_bonds, 4, "four bonds, five building blocks");
 });
 

@@ -24,6 +24,7 @@ const probeCalls: Array<{ aborted: boolean }> = [];
 
 const probeTool: ServiceTool<{ hold_ms: number }> = {
   kind: "service",
+  toolset: "chem",
   name: "probe_wait",
   title: "Probe: wait until cancelled",
   description: "Test probe: reports progress once, then waits up to hold_ms milliseconds or until the call is cancelled, recording which happened.",

@@ -77,9 +77,9 @@ const FIELDS = Object.keys(ACTIVITY_COLUMNS) as ActivityColumn[];
 
 /** One activity as a row of ACTIVITY_TABLE_COLUMNS. */
 export function activityRow(a: Activity, position: number): CellValue[] {
-  const row: CellValue[] = new Array(FIELDS.length + 5);
+  const row = new Array<CellValue>(FIELDS.length + 5);
   row[0] = position;
-  for (let i = 0; i < FIELDS.length; i++) row[i + 1] = a[FIELDS[i]!] as CellValue;
+  for (let i = 0; i < FIELDS.length; i++) row[i + 1] = a[FIELDS[i]!];
   const le = a.ligand_efficiency;
   row[FIELDS.length + 1] = le?.le ?? null;
   row[FIELDS.length + 2] = le?.lle ?? null;

@@ -398,7 +398,7 @@ export class Canvas {
             break outer;
           }
           const obj: Record<string, JsonValue> = {};
-          names.forEach((name, i) => (obj[name] = (row[i] ?? null) as JsonValue));
+          names.forEach((name, i) => (obj[name] = row[i] ?? null));
           const size = Buffer.byteLength(JSON.stringify(obj), "utf8") + 1;
           if (bytes + size > options.maxBytes) {
             truncatedBy = "byte_cap";

@@ -250,7 +250,7 @@ export class BricsCutter {
       const refs = x.stereoAtoms;
       if (refs && ((x.atoms.includes(a) && refs.includes(b)) || (x.atoms.includes(b) && refs.includes(a)))) {
         const { stereo: _s, stereoAtoms: _r, ...rest } = x;
-        return rest as RdkitJsonBond;
+        return rest;
       }
       return x;
     });

@@ -305,7 +305,7 @@ export function subgraph<A extends GraphAtom>(g: Graph<A>, atoms: readonly numbe
     const bond: GraphBond = { ...b, begin: x, end: y };
     if (b.stereoAtoms) {
       const sa = b.stereoAtoms.map((s) => index.get(s));
-      if (sa.every((s) => s !== undefined)) bond.stereoAtoms = sa as number[];
+      if (sa.every((s) => s !== undefined)) bond.stereoAtoms = sa;
       else {
         delete bond.stereoAtoms;
         bond.stereo = "unspecified";

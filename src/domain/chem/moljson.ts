@@ -382,7 +382,7 @@ function schemaIssue(errors: readonly ErrorObject[]): ToolError {
     }
     case "additionalProperties": {
       const key = (e.params as { additionalProperty: string }).additionalProperty;
-      const allowed = Object.keys((parent.properties ?? {}) as JsonObject).join(", ");
+      const allowed = Object.keys(parent.properties ?? {}).join(", ");
       return invalid(`${path}/${key}`, `"${key}" is not a MolJSON ${objectKind(path)} property (allowed: ${allowed})`);
     }
     case "type": {
@@ -583,7 +583,7 @@ export function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
       aromaticAtoms.add(b.atoms[0]).add(b.atoms[1]);
       out.bo = 1;
     } else if (b.dative) out.bo = BO_DATIVE;
-    else out.bo = b.order as 1 | 2 | 3;
+    else out.bo = b.order;
     if (b.stereo) {
       out.stereo = b.stereo.config;
       out.stereoAtoms = [b.stereo.atoms[0], b.stereo.atoms[1]];

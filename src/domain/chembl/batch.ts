@@ -2,7 +2,7 @@
  * Batch lookups by ChEMBL ID (assays, documents; drug info uses them for a family's forms and its
  * mechanisms' targets): one `__in` request for up to ID_LOOKUP_CAP distinct IDs.
  */
-import { ASSAY_FIELDS, DOCUMENT_FIELDS, normalizeAssay, normalizeDocument, type RawAssay, type RawDocument } from "./normalise.js";
+import { ASSAY_FIELDS, DOCUMENT_FIELDS, normalizeAssay, normalizeDocument } from "./normalise.js";
 import type { Call, ChemblRequests, Json } from "./request.js";
 import type { Assay, ChemblDocument, Source } from "./types.js";
 
@@ -32,7 +32,7 @@ export const ASSAY_LOOKUP: LookupKind<Assay> = {
   idField: "assay_chembl_id",
   fields: ASSAY_FIELDS,
   what: "assays",
-  normalise: (r) => normalizeAssay(r as RawAssay),
+  normalise: (r) => normalizeAssay(r),
 };
 
 export const DOCUMENT_LOOKUP: LookupKind<ChemblDocument> = {
@@ -41,7 +41,7 @@ export const DOCUMENT_LOOKUP: LookupKind<ChemblDocument> = {
   idField: "document_chembl_id",
   fields: DOCUMENT_FIELDS,
   what: "documents",
-  normalise: (r) => normalizeDocument(r as RawDocument),
+  normalise: (r) => normalizeDocument(r),
 };
 
 /** One `__in` request for up to ID_LOOKUP_CAP IDs. A 404 here is a broken endpoint, not a miss. */

@@ -19,7 +19,6 @@ import {
   toText,
   type RawIndication,
   type RawMechanism,
-  type RawMolecule,
   type RawWarning,
 } from "./normalise.js";
 import { HAS_MOLECULE_ID, type Call, type ChemblRequests, type Param } from "./request.js";
@@ -71,7 +70,7 @@ export async function drugInfo(requests: ChemblRequests, id: string, call: Call)
     call,
     HAS_MOLECULE_ID,
   );
-  const molecule = normalizeMolecule(body as RawMolecule);
+  const molecule = normalizeMolecule(body);
   const parent = molecule.parent_chembl_id ?? molecule.molecule_chembl_id ?? id;
   const byParent: Param = ["parent_molecule_chembl_id", parent];
   const section = async <R, T>(
@@ -128,7 +127,7 @@ async function readFamily(requests: ChemblRequests, parent: string, call: Call):
       call,
     );
     const items = looked.map((r): FamilyForm => {
-      const m = normalizeMolecule(r as RawMolecule);
+      const m = normalizeMolecule(r);
       const form = forms.rows.find((f) => toText(f.molecule_chembl_id) === m.molecule_chembl_id);
       return {
         molecule_chembl_id: m.molecule_chembl_id,

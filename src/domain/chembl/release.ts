@@ -2,7 +2,7 @@
  * The release every answer names (from ChEMBL's /status, cached, refreshed after statusTtlMs) and the CC
  * BY-SA 3.0 attribution that goes with the data. A new release clears the response cache.
  */
-import { normalizeStatus, type RawStatus } from "./normalise.js";
+import { normalizeStatus } from "./normalise.js";
 import { Call, type ChemblRequests } from "./request.js";
 import type { Source } from "./types.js";
 
@@ -57,7 +57,7 @@ export class ReleaseLookup {
           maxAttempts: 1,
           accept: (v) => "chembl_db_version" in v,
         });
-        const value = normalizeStatus(body as RawStatus);
+        const value = normalizeStatus(body);
         // A new release changes every record: answers cached under the old one go.
         const before = this.lastRelease;
         if (before !== undefined && value.release !== null && value.release !== before) this.requests.cache.clear();

@@ -59,14 +59,14 @@ export class Call {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason ?? new FetchAbortedError());
+    if (signal.aborted) return reject(signal.reason instanceof Error ? signal.reason : new FetchAbortedError());
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason ?? new FetchAbortedError());
+      reject(signal.reason instanceof Error ? signal.reason : new FetchAbortedError());
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });

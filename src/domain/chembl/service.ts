@@ -110,7 +110,7 @@ export class ChemblService {
           call,
           HAS_MOLECULE_ID,
         );
-        return { molecule: normalizeMolecule(body as RawMolecule) };
+        return { molecule: normalizeMolecule(body) };
       })(),
     );
   }
@@ -167,7 +167,7 @@ export class ChemblService {
             accept: (v) => typeof v.target_chembl_id === "string",
           },
         );
-        return { target: normalizeTarget(body as RawTarget) };
+        return { target: normalizeTarget(body) };
       })(),
     );
   }

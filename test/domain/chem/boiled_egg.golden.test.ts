@@ -55,7 +55,7 @@ test("boiled_egg equals the published ellipses over native RDKit descriptors", a
     const ref = native[i]!;
     let ours: Payload;
     try {
-      ours = boiledEggTool.run({ smiles: smiles[i]! }, ctx) as Payload;
+      ours = boiledEggTool.run({ smiles: smiles[i]! }, ctx);
     } catch (err) {
       if (!(err instanceof ToolError) || err.code !== "INVALID_SMILES") throw err;
       // Both builds reject it, or only native 2022.09 accepts it (WASM 2026.09 checks some valences more strictly).
@@ -102,7 +102,7 @@ test("boiled_egg named molecules land where the model puts them", async () => {
   const run = (name: string): Payload => {
     const smi = NAMED.find(([n]) => n === name)?.[1];
     assert.ok(smi, name);
-    return boiledEggTool.run({ smiles: smi }, { rdkit, progress: () => {} }) as Payload;
+    return boiledEggTool.run({ smiles: smi }, { rdkit, progress: () => {} });
   };
   const aspirin = run("aspirin");
   assert.equal(aspirin.gi_absorbed, true, "aspirin is GI-absorbed");

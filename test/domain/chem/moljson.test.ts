@@ -99,7 +99,7 @@ test("chirality: looking from neighbors[0], implicit H last; the winding follows
   // A three-coordinate centre (sulfoxide lone pair in the implicit-H place).
   const sulfoxide = moljsonOf(rdkit, "C[S@@](=O)c1ccccc1");
   assert.equal(sulfoxide.atoms[1]!.chirality?.neighbors.length, 3);
-  sulfoxide.atoms[1]!.chirality!.winding = sulfoxide.atoms[1]!.chirality!.winding === "cw" ? "ccw" : "cw";
+  sulfoxide.atoms[1]!.chirality.winding = sulfoxide.atoms[1]!.chirality.winding === "cw" ? "ccw" : "cw";
   assert.equal(molJsonToSmiles(rdkit, validateMolJson(sulfoxide)), canonical(rdkit, "C[S@](=O)c1ccccc1"));
 });
 

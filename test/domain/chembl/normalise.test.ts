@@ -133,12 +133,15 @@ test("target components: gene symbols trimmed and de-duplicated, UniProt synonym
 /** Records every key a normaliser reads from the raw record (top level). */
 function keysRead(normalise: (raw: never) => unknown): string[] {
   const seen = new Set<string>();
-  const raw = new Proxy({} as Record<string, unknown>, {
-    get(_t, key) {
-      if (typeof key === "string") seen.add(key);
-      return undefined;
+  const raw = new Proxy(
+    {},
+    {
+      get(_t, key) {
+        if (typeof key === "string") seen.add(key);
+        return undefined;
+      },
     },
-  });
+  );
   normalise(raw as never);
   return [...seen].sort();
 }
