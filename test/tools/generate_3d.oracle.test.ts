@@ -24,6 +24,7 @@ import type { RDKit } from "../../src/domain/chem/rdkit.js";
 import { GENERATE_3D_MAX_HEAVY_ATOMS, generate3dTool } from "../../src/tools/generate_3d.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { availableParallelism } from "node:os";
+import { skipOracle } from "../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -132,7 +133,7 @@ function molblockCoordinates(molblock: string): string[] {
 test("generate_3d on 50 NCI molecules: native RDKit keeps canonical SMILES and CIP labels, and its MMFF94 barely moves our geometry", async (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const rdkit = await loadRDKit();

@@ -22,6 +22,7 @@ import {
   smartsMatchTool,
   type SmartsMatchResult,
 } from "../../src/tools/smarts_match.js";
+import { skipOracle } from "../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -82,7 +83,7 @@ const FULL_MAX_MATCHES = 100_000;
 test("smarts_match counts and atom maps equal native GetSubstructMatches on 65 molecules", async (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const molecules = [

@@ -24,6 +24,7 @@ import { bracketAtoms } from "../../src/domain/chem/smiles-lexer.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import type { RDKit } from "../../src/domain/chem/rdkit.js";
 import { standardizeTool } from "../../src/tools/standardize.js";
+import { skipOracle } from "../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -107,7 +108,7 @@ function valenceModelChange(error: ToolError): string | undefined {
 test("standardize equals native rdMolStandardize.ChargeParent on >= 98% of NCI molecules with several fragments or a charge", async (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const rdkit = await loadRDKit();

@@ -19,6 +19,7 @@ import { ToolError } from "../../../src/domain/errors.js";
 import { admetProfileTool } from "../../../src/tools/admet_profile.js";
 import { moleculeSet, NAMED, oracleSkipReason, roundedAgree, roundTo, runAdmetOracle } from "../../helpers/admet-oracle.js";
 import type { AdmetOracleRow } from "../../helpers/admet-oracle.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const LIMIT = Number(process.env.ADMET_ORACLE_LIMIT ?? 300);
 
@@ -96,7 +97,7 @@ type Payload = Record<string, unknown> & { alerts: Record<string, string[]>; met
 test("admet_profile equals the cited formulas over native RDKit descriptors", async (t) => {
   const reason = oracleSkipReason();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = moleculeSet(LIMIT);

@@ -16,6 +16,7 @@ import { ALERT_SETS, screenAlerts, type AlertHit } from "../../../src/domain/che
 import { loadRDKit, parseSmiles } from "../../../src/domain/chem/rdkit.js";
 import { painsCheckTool } from "../../../src/tools/pains_check.js";
 import { brenkCheckTool } from "../../../src/tools/brenk_check.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -57,7 +58,7 @@ const names = (hits: ReadonlyArray<{ name: string }>): string[] => hits.map((h) 
 test("the PAINS and Brenk assets hold exactly RDKit's FilterCatalog entries, in catalog order", (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const catalog = JSON.parse(oracle("catalog")[0]!) as Record<"pains" | "brenk", Array<{ name: string; family: string }>>;
@@ -143,7 +144,7 @@ async function compareWithFilterCatalog(t: TestContext, smiles: string[]): Promi
 test("PAINS and Brenk hits equal RDKit's FilterCatalog on NCI first_5K.smi", async (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = readFileSync(SMI_FILE, "utf8")
@@ -157,7 +158,7 @@ test("PAINS and Brenk hits equal RDKit's FilterCatalog on NCI first_5K.smi", asy
 test("PAINS and Brenk hits equal RDKit's FilterCatalog on the WEHI screening molecules (PAINS-rich)", async (t) => {
   const reason = oracleUnavailable() ?? (existsSync(WEHI_FILE) ? undefined : `${WEHI_FILE} is absent (Debian package rdkit-data provides it)`);
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   // Format: "SMILES","WEHI-id" per line.
@@ -172,7 +173,7 @@ test("PAINS and Brenk hits equal RDKit's FilterCatalog on the WEHI screening mol
 
 test("every known PAINS positive of RDKit's test set (test_set3.txt) is flagged with its alert", async (t) => {
   if (!existsSync(PAINS_TEST_SET)) {
-    t.skip(`${PAINS_TEST_SET} is absent (Debian package rdkit-data provides it)`);
+    skipOracle(t, `${PAINS_TEST_SET} is absent (Debian package rdkit-data provides it)`);
     return;
   }
   // Format: '#' comment lines, then "index<TAB>SMARTS<TAB>SMILES<TAB>id<TAB>source"; index is the pattern's

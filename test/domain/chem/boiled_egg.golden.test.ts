@@ -11,6 +11,7 @@ import { loadRDKit } from "../../../src/domain/chem/rdkit.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { boiledEggTool } from "../../../src/tools/boiled_egg.js";
 import { moleculeSet, NAMED, oracleSkipReason, roundedAgree, runAdmetOracle } from "../../helpers/admet-oracle.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const LIMIT = Number(process.env.ADMET_ORACLE_LIMIT ?? 300);
 
@@ -36,7 +37,7 @@ type Payload = Record<string, unknown>;
 test("boiled_egg equals the published ellipses over native RDKit descriptors", async (t) => {
   const reason = oracleSkipReason();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = moleculeSet(LIMIT);

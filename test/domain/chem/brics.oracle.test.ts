@@ -31,6 +31,7 @@ import { descriptorsOf, loadRDKit } from "../../../src/domain/chem/rdkit.js";
 import type { RDKitMol } from "../../../src/domain/chem/rdkit.js";
 import { computeSaScore } from "../../../src/domain/chem/sascore.js";
 import { retrosynthesisTool } from "../../../src/tools/retrosynthesis.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -272,7 +273,7 @@ function writerProof(pairs: Array<{ ours: string; native: string }>): (ours: str
 
 test("FindBRICSBonds: the same bonds, labels and order as native RDKit", (t) => {
   const reason = skipReason();
-  if (reason !== undefined) return t.skip(`native RDKit oracle unavailable: ${reason}`);
+  if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
   const c = comparison();
   const mismatches: string[] = [];
   let bonds = 0;
@@ -291,7 +292,7 @@ test("FindBRICSBonds: the same bonds, labels and order as native RDKit", (t) => 
 
 test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRICSBonds", (t) => {
   const reason = skipReason();
-  if (reason !== undefined) return t.skip(`native RDKit oracle unavailable: ${reason}`);
+  if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
   const c = comparison();
   const candidates: Parameters<typeof writerProof>[0] = [];
   for (const { native, ours } of c.rows) {
@@ -343,7 +344,7 @@ test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRI
 
 test("BRICSDecompose: the same fragment set as native RDKit", (t) => {
   const reason = skipReason();
-  if (reason !== undefined) return t.skip(`native RDKit oracle unavailable: ${reason}`);
+  if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
   const c = comparison();
   const candidates: Parameters<typeof writerProof>[0] = [];
   const rows = c.rows.filter((r) => r.native.decomposition !== undefined);
@@ -385,7 +386,7 @@ test("BRICSDecompose: the same fragment set as native RDKit", (t) => {
 
 test("SA score of every fragment (dummy atoms included) equals native sascorer", (t) => {
   const reason = skipReason();
-  if (reason !== undefined) return t.skip(`native RDKit oracle unavailable: ${reason}`);
+  if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
   const c = comparison();
   const scores = new Map<string, { native: number; alt?: number }>();
   for (const { native } of c.rows) {
@@ -419,7 +420,7 @@ test("SA score of every fragment (dummy atoms included) equals native sascorer",
 
 test("the retrosynthesis tool agrees with the oracle: cuts, SA scores, ranking, decomposition", (t) => {
   const reason = skipReason();
-  if (reason !== undefined) return t.skip(`native RDKit oracle unavailable: ${reason}`);
+  if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
   const c = comparison();
   let checked = 0;
   let ms = 0;

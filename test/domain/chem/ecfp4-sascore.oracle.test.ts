@@ -26,6 +26,7 @@ import { molGraph } from "../../../src/domain/chem/graph.js";
 import { computeSaScore } from "../../../src/domain/chem/sascore.js";
 import { ecfp4Tool } from "../../../src/tools/ecfp4.js";
 import { tanimotoTool } from "../../../src/tools/tanimoto.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -153,7 +154,7 @@ const rdkit = await loadRDKit();
 test("ECFP4 bits and unfolded Morgan counts equal native RDKit on NCI first_5K and edge cases", async (t) => {
   const reason = skipReason(NCI);
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = [...nciSmiles(), ...EDGE_CASES];
@@ -208,7 +209,7 @@ test("ECFP4 bits and unfolded Morgan counts equal native RDKit on NCI first_5K a
 test("ecfp4 options (radius 3, 1024 bits, chirality) equal native RDKit", async (t) => {
   const reason = skipReason(NCI);
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = [...nciSmiles(300), "C[C@H](N)C(=O)O", "C[C@@H](N)C(=O)O", "N[C@@H](Cc1ccccc1)C(=O)O", "F/C=C/F", "F/C=C\\F"];
@@ -242,7 +243,7 @@ test("ecfp4 options (radius 3, 1024 bits, chirality) equal native RDKit", async 
 test("SA score within 0.01 of native sascorer on NCI first_5K (>= 99%)", async (t) => {
   const reason = skipReason(NCI);
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = nciSmiles();
@@ -289,7 +290,7 @@ test("SA score within 0.01 of native sascorer on NCI first_5K (>= 99%)", async (
 
 test("SA score on all 100 molecules of RDKit's zim.100.txt", async (t) => {
   if (!existsSync(ZIM)) {
-    t.skip(`${ZIM} is absent (Debian package rdkit-data provides it)`);
+    skipOracle(t, `${ZIM} is absent (Debian package rdkit-data provides it)`);
     return;
   }
   // Tab-separated: smiles, Name, sa_score (3 dp), after a header line.
@@ -332,7 +333,7 @@ test("SA score on all 100 molecules of RDKit's zim.100.txt", async (t) => {
 test("bulk tanimoto equals native BulkTanimotoSimilarity (3 dp); ranking and pair form agree", async (t) => {
   const reason = skipReason(NCI);
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const queries = ["CC(=O)Oc1ccccc1C(=O)O", "Cc1ccc(cc1Nc1nccc(n1)c1cccnc1)NC(=O)c1ccc(cc1)CN1CCN(C)CC1"];

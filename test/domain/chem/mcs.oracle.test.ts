@@ -16,6 +16,7 @@ import { ToolError } from "../../../src/domain/errors.js";
 import { loadRDKit, parseSmiles, type RDKit, type RDKitMol } from "../../../src/domain/chem/rdkit.js";
 import { findMcsTool } from "../../../src/tools/find_mcs.js";
 import type { AtomCompare, BondCompare } from "../../../src/domain/chem/mcs.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -140,7 +141,7 @@ function matchSets(rdkit: RDKit, mol: RDKitMol, smarts: string): string[] {
 test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI near neighbours, option variants and sets", async (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const rdkit = await loadRDKit();

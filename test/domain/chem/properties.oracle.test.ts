@@ -16,6 +16,7 @@ import { QED_PROPERTY_NAMES } from "../../../src/domain/chem/qed.js";
 import type { QedProperties } from "../../../src/domain/chem/qed.js";
 import { propertiesPayload, rawProperties } from "../../../src/domain/chem/properties.js";
 import type { RawProperties } from "../../../src/domain/chem/properties.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -98,7 +99,7 @@ function runOracle(smiles: string[]): OracleRow[] {
 test("calc_properties equals native RDKit on NCI first_5K.smi", async (t) => {
   const reason = skipReason();
   if (reason !== undefined) {
-    t.skip(`native RDKit oracle unavailable: ${reason}`);
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = readFileSync(SMI_FILE, "utf8")

@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { ToolError } from "../../../src/domain/errors.js";
 import { checkStructure, smilesGrammarIssue } from "../../../src/domain/chembl/structure-check.js";
+import { skipOracle } from "../../helpers/oracle.js";
 
 const VALID = [
   "C[C@@H](N)C(=O)O",
@@ -79,7 +80,8 @@ const RDKIT_SMILES_FILES = [
 
 test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES files", (t) => {
   const files = RDKIT_SMILES_FILES.filter((f) => existsSync(f));
-  if (files.length === 0 || !existsSync("/usr/bin/python3")) return t.skip("RDKit data files or the native RDKit oracle (/usr/bin/python3) are not installed");
+  if (files.length === 0 || !existsSync("/usr/bin/python3"))
+    return skipOracle(t, "RDKit data files or the native RDKit oracle (/usr/bin/python3) are not installed");
   const smiles = files.flatMap((f) =>
     readFileSync(f, "utf8")
       .split("\n")
@@ -98,7 +100,7 @@ test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES
     );
     verdicts = JSON.parse(out) as boolean[];
   } catch {
-    return t.skip("the native RDKit oracle could not run");
+    return skipOracle(t, "the native RDKit oracle could not run");
   }
   let checked = 0;
   smiles.forEach((s, i) => {
