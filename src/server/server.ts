@@ -41,9 +41,6 @@ export interface CallContext {
   clientCapabilities?: JsonObject | undefined;
 }
 
-/** A call's context for runTool: capabilities are checked only when given (a 2026-07-28 call, or the CLI). */
-export type ToolCallContext = CallContext;
-
 /** At most this many schema issues are reported for one call (details.issues_total counts them all). */
 export const MAX_REPORTED_ISSUES = 20;
 /** Characters of one issue's path or message (a client-chosen key can be 256 KiB long). */
@@ -213,7 +210,7 @@ export class McpServer {
   private async callTool(params: JsonObject, version: WireVersion, ctx: CallContext): Promise<JsonObject> {
     let outcome: ToolOutcome;
     try {
-      const call: ToolCallContext =
+      const call: CallContext =
         version === MODERN_VERSION ? { ...ctx, clientCapabilities: ctx.clientCapabilities ?? {} } : { ...ctx, clientCapabilities: undefined };
       outcome = await this.runTool(params.name, params.arguments, call);
     } catch (e) {
@@ -231,7 +228,7 @@ export class McpServer {
    * a malformed call throws ToolCallRefused, a missing capability RpcError -32021, an internal failure
    * RpcError -32603 (logged here), a cancelled call CancelledError.
    */
-  async runTool(name: unknown, rawArgs: unknown, ctx: ToolCallContext): Promise<ToolOutcome> {
+  async runTool(name: unknown, rawArgs: unknown, ctx: CallContext): Promise<ToolOutcome> {
     if (typeof name !== "string" || name.length === 0) throw new ToolCallRefused("Invalid params: tools/call needs a string `name`");
     const args = rawArgs ?? {};
     if (!isJsonObject(args)) throw new ToolCallRefused("Invalid params: `arguments` must be an object");

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { MODERN_META, ServerProcess } from "../helpers/server-process.js";
 import { HttpServerProcess, httpSend, modernHeaders } from "../helpers/http.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
+import { exampleFor } from "../helpers/schema-example.js";
 import { PACKAGE } from "../../src/version.js";
 
 const VERSION = PACKAGE.version;
@@ -31,42 +32,6 @@ const GOLDEN_DIR = fileURLToPath(new URL("../../../test/golden/", import.meta.ur
 const RECORD = process.env.GOLDEN_RECORD === "1";
 
 type Schema = Record<string, unknown>;
-
-/** A plausible value for a schema: its example, default, const or first enum value, else one by type and name. */
-function exampleFor(schema: Schema, name: string): unknown {
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
-  if (schema.default !== undefined) return schema.default;
-  if (schema.const !== undefined) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  const variants = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
-  if (variants?.[0]) return exampleFor(variants[0], name);
-  switch (schema.type) {
-    case "string":
-      if (/smarts/i.test(name)) return "[OX2H]";
-      if (/smiles/i.test(name)) return "CC(=O)Oc1ccccc1C(=O)O";
-      if (/chembl/i.test(name)) return "CHEMBL25";
-      return "aspirin";
-    case "integer":
-    case "number":
-      return schema.minimum ?? 1;
-    case "boolean":
-      return false;
-    case "array": {
-      const molecules = ["c1ccccc1O", "c1ccccc1N", "CC(=O)O", "CCO"];
-      const n = Math.max(1, (schema.minItems as number | undefined) ?? 1);
-      return Array.from({ length: n }, (_, i) => {
-        const item = exampleFor((schema.items as Schema | undefined) ?? { type: "string" }, name);
-        return typeof item === "string" && /smiles/i.test(name) ? molecules[i % molecules.length] : item;
-      });
-    }
-    case "object":
-    default: {
-      const properties = (schema.properties ?? {}) as Record<string, Schema>;
-      const required = (schema.required ?? []) as string[];
-      return Object.fromEntries(required.map((key) => [key, exampleFor(properties[key] ?? {}, key)]));
-    }
-  }
-}
 
 /** What varies by run, replaced by a stable token (in JSON text and in JSON nested in text blocks). */
 export function mask(line: string): string {
@@ -307,31 +272,49 @@ function toolsOf(answer: string): Array<{ name: string; inputSchema: Schema }> {
   return (JSON.parse(answer) as { result: { tools: Array<{ name: string; inputSchema: Schema }> } }).result.tools;
 }
 
+/** The first frame of a session: server/discover, or initialize for a legacy dialect. */
+function openingFrame(dialect: Dialect): string {
+  return dialect === "2026-07-28"
+    ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } })
+    : JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } },
+      });
+}
+
+type Exchange = (frame: string) => Promise<{ answer: string; status?: number }>;
+
+/** One dialect's session over one transport: the opening, tools/list, then every step, each answer masked. */
+async function recordSession(dialect: Dialect, exchange: Exchange, afterOpening: () => void = () => {}): Promise<Recorded[]> {
+  const recorded: Recorded[] = [];
+  const opening = openingFrame(dialect);
+  const first = await exchange(opening);
+  recorded.push({ label: "opening", frame: opening, answer: mask(first.answer), ...(first.status === undefined ? {} : { status: first.status }) });
+  afterOpening();
+  const listFrame = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: dialect === "2026-07-28" ? { _meta: MODERN_META } : {} });
+  const tools = toolsOf((await exchange(listFrame)).answer);
+  let canvas: string | undefined;
+  for (const step of stepsFor(dialect, tools)) {
+    const { answer, status } = await exchange(substitute(step.frame, canvas));
+    if (step.label === "chembl spill") canvas = canvasOf(answer);
+    recorded.push({ label: step.label, frame: step.frame, answer: mask(answer), ...(status === undefined ? {} : { status }) });
+  }
+  return recorded;
+}
+
 for (const dialect of DIALECTS) {
   describe(`golden wire answers, ${dialect}`, () => {
     test("over stdio", async () => {
       const server = new ServerProcess(env);
       try {
-        const recorded: Recorded[] = [];
-        const opening =
-          dialect === "2026-07-28"
-            ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } })
-            : JSON.stringify({
-                jsonrpc: "2.0",
-                id: 1,
-                method: "initialize",
-                params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } },
-              });
-        recorded.push({ label: "opening", frame: opening, answer: mask(await stdioLine(server, opening)) });
-        if (dialect !== "2026-07-28") server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-        const listFrame = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: dialect === "2026-07-28" ? { _meta: MODERN_META } : {} });
-        const tools = toolsOf(await stdioLine(server, listFrame));
-        let canvas: string | undefined;
-        for (const step of stepsFor(dialect, tools)) {
-          const answer = await stdioLine(server, substitute(step.frame, canvas));
-          if (step.label === "chembl spill") canvas = canvasOf(answer);
-          recorded.push({ label: step.label, frame: step.frame, answer: mask(answer) });
-        }
+        const legacy = dialect !== "2026-07-28";
+        const recorded = await recordSession(
+          dialect,
+          async (frame) => ({ answer: await stdioLine(server, frame) }),
+          () => legacy && server.send({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        );
         settle("stdio", dialect, recorded);
       } finally {
         await server.close();
@@ -342,30 +325,10 @@ for (const dialect of DIALECTS) {
       const server = new HttpServerProcess([], env);
       try {
         const url = await server.url;
-        const post = async (frame: string) => {
+        const recorded = await recordSession(dialect, async (frame) => {
           const reply = await httpSend(url, frame, { headers: httpHeaders(frame, dialect), timeoutMs: 30_000 });
           return { status: reply.status, answer: reply.text };
-        };
-        const recorded: Recorded[] = [];
-        const opening =
-          dialect === "2026-07-28"
-            ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: MODERN_META } })
-            : JSON.stringify({
-                jsonrpc: "2.0",
-                id: 1,
-                method: "initialize",
-                params: { protocolVersion: dialect, capabilities: {}, clientInfo: { name: "golden", version: "1" } },
-              });
-        const first = await post(opening);
-        recorded.push({ label: "opening", frame: opening, answer: mask(first.answer), status: first.status });
-        const listFrame = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: dialect === "2026-07-28" ? { _meta: MODERN_META } : {} });
-        const tools = toolsOf((await post(listFrame)).answer);
-        let canvas: string | undefined;
-        for (const step of stepsFor(dialect, tools)) {
-          const { status, answer } = await post(substitute(step.frame, canvas));
-          if (step.label === "chembl spill") canvas = canvasOf(answer);
-          recorded.push({ label: step.label, frame: step.frame, answer: mask(answer), status });
-        }
+        });
         settle("http", dialect, recorded);
       } finally {
         await server.stop();
