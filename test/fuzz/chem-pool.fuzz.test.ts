@@ -55,6 +55,8 @@ describe("random and mutated SMILES and SMARTS through every chemistry tool (wor
       "[C+100]",
       // An aromatic atom with a triple bond: RDKit reads it, but standardize finds no sanitisable parent.
       "\u0000O=S(=O)(N)c#1ccc(cc1)C(F)(F)F",
+      // A secondary phosphine: RDKit keeps its tag with two bonded atoms, a hydrogen and the lone pair.
+      "C([P@H]C)C",
     ];
     for (const tool of TOOLS) {
       for (const smiles of found) {

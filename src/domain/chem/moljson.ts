@@ -129,10 +129,12 @@ const SCHEMA = {
                   winding: { type: "string", enum: ["cw", "ccw"], description: "cw (SMILES @@) or ccw (SMILES @) for this neighbour order." },
                   neighbors: {
                     type: "array",
-                    minItems: 3,
+                    minItems: 0,
                     maxItems: 4,
                     items: { type: "integer", minimum: 0 },
-                    description: "Indices of every atom bonded to this one, in the order the winding refers to.",
+                    description:
+                      "Indices of every atom bonded to this one, in the order the winding refers to: 3 or 4 counted with the implicit " +
+                      "hydrogens (2 for a secondary phosphine CC[P@H]C, whose hydrogen and lone pair come last, in that order).",
                   },
                 },
                 required: ["winding", "neighbors"],
@@ -528,11 +530,13 @@ export function validateMolJson(value: unknown): MolJson {
         `must list exactly the atoms bonded to atom ${i} (${bonded.join(", ") || "none"})${extra.length ? `; not bonded: ${extra.join(", ")}` : ""}`,
       );
     }
+    // RDKit keeps a tag on a three-coordinate centre (the lone pair is the fourth), counting implicit hydrogens:
+    // a sulfoxide S or phosphine P has 3 bonded atoms, a secondary phosphine CC[P@H]C has 2 and a hydrogen.
     const coordination = listed.length + atoms[i]!.implicit_hydrogens;
-    if (listed.length < 3 || listed.length > 4 || coordination > 4) {
+    if (coordination < 3 || coordination > 4) {
       throw invalid(
         path,
-        `a tetrahedral centre needs 3 or 4 neighbours and at most 4 including implicit hydrogens; atom ${i} has ${listed.length} neighbours and ${atoms[i]!.implicit_hydrogens} implicit hydrogens`,
+        `a tetrahedral centre needs 3 or 4 neighbours counting implicit hydrogens; atom ${i} has ${listed.length} neighbours and ${atoms[i]!.implicit_hydrogens} implicit hydrogens`,
       );
     }
     atoms[i]!.chirality = { winding, neighbors: listed };

@@ -104,6 +104,37 @@ test("chirality: looking from neighbors[0], implicit H last; the winding follows
   assert.equal(molJsonToSmiles(rdkit, validateMolJson(sulfoxide)), canonical(rdkit, "C[S@](=O)c1ccccc1"));
 });
 
+test("a secondary phosphine keeps its tag with two bonded atoms (hydrogen, then lone pair, last); every tag RDKit keeps round-trips", async () => {
+  const rdkit = await loadRDKit();
+  // Found by the pool fuzzer: RDKit keeps @ on P with two carbons, a hydrogen and a lone pair.
+  const phosphine = moljsonOf(rdkit, "C([P@H]C)C");
+  assert.deepEqual(phosphine.atoms[1]!.chirality?.neighbors.length, 2);
+  assert.equal(phosphine.atoms[1]!.implicit_hydrogens, 1);
+  const schema = createAjv().compile(MOLJSON_SCHEMA);
+  for (const smiles of ["C([P@H]C)C", "CC[P@@H]C", "C[S@@](=O)c1ccccc1", "[P@H3]", "C[P@@H]c1ccccc1", "F[C@H](Cl)Br"]) {
+    const m = moljsonOf(rdkit, smiles);
+    assert.ok(schema(m), `${smiles}: ${JSON.stringify(schema.errors)}`);
+    assert.equal(molJsonToSmiles(rdkit, validateMolJson(m)), canonical(rdkit, smiles), smiles);
+  }
+  // The enantiomer by inverting the winding; the two are distinct SMILES.
+  phosphine.atoms[1]!.chirality.winding = phosphine.atoms[1]!.chirality.winding === "cw" ? "ccw" : "cw";
+  const other = molJsonToSmiles(rdkit, validateMolJson(phosphine));
+  assert.equal(other, canonical(rdkit, "C([P@@H]C)C"));
+  assert.notEqual(other, canonical(rdkit, "C([P@H]C)C"));
+  // Fewer than three counting hydrogens is no tetrahedron.
+  const bent = {
+    atoms: [atom("O", 0, { chirality: { winding: "cw", neighbors: [1, 2] } }), atom("C", 3), atom("C", 3)],
+    bonds: [
+      { atoms: [0, 1], order: 1 },
+      { atoms: [0, 2], order: 1 },
+    ],
+  };
+  assert.equal(
+    invalidPath(() => validateMolJson(bent)),
+    "/atoms/0/chirality",
+  );
+});
+
 test("inverting every winding gives the enantiomer; flipping cis/trans gives the other isomer", async () => {
   const rdkit = await loadRDKit();
   const l = moljsonOf(rdkit, "N[C@@H](Cc1ccccc1)C(=O)O");
@@ -174,7 +205,11 @@ test("INVALID_MOLJSON names the JSON Pointer of the bad field", async () => {
     ["stereo atom not a neighbour", (d) => ((d.bonds[1]!.stereo = { config: "cis", atoms: [0, 1] }), d), "/bonds/1/stereo/atoms/1"],
     ["chirality not listing the neighbours", (d) => ((d.atoms[1]!.chirality = { winding: "cw", neighbors: [0, 2, 3] }), d), "/atoms/1/chirality/neighbors"],
     ["chirality winding", (d) => ((d.atoms[1]!.chirality = { winding: "R", neighbors: [0, 2] }), d), "/atoms/1/chirality/winding"],
-    ["chirality on a two-neighbour atom", (d) => ((d.atoms[1]!.chirality = { winding: "cw", neighbors: [0, 2] }), d), "/atoms/1/chirality"],
+    [
+      "chirality on a two-neighbour atom without hydrogens",
+      (d) => ((d.atoms[1] = atom("C", 0, { chirality: { winding: "cw", neighbors: [0, 2] } })), d),
+      "/atoms/1/chirality",
+    ],
     ["too many hydrogens (RDKit valence)", (d) => ((d.atoms[0]!.implicit_hydrogens = 4), d), "/atoms/0"],
     ["aromatic chain (RDKit)", (d) => ((d.bonds[0]!.aromatic = true), d), "/atoms/0"],
   ];
