@@ -5,6 +5,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { projectRoot } from "../../src/domain/assets.js";
 import { allTools } from "../../src/tools/index.js";
+import { ERROR_CODES } from "../../src/domain/errors.js";
 
 const root = projectRoot();
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -107,4 +108,34 @@ test("the README's defaults and ranges agree with the code (integers, booleans, 
     checked.push(name);
   }
   assert.ok(checked.length >= 6, `checked ${checked.join(", ")}`);
+});
+
+/** The README's error table: the codes in its `| \`CODE\` | meaning |` rows. */
+function errorTableCodes(): Set<string> {
+  return new Set(
+    [...readme.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| (?!`)/gm)]
+      .map((m) => m[1]!)
+      .filter((code) => !code.includes("CHEMATIC_") && !/^[A-Z]+_[A-Z_]*_(MS|URL|DIR)$/.test(code)),
+  );
+}
+
+test("every code of the error vocabulary has a row in the README's error table (DISCONNECTED_MOLECULE was missing)", () => {
+  const documented = errorTableCodes();
+  for (const code of ERROR_CODES) assert.ok(documented.has(code), `${code} has a row in the README's error table`);
+});
+
+test("the HTTP examples agree with the deployment they point to: claude mcp add --transport http sends the bearer token nginx checks", () => {
+  const lines = readme.split("\n").filter((l) => /claude mcp add\b.*--transport http/.test(l));
+  assert.ok(lines.length > 0, "the README shows claude mcp add --transport http");
+  for (const line of lines) assert.match(line, /--header "Authorization: Bearer \$TOKEN"/, line);
+  if (/auth_request|Authorization/.test(readme.slice(readme.indexOf("```nginx")))) assert.match(readme, /"headers": \{ "Authorization": "Bearer \.\.\." \}/);
+});
+
+test("the README's 2026-07-28 header rules name Mcp-Name for tools/call, resources/read and prompts/get, and resources/* are served with 200", () => {
+  const rule = readme.slice(readme.indexOf("`Mcp-Name` for `tools/call`"), readme.indexOf("### Status codes"));
+  for (const method of ["tools/call", "resources/read", "prompts/get"]) assert.ok(rule.includes(`\`${method}\``), `Mcp-Name is required for ${method}`);
+  const status404 = readme.split("\n").find((l) => l.startsWith("| `404` |")) ?? "";
+  assert.doesNotMatch(status404, /resources\//, "resources/* are served, not 404");
+  const status200 = readme.split("\n").find((l) => l.startsWith("| `200` |")) ?? "";
+  assert.match(status200, /resources\/read/);
 });
