@@ -23,7 +23,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../protocol/jsonrpc.js";
-import { MAX_RESPONSE_BYTES } from "../contract/limits.js";
+import { clipText, MAX_RESPONSE_BYTES } from "../contract/limits.js";
 import {
   META_PROTOCOL_VERSION,
   classifyEra,
@@ -71,10 +71,6 @@ export interface FailedCall {
   ms?: number | undefined;
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
-}
-
 /**
  * The operator's line for one failed request: level error for an internal error, warn for a server-side or
  * upstream code (TIMEOUT, BUSY, UPSTREAM_UNAVAILABLE, ...), info for the rest (the caller's mistakes).
@@ -83,13 +79,13 @@ function clip(text: string, max: number): string {
 export function logFailedCall(logger: Logger, call: FailedCall): void {
   const level = typeof call.code === "number" ? (call.code === INTERNAL_ERROR ? "error" : "info") : SERVER_SIDE_CODES.has(call.code) ? "warn" : "info";
   logger[level]("call failed", {
-    id: typeof call.id === "string" ? clip(call.id, 200) : call.id,
-    method: call.method === undefined ? undefined : clip(call.method, 200),
-    tool: call.tool === undefined ? undefined : clip(call.tool, 200),
+    id: typeof call.id === "string" ? clipText(call.id, 200) : call.id,
+    method: call.method === undefined ? undefined : clipText(call.method, 200),
+    tool: call.tool === undefined ? undefined : clipText(call.tool, 200),
     code: call.code,
     rpc_code: call.rpcCode,
     ms: call.ms,
-    message: clip(call.message, 500),
+    message: clipText(call.message, 500),
   });
 }
 

@@ -18,6 +18,7 @@ import {
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
 import type { AnyTool, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
+import { clipText } from "../contract/limits.js";
 import { InternalToolError, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
@@ -45,10 +46,6 @@ export interface CallContext {
 export const MAX_REPORTED_ISSUES = 20;
 /** Characters of one issue's path or message (a client-chosen key can be 256 KiB long). */
 const MAX_ISSUE_TEXT = 200;
-
-function clipText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}...`;
-}
 
 /** A tools/call that cannot be run as sent (no name, arguments not an object, unknown tool); the era picks the code. */
 export class ToolCallRefused extends Error {
