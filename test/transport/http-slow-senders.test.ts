@@ -125,7 +125,7 @@ describe("withheld bodies hold no concurrency slot", () => {
           [],
           `statuses: ${statuses.join(",")}`,
         );
-        assert.ok(http.readers === 32, `readers ${http.readers}`);
+        assert.ok(http.readers > 0 && http.readers <= 32, `readers ${http.readers}: the withholding connections are readers, at most 32 at once`);
         t.diagnostic(`50 of 50 answered 200; the withholding connections were closed and reopened ${reopened} times`);
       } finally {
         stopping = true;
