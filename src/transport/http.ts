@@ -18,6 +18,11 @@
  * line, headers and body, a timeout on receiving the request and on idle keep-alive connections (never
  * on the tool, which has its own budget), a cap on requests in flight (503 + Retry-After), and
  * Cache-Control: no-store and X-Content-Type-Options: nosniff on every response; no CORS header ever.
+ *
+ * Slow senders cannot lock others out: a request takes a concurrency slot only once its whole body is in.
+ * Until then its connection is a reader: readers are capped (the oldest is answered 408 and closed when a
+ * new one would exceed the cap) and have their own short deadline (408), and open connections overall are
+ * capped too (a new connection past the cap closes the oldest one that is not serving a request).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -49,6 +54,12 @@ export const DEFAULT_BIND = "127.0.0.1";
 export const DEFAULT_MAX_CONCURRENCY = 16;
 /** Receiving a request (headers and body) and an idle keep-alive connection are each bounded by this. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Receiving a body once the request head is in (at most DEFAULT_REQUEST_TIMEOUT_MS in all). */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+/** Connections whose request head is in and whose body is still arriving; past it the oldest is closed. */
+export const DEFAULT_MAX_READERS = 32;
+/** Open connections; past it a new connection closes the oldest one that is not serving a request. */
+export const DEFAULT_MAX_CONNECTIONS = 256;
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 export const MAX_HEADER_BYTES = 32 * 1024;
 export const MAX_HEADER_FIELDS = 100;
@@ -65,6 +76,12 @@ export interface HttpOptions {
   maxConcurrency?: number;
   /** Time allowed to receive a whole request, and to keep an idle connection open. Tests shorten it. */
   requestTimeoutMs?: number;
+  /** Time allowed to receive a body once the head is in (capped by requestTimeoutMs); then 408. */
+  bodyTimeoutMs?: number;
+  /** Connections still receiving a body; one more closes the oldest of them with 408. */
+  maxReaders?: number;
+  /** Open connections; one more closes the oldest connection not serving a request. */
+  maxConnections?: number;
 }
 
 export interface HttpTransport extends Transport {
@@ -73,6 +90,10 @@ export interface HttpTransport extends Transport {
   readonly address: AddressInfo;
   /** Requests admitted and not yet answered. */
   readonly inFlight: number;
+  /** Connections open (counted against maxConnections). */
+  readonly connections: number;
+  /** Connections whose request head is in and whose body is still arriving (counted against maxReaders). */
+  readonly readers: number;
   /** Stops accepting, lets requests in flight finish (up to graceMs), then closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
@@ -188,22 +209,6 @@ export function checkMirroredHeaders(req: IncomingMessage, request: JsonRpcReque
   return undefined;
 }
 
-/** Resolves once the request body has been read (or dropped); null when the client went away first. */
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      // Content-Length was checked; the parser never delivers more than it announced.
-      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
-    });
-    req.once("end", () => resolve(Buffer.concat(chunks, Math.min(size, MAX_REQUEST_BYTES + 1))));
-    req.once("close", () => resolve(null));
-    req.once("error", () => resolve(null));
-  });
-}
-
 export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): Promise<HttpTransport> {
   const { logger } = endpoint;
   const bind = options.host ?? DEFAULT_BIND;
@@ -211,7 +216,32 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const bodyTimeoutMs = Math.min(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, requestTimeoutMs);
+  const maxReaders = options.maxReaders ?? DEFAULT_MAX_READERS;
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   let inFlight = 0;
+
+  /**
+   * Every open connection, ordered by its last change of state (so the first entry that is not busy is
+   * the one idle or reading the longest). Busy: serving a request whose body is in.
+   */
+  const connections = new Map<Socket, "idle" | "reading" | "busy">();
+  /** Connections receiving a body, oldest first, each with the function that answers it 408 and closes it. */
+  const readers = new Map<Socket, (message: string) => void>();
+
+  function setState(socket: Socket, state: "idle" | "reading" | "busy"): void {
+    if (!connections.has(socket)) return;
+    connections.delete(socket);
+    connections.set(socket, state);
+  }
+
+  /** Stops counting a connection and closes it; a reader is first answered 408. */
+  function evict(socket: Socket, message: string): void {
+    const expire = readers.get(socket);
+    connections.delete(socket);
+    if (expire) expire(message);
+    else socket.destroy();
+  }
 
   function send(res: ServerResponse, status: number, body: string | null, headers: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
@@ -224,18 +254,10 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     res.end(body ?? undefined);
   }
 
-  /** Answers a rejection; the body still on its way is read and dropped first, so the client sees the answer. */
-  async function reject(req: IncomingMessage, res: ServerResponse, r: Rejection): Promise<void> {
+  /** Answers a rejection (the body, when it is to be read, has been read and dropped by receive). */
+  function reject(req: IncomingMessage, res: ServerResponse, r: Rejection): void {
     const headers = { ...r.headers };
-    if (r.close) {
-      headers.Connection = "close";
-    } else if (!req.complete) {
-      req.resume();
-      await new Promise<void>((resolve) => {
-        req.once("end", resolve);
-        req.once("close", resolve);
-      });
-    }
+    if (r.close) headers.Connection = "close";
     logger.debug(`HTTP ${r.status}: ${r.message}`, { method: req.method, path: req.url?.slice(0, 200) });
     send(res, r.status, req.method === "HEAD" ? null : errorBody(r.status, r.message), headers);
   }
@@ -275,6 +297,52 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     if (length === undefined) return { status: 411, message: "Length required: send a Content-Length", close: true };
     if (Number(length) > MAX_REQUEST_BYTES) return { status: 413, message: `Content too large: the body exceeds ${MAX_REQUEST_BYTES} bytes`, close: true };
     return undefined;
+  }
+
+  /**
+   * Receives the body (kept when `keep`, else dropped): the connection is a reader until it is in, closed
+   * with 408 past bodyTimeoutMs or when newer readers need the room. Null when the client went away or
+   * the connection was answered 408.
+   */
+  function receive(req: IncomingMessage, res: ServerResponse, keep: boolean): Promise<Buffer | null> {
+    const socket = req.socket;
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const finish = (body: Buffer | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (readers.get(socket) === expire) readers.delete(socket);
+        if (body !== null) setState(socket, "busy");
+        resolve(body);
+      };
+      const expire = (message: string) => {
+        if (settled) return;
+        finish(null);
+        connections.delete(socket);
+        logger.debug(`HTTP 408: ${message}`, { method: req.method, path: req.url?.slice(0, 200) });
+        send(res, 408, errorBody(408, message), { Connection: "close" });
+        // The answer is small; a client that reads nothing does not keep the socket past a second.
+        setTimeout(() => socket.destroy(), 1_000).unref();
+      };
+      const timer = setTimeout(() => expire(`Request timeout: the request body was not received within ${bodyTimeoutMs} ms`), bodyTimeoutMs);
+      readers.set(socket, expire);
+      setState(socket, "reading");
+      for (const other of readers.keys()) {
+        if (readers.size <= maxReaders) break;
+        if (other !== socket) evict(other, `Request timeout: ${maxReaders} connections were still sending their bodies and this one had waited the longest`);
+      }
+      req.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        // Content-Length was checked; the parser never delivers more than it announced.
+        if (keep && size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      });
+      req.once("end", () => finish(keep ? Buffer.concat(chunks, Math.min(size, MAX_REQUEST_BYTES + 1)) : Buffer.alloc(0)));
+      req.once("close", () => finish(null));
+      req.once("error", () => finish(null));
+    });
   }
 
   async function handleRequest(req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest): Promise<void> {
@@ -317,7 +385,17 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const socket = req.socket;
+    res.once("close", () => {
+      if (connections.get(socket) === "busy") setState(socket, "idle");
+    });
     const early = precheck(req);
+    // Refused on its head alone and closed, the body unread.
+    if (early?.close) return reject(req, res, early);
+    // Any other answer waits for the body (read, or dropped for a refusal), so the client sees it; only
+    // then does a request take a slot, so a body withheld holds a reader, never a slot.
+    const body = await receive(req, res, early === undefined);
+    if (body === null) return; // the client went away, or the connection was answered 408
     if (early) return reject(req, res, early);
     if (inFlight >= maxConcurrency) {
       return reject(req, res, {
@@ -335,8 +413,6 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
       }
     });
 
-    const body = await readBody(req);
-    if (body === null) return; // the client went away, or the request timed out (answered 408 below)
     const decoded = decodeFrame(body);
     switch (decoded.kind) {
       case "error":
@@ -407,6 +483,25 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
   });
 
+  httpServer.on("connection", (socket: Socket) => {
+    connections.set(socket, "idle");
+    socket.once("close", () => {
+      connections.delete(socket);
+      readers.delete(socket);
+    });
+    if (connections.size <= maxConnections) return;
+    // Past the cap the oldest connection that is not serving a request (idle, or still sending) makes
+    // room: refusing the new one instead would let hundreds of silent sockets lock every client out.
+    for (const [other, state] of connections) {
+      if (other !== socket && state !== "busy") {
+        logger.debug(`HTTP connection closed: ${maxConnections} connections are open and it was ${state} the longest`);
+        evict(other, `Request timeout: ${maxConnections} connections were open and this one had waited the longest`);
+        return;
+      }
+    }
+    socket.destroy(); // every other connection is serving a request
+  });
+
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen({ host: bind, port: options.port ?? DEFAULT_PORT }, () => {
@@ -427,6 +522,12 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     done,
     get inFlight() {
       return inFlight;
+    },
+    get connections() {
+      return connections.size;
+    },
+    get readers() {
+      return readers.size;
     },
     async close(graceMs = 10_000) {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
