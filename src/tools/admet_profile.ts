@@ -1,7 +1,7 @@
 import { computeAdmet } from "../domain/chem/admet.js";
-import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const num = (description: string) => ({ type: "number", description });
 const nullable = (description: string) => ({ type: "null", description });
@@ -40,7 +40,7 @@ const methodSchema = {
   additionalProperties: false,
 };
 
-export const admetProfileTool: ChemTool<{ smiles: string }> = {
+export const admetProfileTool: ChemTool<SmilesParentArgs> = {
   kind: "chem",
   toolset: "chem",
   name: "admet_profile",
@@ -51,9 +51,10 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
     "class, hERG and CYP3A4 risk scores from Gleeson's 2008 rules of thumb (MW, logP, basic centre), AMES alert from Kazius " +
     "2005 toxicophores, ionization class from acidic/basic groups, and the ECCS clearance-mechanism class. Values that need " +
     "pKa or an unverifiable equation (caco2_logp, logd_74, pka_acid, pka_base, ppb_percent) are null with the reason under " +
-    "methods. Use it to triage or flag compounds early; these are estimates, never measurements.",
+    "methods. Use it to triage or flag compounds early; these are estimates, never measurements." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_ONLY_INPUT,
+  inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {
     type: "object",
     properties: {
@@ -99,6 +100,7 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
         additionalProperties: false,
       },
       disclaimer: { type: "string", description: "These are rule-based estimates, not measurements." },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: [
       "bbb_score",
@@ -126,7 +128,7 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
-  run({ smiles }, { rdkit }) {
-    return withMol(rdkit, smiles, (mol) => ({ ...computeAdmet(rdkit, mol) }));
+  run({ smiles, parent }, { rdkit }) {
+    return withInputMolecule(rdkit, smiles, parent, (mol) => ({ ...computeAdmet(rdkit, mol) }));
   },
 };
