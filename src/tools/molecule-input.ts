@@ -153,7 +153,8 @@ export function withInputMolecule<T extends object>(
     rdkit,
     used,
     (mol) => {
-      const warning = fragmentWarning(rdkit, mol);
+      // Only "." separates fragments in SMILES (a ring-closure digit can join them again, as in C1.C1): without one, one fragment.
+      const warning = used.includes(".") ? fragmentWarning(rdkit, mol) : undefined;
       const notes: MoleculeNotes = {};
       if (parent === true) notes.parent_smiles = used;
       if (warning) notes.warnings = [warning];

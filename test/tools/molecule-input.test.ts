@@ -152,3 +152,10 @@ test("MULTIPLE_FRAGMENTS lists copies once with their count, the largest fragmen
     { smiles: "[Na+]", heavy_atoms: 1, count: 2 },
   ]);
 });
+
+test("MULTIPLE_FRAGMENTS reads the structure, not the dots: C1.C1 is ethane, one fragment", async () => {
+  const { run } = await setup();
+  const out = run(calcPropertiesTool, { smiles: "C1.C1" });
+  assert.equal("warnings" in out, false);
+  assert.equal(out.formula, "C2H6");
+});
