@@ -18,7 +18,7 @@ matches are printed here: the tests apply the published formulas themselves.
   aromatic_atoms   atoms with GetIsAromatic()
   heavy_atoms      rdMolDescriptors.CalcNumHeavyAtoms
   hbd              rdMolDescriptors.CalcNumHBD
-  hits             for every SMARTS in assets/admet-rules.json (toxicophores, acidic_groups, basic_groups):
+  hits             for every SMARTS in assets/admet-rules.json (toxicophores, acidic_groups, basic_groups, permanent_cations):
                    whether it matches at least once
 """
 import json
@@ -36,7 +36,7 @@ def load_queries():
     with open(RULES_FILE, encoding="utf-8") as fh:
         rules = json.load(fh)
     queries = []
-    for group in ("toxicophores", "acidic_groups", "basic_groups"):
+    for group in ("toxicophores", "acidic_groups", "basic_groups", "permanent_cations"):
         for rule in rules[group]:
             query = Chem.MolFromSmarts(rule["smarts"])
             if query is None:

@@ -1,7 +1,7 @@
-import { computeAdmet } from "../domain/chem/admet.js";
-import { withMol } from "../domain/chem/rdkit.js";
+import { IONIZATION_CLASSES, computeAdmet } from "../domain/chem/admet.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const num = (description: string) => ({ type: "number", description });
 const nullable = (description: string) => ({ type: "null", description });
@@ -40,7 +40,7 @@ const methodSchema = {
   additionalProperties: false,
 };
 
-export const admetProfileTool: ChemTool<{ smiles: string }> = {
+export const admetProfileTool: ChemTool<SmilesParentArgs> = {
   kind: "chem",
   toolset: "chem",
   name: "admet_profile",
@@ -49,11 +49,12 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
     "Rule-based ADMET screening estimates for one molecule, each naming its published method: BBB (Clark logBB; BOILED-Egg " +
     "yolk for bbb_passes), passive GI absorption (BOILED-Egg white), ESOL aqueous solubility (Delaney 2004) with SwissADME's " +
     "class, hERG and CYP3A4 risk scores from Gleeson's 2008 rules of thumb (MW, logP, basic centre), AMES alert from Kazius " +
-    "2005 toxicophores, ionization class from acidic/basic groups, and the ECCS clearance-mechanism class. Values that need " +
+    "2005 toxicophores, ionization class from acidic/basic groups and permanent cations, and the ECCS clearance-mechanism class. Values that need " +
     "pKa or an unverifiable equation (caco2_logp, logd_74, pka_acid, pka_base, ppb_percent) are null with the reason under " +
-    "methods. Use it to triage or flag compounds early; these are estimates, never measurements.",
+    "methods. Use it to triage or flag compounds early; these are estimates, never measurements." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_ONLY_INPUT,
+  inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {
     type: "object",
     properties: {
@@ -77,7 +78,12 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
       ppb_percent: nullable("Null: no published rule-based PPB equation implemented."),
       clearance_class: { type: "string", description: "ECCS class and likely predominant clearance mechanism, e.g. 'ECCS 2: metabolism'." },
       gi_absorbed: { type: "boolean", description: "Inside the BOILED-Egg white (passive GI absorption likely)." },
-      ionization_class: { type: "string", enum: ["acid", "base", "zwitterion", "neutral"], description: "From acidic/basic functional groups." },
+      ionization_class: {
+        type: "string",
+        enum: [...IONIZATION_CLASSES],
+        description:
+          "From acidic/basic functional groups; permanent_cation: a permanent positive charge (quaternary ammonium...) and no acidic or basic group.",
+      },
       alerts: {
         type: "object",
         description: "What matched: toxicophores, criteria met, ionizable groups.",
@@ -87,8 +93,9 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
           cyp3a4: names("CYP3A4 criteria met."),
           acidic_groups: names("Acidic groups found."),
           basic_groups: names("Basic groups found."),
+          permanent_cations: names("Permanently charged cations found (quaternary ammonium, N-substituted azinium, phosphonium, sulfonium)."),
         },
-        required: ["ames", "herg", "cyp3a4", "acidic_groups", "basic_groups"],
+        required: ["ames", "herg", "cyp3a4", "acidic_groups", "basic_groups", "permanent_cations"],
         additionalProperties: false,
       },
       methods: {
@@ -99,6 +106,7 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
         additionalProperties: false,
       },
       disclaimer: { type: "string", description: "These are rule-based estimates, not measurements." },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: [
       "bbb_score",
@@ -126,7 +134,7 @@ export const admetProfileTool: ChemTool<{ smiles: string }> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
-  run({ smiles }, { rdkit }) {
-    return withMol(rdkit, smiles, (mol) => ({ ...computeAdmet(rdkit, mol) }));
+  run({ smiles, parent }, { rdkit }) {
+    return withInputMolecule(rdkit, smiles, parent, (mol) => ({ ...computeAdmet(rdkit, mol) }));
   },
 };

@@ -1,7 +1,8 @@
 import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
-import { descriptorsOf, withMol } from "../domain/chem/rdkit.js";
+import { descriptorsOf } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const ellipseSchema = (what: string) => ({
   type: "object",
@@ -17,7 +18,7 @@ const ellipseSchema = (what: string) => ({
   additionalProperties: false,
 });
 
-export const boiledEggTool: ChemTool<{ smiles: string }> = {
+export const boiledEggTool: ChemTool<SmilesParentArgs> = {
   kind: "chem",
   toolset: "chem",
   name: "boiled_egg",
@@ -28,9 +29,10 @@ export const boiledEggTool: ChemTool<{ smiles: string }> = {
     "and yolk (BBB) ellipses, as SwissADME does. Returns gi_absorbed, bbb_penetrant, the zone (yolk, white or grey), " +
     "logP (Wildman-Crippen, = WLOGP), TPSA (N,O) and TPSA with S and P (the model's x axis), the normalised distance to " +
     "each ellipse (< 1 inside) and the ellipse parameters with their source. Use it for a quick oral-absorption or CNS " +
-    "triage; for a broader rule-based profile use admet_profile. A screening estimate, not a measurement; no P-gp model.",
+    "triage; for a broader rule-based profile use admet_profile. A screening estimate, not a measurement; no P-gp model." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_ONLY_INPUT,
+  inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {
     type: "object",
     properties: {
@@ -59,14 +61,15 @@ export const boiledEggTool: ChemTool<{ smiles: string }> = {
       pgp: { type: "string", description: "P-glycoprotein: not modelled, and why." },
       citation: { type: "string", description: "The paper." },
       note: { type: "string", description: "What the estimate is and is not." },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: ["gi_absorbed", "bbb_penetrant", "zone", "logp", "tpsa", "tpsa_sp", "method", "thresholds"],
     additionalProperties: false,
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
-  run({ smiles }, { rdkit }) {
-    return withMol(rdkit, smiles, (mol) => {
+  run({ smiles, parent }, { rdkit }) {
+    return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const d = descriptorsOf(mol);
       const polar = polarGraphInfo(mol);
       return boiledEggPayload({ logp: d.CrippenClogP, tpsa: d.tpsa, tpsaSP: d.tpsa + polar.sulfurPhosphorusPsa });

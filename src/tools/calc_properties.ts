@@ -1,12 +1,12 @@
 import { computeProperties } from "../domain/chem/properties.js";
-import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const num = (description: string) => ({ type: "number", description });
 const int = (description: string) => ({ type: "integer", minimum: 0, description });
 
-export const calcPropertiesTool: ChemTool<{ smiles: string }> = {
+export const calcPropertiesTool: ChemTool<SmilesParentArgs> = {
   kind: "chem",
   toolset: "chem",
   name: "calc_properties",
@@ -15,9 +15,10 @@ export const calcPropertiesTool: ChemTool<{ smiles: string }> = {
     "Compute the standard physicochemical profile of one molecule with RDKit: molecular weight, exact mass, Crippen logP, TPSA, " +
     "H-bond donors and acceptors, rotatable bonds (strict), heavy atoms, molecular formula, and QED drug-likeness (Bickerton 2012, " +
     "RDKit's QED.qed) with its eight inputs. Values equal RDKit's. Use it to profile or compare compounds; for a pass/fail " +
-    "rule-of-five verdict use lipinski_check.",
+    "rule-of-five verdict use lipinski_check." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_ONLY_INPUT,
+  inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {
     type: "object",
     properties: {
@@ -47,13 +48,14 @@ export const calcPropertiesTool: ChemTool<{ smiles: string }> = {
         required: ["MW", "ALOGP", "HBA", "HBD", "PSA", "ROTB", "AROM", "ALERTS"],
         additionalProperties: false,
       },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: ["mw", "exact_mass", "logp", "tpsa", "hbd", "hba", "rotatable_bonds", "heavy_atom_count", "formula", "qed"],
     additionalProperties: false,
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
-  run({ smiles }, { rdkit }) {
-    return withMol(rdkit, smiles, (mol) => ({ ...computeProperties(rdkit, mol) }));
+  run({ smiles, parent }, { rdkit }) {
+    return withInputMolecule(rdkit, smiles, parent, (mol) => ({ ...computeProperties(rdkit, mol) }));
   },
 };

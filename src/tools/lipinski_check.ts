@@ -1,6 +1,7 @@
-import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
+import { descriptorsOf, round } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 /**
  * Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 1997, 23, 3-25): MW <= 500, logP <= 5,
@@ -16,7 +17,7 @@ const RULES = [
 
 const ruleFlags = Object.fromEntries(RULES.map((r) => [r.key, { type: "boolean", description: `${r.property} <= ${r.limit}` }]));
 
-export const lipinskiCheckTool: ChemTool<{ smiles: string }> = {
+export const lipinskiCheckTool: ChemTool<SmilesParentArgs> = {
   kind: "chem",
   toolset: "chem",
   name: "lipinski_check",
@@ -24,9 +25,10 @@ export const lipinskiCheckTool: ChemTool<{ smiles: string }> = {
   description:
     "Check Lipinski's rule of five (oral drug-likeness, 1997): MW <= 500, logP <= 5, H-bond donors (NH+OH) <= 5, acceptors (N+O) <= 10. " +
     "Returns passes (all four rules met, the reference's verdict), the number of violations, passes_ro5 (at most one violation, " +
-    "Lipinski's own criterion), a per-rule breakdown with value and limit, and the values used.",
+    "Lipinski's own criterion), a per-rule breakdown with value and limit, and the values used." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_ONLY_INPUT,
+  inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {
     type: "object",
     properties: {
@@ -53,14 +55,15 @@ export const lipinskiCheckTool: ChemTool<{ smiles: string }> = {
           additionalProperties: false,
         },
       },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: ["passes", "mw", "logp", "hbd", "hba", "rules"],
     additionalProperties: false,
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
-  run({ smiles }, { rdkit }) {
-    return withMol(rdkit, smiles, (mol) => {
+  run({ smiles, parent }, { rdkit }) {
+    return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const d = descriptorsOf(mol);
       const values = { mw: round(d.amw, 2), logp: round(d.CrippenClogP, 3), hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
       // Rules compare the unrounded values; the rounded ones are what the answer shows.

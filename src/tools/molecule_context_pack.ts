@@ -1,8 +1,8 @@
 import { CONTEXT_FORMATS, buildContextPack, renderMarkdown, renderPrompt, type ContextFormat } from "../domain/chem/context_pack.js";
 import { MOLJSON_SCHEMA } from "../domain/chem/moljson.js";
-import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, PARENT_PROPERTY, withInputMolecule } from "./molecule-input.js";
 
 /** The pack runs every screen at once (PAINS, Brenk, InChI, MolJSON): a lower cap than single tools. */
 const MAX_ATOMS = 1_000;
@@ -14,7 +14,7 @@ const nullableStr = { type: ["string", "null"] };
 const bool = { type: "boolean" };
 const names = { type: "array", items: str };
 
-export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: ContextFormat }> = {
+export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: ContextFormat; parent?: boolean }> = {
   kind: "chem",
   toolset: "chem",
   name: "molecule_context_pack",
@@ -23,13 +23,15 @@ export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: Contex
     "Everything an agent needs about one molecule in one call, for reasoning or RAG: identifiers (canonical SMILES, InChI, " +
     "InChIKey, formula, MW), properties (logP, TPSA, HBD/HBA, rotatable bonds, QED, SA score), drug-likeness (Lipinski, PAINS " +
     "and Brenk alerts), rule-based ADMET estimates, and representations (canonical SMILES, MolJSON). Values equal the single " +
-    "tools'. format json (default) returns the sections as objects; markdown or prompt return `context`, a ready-to-paste text.",
+    "tools'. format json (default) returns the sections as objects; markdown or prompt return `context`, a ready-to-paste text." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
       smiles: smilesProperty(),
       format: { type: "string", enum: [...CONTEXT_FORMATS], default: "json", description: "json (sections as objects), markdown, or prompt (one paragraph)." },
+      parent: PARENT_PROPERTY,
     },
     required: ["smiles"],
     additionalProperties: false,
@@ -90,20 +92,22 @@ export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: Contex
         additionalProperties: false,
       },
       notes: { type: "array", items: str, description: "Why a value is missing (e.g. no InChI for this molecule)." },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: ["format"],
     additionalProperties: false,
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
-  run({ smiles, format = "json" }, { rdkit }) {
-    return withMol(
+  run({ smiles, format = "json", parent }, { rdkit }) {
+    return withInputMolecule(
       rdkit,
       smiles,
-      (mol) => {
+      parent,
+      (mol, notes) => {
         const pack = buildContextPack(rdkit, mol);
-        if (format === "markdown") return { format, context: renderMarkdown(pack) };
-        if (format === "prompt") return { format, context: renderPrompt(pack) };
+        if (format === "markdown") return { format, context: renderMarkdown(pack, notes) };
+        if (format === "prompt") return { format, context: renderPrompt(pack, notes) };
         return { format, ...pack };
       },
       { maxAtoms: MAX_ATOMS },

@@ -1,8 +1,9 @@
 import { molGraph } from "../domain/chem/graph.js";
-import { descriptorsOf, round, withMol } from "../domain/chem/rdkit.js";
+import { descriptorsOf, round } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, SA_SCORE_METHOD, computeSaScore } from "../domain/chem/sascore.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_ONLY_INPUT } from "./common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 /** Scores below this count as easy to make (Ertl & Schuffenhauer: most drug-like molecules score 2-5). */
 const EASY_BELOW = 6;
@@ -11,7 +12,7 @@ const NOTE = "1 = easiest, 10 = hardest; < 6 = synthesizable, > 6 = challenging"
 const num = (description: string) => ({ type: "number", description });
 const count = (description: string) => ({ type: "integer", minimum: 0, description });
 
-export const saScoreTool: ChemTool<{ smiles: string }> = {
+export const saScoreTool: ChemTool<SmilesParentArgs> = {
   kind: "chem",
   toolset: "chem",
   name: "sa_score",
@@ -22,9 +23,10 @@ export const saScoreTool: ChemTool<{ smiles: string }> = {
     "and macrocycle penalties, plus a symmetry correction). 1 = easiest, 10 = hardest; most drugs score 2-5, and above 6 is " +
     "usually challenging. Use it to triage generated or proposed molecules. Returns sa_score (3 dp), easy_to_synthesize " +
     "(score < 6), the fragment score, the complexity penalty with its parts, and the counts behind them. It is an estimate " +
-    "from fragment statistics, not a synthesis plan.",
+    "from fragment statistics, not a synthesis plan." +
+    PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_ONLY_INPUT,
+  inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {
     type: "object",
     properties: {
@@ -66,14 +68,15 @@ export const saScoreTool: ChemTool<{ smiles: string }> = {
       note: { type: "string", description: "How to read the score." },
       method: { type: "string", description: "How it was computed." },
       citation: { type: "string", description: "The publication." },
+      ...MOLECULE_NOTES_PROPERTIES,
     },
     required: ["sa_score", "easy_to_synthesize", "fragment_score", "complexity_penalty", "penalties", "symmetry_correction", "note", "method", "citation"],
     additionalProperties: false,
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
-  run({ smiles }, { rdkit }) {
-    return withMol(rdkit, smiles, (mol) => {
+  run({ smiles, parent }, { rdkit }) {
+    return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const r = computeSaScore(rdkit, mol, descriptorsOf(mol), molGraph(mol));
       const t = r.terms;
       return {

@@ -45,6 +45,13 @@ export const NAMED: ReadonlyArray<readonly [string, string]> = [
   ["methylammonium", "C[NH3+]"],
   ["metformin", "CN(C)C(=N)NC(=N)N"],
   ["sumatriptan", "CNS(=O)(=O)Cc1ccc2[nH]cc(CCN(C)C)c2c1"],
+  ["acetyl chloride", "CC(=O)Cl"],
+  ["ethyl nitrite", "CCON=O"],
+  ["acetylcholine", "C[N+](C)(C)CCOC(C)=O"],
+  ["betaine", "C[N+](C)(C)CC(=O)[O-]"],
+  ["N-methylpyridinium", "C[n+]1ccccc1"],
+  ["methyltriphenylphosphonium", "C[P+](c1ccccc1)(c1ccccc1)c1ccccc1"],
+  ["trimethylsulfonium", "C[S+](C)C"],
   ["cyclosporin-like large peptide", "CC(C)CC1NC(=O)C(C(C)C)N(C)C(=O)C(C)NC(=O)C(CC(C)C)N(C)C(=O)CN(C)C(=O)C(CC(C)C)N(C)C1=O"],
 ];
 

@@ -3,7 +3,7 @@
  * here is a measurement or a trained predictor; every value names its method and citation, and values no
  * published rule-based method implemented here can give are null with the reason.
  *
- * Substructure rules (Kazius toxicophores, acidic and basic groups) come from assets/admet-rules.json.
+ * Substructure rules (Kazius toxicophores, acidic and basic groups, permanent cations) come from assets/admet-rules.json.
  */
 import { readFileSync } from "node:fs";
 import { assetPath } from "../assets.js";
@@ -69,6 +69,7 @@ interface RulesAsset {
   toxicophores: NamedSmarts[];
   acidic_groups: NamedSmarts[];
   basic_groups: NamedSmarts[];
+  permanent_cations: NamedSmarts[];
 }
 
 function loadRules(): RulesAsset {
@@ -76,7 +77,7 @@ function loadRules(): RulesAsset {
   const data = JSON.parse(readFileSync(file, "utf8")) as Partial<RulesAsset>;
   const ok = (v: unknown): v is NamedSmarts[] =>
     Array.isArray(v) && v.every((r) => r && typeof (r as NamedSmarts).name === "string" && typeof (r as NamedSmarts).smarts === "string");
-  if (!ok(data.toxicophores) || !ok(data.acidic_groups) || !ok(data.basic_groups)) {
+  if (!ok(data.toxicophores) || !ok(data.acidic_groups) || !ok(data.basic_groups) || !ok(data.permanent_cations)) {
     throw new Error(`Malformed ADMET rules asset ${file}`);
   }
   return data as RulesAsset;
@@ -92,6 +93,7 @@ interface CompiledRules {
   toxicophores: CompiledRule[];
   acidic: CompiledRule[];
   basic: CompiledRule[];
+  cations: CompiledRule[];
 }
 
 // Compiled once per RDKit module (i.e. per worker thread) and never deleted.
@@ -102,13 +104,15 @@ const rulesFor = compiledPerRdkit((rdkit): CompiledRules =>
       toxicophores: ADMET_RULES.toxicophores.map(compile),
       acidic: ADMET_RULES.acidic_groups.map(compile),
       basic: ADMET_RULES.basic_groups.map(compile),
+      cations: ADMET_RULES.permanent_cations.map(compile),
     };
   }),
 );
 
 // ---- inputs ----
 
-export type IonizationClass = "acid" | "base" | "zwitterion" | "neutral";
+export const IONIZATION_CLASSES = ["acid", "base", "zwitterion", "permanent_cation", "neutral"] as const;
+export type IonizationClass = (typeof IONIZATION_CLASSES)[number];
 
 /** Everything the models read, so they can be checked against native RDKit values. */
 export interface AdmetInputs {
@@ -126,6 +130,8 @@ export interface AdmetInputs {
   toxicophores: string[];
   acidicGroups: string[];
   basicGroups: string[];
+  /** Permanently charged cations (quaternary ammonium...): charged at any pH, but no base. */
+  permanentCations: string[];
 }
 
 /** Reads the inputs of `mol` with one get_descriptors() and one get_json() call plus the rule SMARTS. */
@@ -146,6 +152,7 @@ export function admetInputs(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescr
     toxicophores: hits(rules.toxicophores),
     acidicGroups: hits(rules.acidic),
     basicGroups: hits(rules.basic),
+    permanentCations: hits(rules.cations),
   };
 }
 
@@ -166,10 +173,15 @@ export function solubilityClass(logS: number): string {
   return "highly soluble";
 }
 
-export function ionizationClass(acidic: readonly string[], basic: readonly string[]): IonizationClass {
-  if (acidic.length > 0 && basic.length > 0) return "zwitterion";
+/**
+ * The class from the groups found. A permanent cation (quaternary ammonium...) is positive at every pH: with an
+ * acidic group it makes a zwitterion (a betaine), alone it is its own class, not a base (it has no proton to lose).
+ */
+export function ionizationClass(acidic: readonly string[], basic: readonly string[], cations: readonly string[] = []): IonizationClass {
+  if (acidic.length > 0 && (basic.length > 0 || cations.length > 0)) return "zwitterion";
   if (acidic.length > 0) return "acid";
   if (basic.length > 0) return "base";
+  if (cations.length > 0) return "permanent_cation";
   return "neutral";
 }
 
@@ -249,6 +261,7 @@ export interface AdmetPayload {
     cyp3a4: string[];
     acidic_groups: string[];
     basic_groups: string[];
+    permanent_cations: string[];
   };
   methods: Record<string, MethodNote>;
   disclaimer: string;
@@ -258,7 +271,7 @@ const NO_PKA =
   "No published rule-based pKa method is implemented, so no pKa is given; acidic and basic groups are only detected " + "(see alerts and ionization_class).";
 
 export function admetPayload(inputs: AdmetInputs): AdmetPayload {
-  const ion = ionizationClass(inputs.acidicGroups, inputs.basicGroups);
+  const ion = ionizationClass(inputs.acidicGroups, inputs.basicGroups, inputs.permanentCations);
   const egg: EggResult = classifyEgg(inputs.tpsaSP, inputs.logp);
   const logS = esolLogS(inputs.logp, inputs.mw, inputs.rotatableBonds, inputs.aromaticAtoms, inputs.heavyAtoms);
   const herg = hergRules(inputs, ion);
@@ -295,6 +308,7 @@ export function admetPayload(inputs: AdmetInputs): AdmetPayload {
       cyp3a4: cyp.filter((r) => r.met).map((r) => r.name),
       acidic_groups: inputs.acidicGroups,
       basic_groups: inputs.basicGroups,
+      permanent_cations: inputs.permanentCations,
     },
     methods: {
       bbb_score: {
@@ -328,7 +342,8 @@ export function admetPayload(inputs: AdmetInputs): AdmetPayload {
       pka_acid: { method: "not estimated", citation: "none", note: NO_PKA },
       pka_base: { method: "not estimated", citation: "none", note: NO_PKA },
       ames_risk: {
-        method: "1 when any of the eight general mutagenicity toxicophores matches (alerts.ames), else 0",
+        method:
+          "1 when any of the eight general mutagenicity toxicophores, or the specific toxicophores alkyl nitrite and carboxylic acid halide, matches (alerts.ames), else 0",
         citation: CITATIONS.kazius,
         note: "SMARTS written from the toxicophore definitions without the paper's exception rules, so slightly more molecules are flagged.",
       },
@@ -343,7 +358,9 @@ export function admetPayload(inputs: AdmetInputs): AdmetPayload {
         citation: CITATIONS.eccs,
       },
       ionization_class: {
-        method: "acid/base/zwitterion/neutral from acidic and basic functional groups (assets/admet-rules.json), not from pKa",
+        method:
+          "acid/base/zwitterion/permanent_cation/neutral from acidic and basic functional groups and permanently charged cations (assets/admet-rules.json), not from pKa; " +
+          "a permanent cation with an acidic group is a zwitterion, alone it is permanent_cation (charged at any pH, no base: not a basic centre for hERG, a non-acid for ECCS)",
         citation: CITATIONS.gleeson,
       },
       logp: { method: "Wildman-Crippen logP (RDKit CrippenClogP)", citation: CITATIONS.crippen },

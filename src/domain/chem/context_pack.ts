@@ -101,6 +101,29 @@ export function buildContextPack(rdkit: RDKit, mol: RDKitMol): ContextPack {
   };
 }
 
+/** What a rendered text says about the input before the values: the parent used, a salt or mixture computed as one. */
+export interface InputNotes {
+  parent_smiles?: string;
+  warnings?: ReadonlyArray<{ code: string; fragment_count: number; fragments: ReadonlyArray<{ smiles: string; heavy_atoms: number; count?: number }> }>;
+}
+
+const code = (smiles: string) => `\`${smiles.replace(/`/g, "")}\``;
+
+function inputLines(notes: InputNotes, smiles: (s: string) => string): string[] {
+  const lines: string[] = [];
+  if (notes.parent_smiles !== undefined) lines.push(`Computed on the standardised parent of the input (parent: true): ${smiles(notes.parent_smiles)}.`);
+  for (const w of notes.warnings ?? []) {
+    const listed = w.fragments
+      .map((f) => `${f.count ? `${f.count} x ` : ""}${smiles(f.smiles)} (${f.heavy_atoms} heavy atom${f.heavy_atoms === 1 ? "" : "s"})`)
+      .join(", ");
+    lines.push(
+      `Warning ${w.code}: ${w.fragment_count} disconnected fragments (${listed}), every value is for all of them together as one molecule; ` +
+        `send parent: true for the standardised parent, or one fragment.`,
+    );
+  }
+  return lines;
+}
+
 /** Text from the molecule (formula, names of alerts) rendered inert in markdown: no links, emphasis or HTML. */
 function inert(text: string): string {
   return text.replace(/[\\`*_{}[\]<>()#+!|~]/g, (c) => `\\${c}`);
@@ -108,13 +131,15 @@ function inert(text: string): string {
 
 const yesNo = (b: boolean) => (b ? "yes" : "no");
 
-export function renderMarkdown(p: ContextPack): string {
+export function renderMarkdown(p: ContextPack, notes: InputNotes = {}): string {
   const list = (names: string[]) => (names.length === 0 ? "none" : names.map(inert).join(", "));
+  const input = inputLines(notes, code);
   return [
     `# Molecule context`,
     ``,
+    ...(input.length > 0 ? [`## Input`, ...input.map((l) => `- ${l}`), ``] : []),
     `## Identifiers`,
-    `- SMILES: \`${p.identifiers.smiles.replace(/`/g, "")}\``,
+    `- SMILES: ${code(p.identifiers.smiles)}`,
     `- Formula: ${inert(p.identifiers.formula)}; MW ${p.identifiers.mw}; exact mass ${p.identifiers.exact_mass}`,
     `- InChIKey: ${p.identifiers.inchikey ?? "n/a"}`,
     ``,
@@ -136,9 +161,10 @@ export function renderMarkdown(p: ContextPack): string {
   ].join("\n");
 }
 
-export function renderPrompt(p: ContextPack): string {
+export function renderPrompt(p: ContextPack, notes: InputNotes = {}): string {
   const alerts = [...p.drug_likeness.pains_alerts.map((a) => `PAINS ${a}`), ...p.drug_likeness.brenk_alerts.map((a) => `Brenk ${a}`)];
   return [
+    ...inputLines(notes, (s) => s),
     `Molecule ${p.identifiers.smiles} (${p.identifiers.formula}, MW ${p.identifiers.mw}${p.identifiers.inchikey ? `, InChIKey ${p.identifiers.inchikey}` : ""}).`,
     `Crippen logP ${p.properties.logp}, TPSA ${p.properties.tpsa}, ${p.properties.hbd} H-bond donors, ${p.properties.hba} acceptors, ${p.properties.rotatable_bonds} rotatable bonds, ${p.properties.heavy_atoms} heavy atoms.`,
     `QED ${p.properties.qed}; synthetic accessibility ${p.properties.sa_score} (1 easy to 10 hard); Lipinski ${p.drug_likeness.lipinski_passes ? "passes" : `fails (${p.drug_likeness.lipinski_violations} violations)`}.`,

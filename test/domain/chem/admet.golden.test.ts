@@ -27,6 +27,7 @@ interface RuleGroups {
   toxicophores: Array<{ name: string }>;
   acidic_groups: Array<{ name: string }>;
   basic_groups: Array<{ name: string }>;
+  permanent_cations: Array<{ name: string }>;
 }
 const RULES = JSON.parse(readFileSync(assetPath("admet-rules.json"), "utf8")) as RuleGroups;
 
@@ -46,7 +47,18 @@ function expected(ref: AdmetOracleRow): Expected {
   const ames = hit(RULES.toxicophores);
   const acids = hit(RULES.acidic_groups);
   const bases = hit(RULES.basic_groups);
-  const ion = acids.length && bases.length ? "zwitterion" : acids.length ? "acid" : bases.length ? "base" : "neutral";
+  const cations = hit(RULES.permanent_cations);
+  // A permanent cation with an acid is a zwitterion (a betaine); alone it is no base.
+  const ion =
+    acids.length && (bases.length || cations.length)
+      ? "zwitterion"
+      : acids.length
+        ? "acid"
+        : bases.length
+          ? "base"
+          : cations.length
+            ? "permanent_cation"
+            : "neutral";
   const ap = ref.heavy_atoms > 0 ? ref.aromatic_atoms / ref.heavy_atoms : 0;
   const logS = 0.16 - 0.63 * ref.logp - 0.0062 * ref.mw + 0.066 * ref.rotatable_bonds - 0.74 * ap;
   const gi = insideByFoci(71.051, 2.292, 142.081, 8.74, -1.031325, ref.tpsa_sp, ref.logp);
@@ -88,6 +100,7 @@ function expected(ref: AdmetOracleRow): Expected {
       ames_alerts: ames,
       acidic_groups: acids,
       basic_groups: bases,
+      permanent_cations: cations,
     },
   };
 }
@@ -140,6 +153,7 @@ test("admet_profile equals the cited formulas over native RDKit descriptors", as
       ames_alerts: ours.alerts.ames,
       acidic_groups: ours.alerts.acidic_groups,
       basic_groups: ours.alerts.basic_groups,
+      permanent_cations: ours.alerts.permanent_cations,
     };
     for (const [key, value] of Object.entries(exp.exact)) {
       valuesChecked++;
@@ -176,6 +190,7 @@ test("admet_profile equals the cited formulas over native RDKit descriptors", as
     assert.ok(seen.has(`acidic_groups:${r.name}`), `acidic group ${r.name} is exercised`);
   }
   for (const r of RULES.basic_groups) assert.ok(seen.has(`basic_groups:${r.name}`), `basic group ${r.name} is exercised`);
+  for (const r of RULES.permanent_cations) assert.ok(seen.has(`permanent_cations:${r.name}`), `permanent cation ${r.name} is exercised`);
 });
 
 test("admet_profile named molecules: sanity checks", async () => {
@@ -210,6 +225,18 @@ test("admet_profile named molecules: sanity checks", async () => {
   assert.equal(run("nitrobenzene").ames_risk, 1);
   assert.deepEqual(run("anthracene").alerts.ames, ["polycyclic_aromatic_system"]);
   assert.equal(run("cetirizine").ionization_class, "zwitterion");
+  // Issue 13 item 12: Kazius's specific toxicophores alkyl nitrite and carboxylic acid halide; a permanent cation.
+  assert.deepEqual([run("acetyl chloride").ames_risk, run("acetyl chloride").alerts.ames], [1, ["carboxylic_acid_halide"]]);
+  assert.deepEqual([run("ethyl nitrite").ames_risk, run("ethyl nitrite").alerts.ames], [1, ["alkyl_nitrite"]]);
+  const acetylcholine = run("acetylcholine");
+  assert.equal(acetylcholine.ionization_class, "permanent_cation");
+  assert.deepEqual(acetylcholine.alerts.permanent_cations, ["quaternary_ammonium"]);
+  assert.equal(acetylcholine.herg_risk, 0, "a permanent cation is no basic centre");
+  assert.match(String(acetylcholine.clearance_class), /^ECCS (2|4):/, "ECCS reads a permanent cation as a non-acid");
+  assert.equal(run("betaine").ionization_class, "zwitterion");
+  assert.equal(run("N-methylpyridinium").ionization_class, "permanent_cation");
+  assert.equal(run("methylammonium").ionization_class, "base", "a protonated amine stays a base");
+  assert.equal(run("N-nitrosodimethylamine").alerts.ames!.includes("alkyl_nitrite"), false, "a nitrosamine is no nitrite");
   for (const key of ["caco2_logp", "logd_74", "pka_acid", "pka_base", "ppb_percent"]) {
     assert.equal(aspirin[key], null, `${key} is null`);
     assert.match(aspirin.methods[key]!.method, /not estimated/);

@@ -1,0 +1,161 @@
+/**
+ * Salts and mixtures in the per-molecule property and ADMET tools (issue 13, item 11): a result computed on
+ * several disconnected fragments carries a MULTIPLE_FRAGMENTS warning listing them, in structuredContent and
+ * in the rendered text; `parent: true` computes on the standardised parent (the standardize tool's default
+ * parent) and names it; a single-fragment molecule has no warnings key at all. Every answer is checked
+ * against its tool's outputSchema.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { loadRDKit } from "../../src/domain/chem/rdkit.js";
+import { createAjv } from "../../src/server/registry.js";
+import { admetProfileTool } from "../../src/tools/admet_profile.js";
+import { boiledEggTool } from "../../src/tools/boiled_egg.js";
+import { calcPropertiesTool } from "../../src/tools/calc_properties.js";
+import { lipinskiCheckTool } from "../../src/tools/lipinski_check.js";
+import { moleculeContextPackTool } from "../../src/tools/molecule_context_pack.js";
+import { saScoreTool } from "../../src/tools/sa_score.js";
+import { standardizeTool } from "../../src/tools/standardize.js";
+import type { ChemContext, ChemTool } from "../../src/contract/tool.js";
+import { skipOracle } from "../helpers/oracle.js";
+
+const TAMOXIFEN = "CCC(=C(c1ccccc1)c1ccc(OCCN(C)C)cc1)c1ccccc1";
+const CITRIC_ACID = "O=C(O)CC(O)(CC(=O)O)C(=O)O";
+const TAMOXIFEN_CITRATE = `${TAMOXIFEN}.OC(=O)CC(O)(CC(=O)O)C(=O)O`;
+
+type Obj = Record<string, unknown>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const TOOLS: ChemTool<any>[] = [calcPropertiesTool, lipinskiCheckTool, admetProfileTool, boiledEggTool, saScoreTool, moleculeContextPackTool];
+
+async function setup() {
+  const rdkit = await loadRDKit();
+  const ctx: ChemContext = { rdkit, progress: () => {} };
+  const ajv = createAjv();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const run = (tool: ChemTool<any>, args: Obj): Obj => {
+    const out = tool.run(args, ctx);
+    const validate = ajv.compile(tool.outputSchema);
+    assert.ok(validate(out), `${tool.name} ${JSON.stringify(args)}: ${ajv.errorsText(validate.errors)}`);
+    return out;
+  };
+  return { rdkit, ctx, run };
+}
+
+test("MULTIPLE_FRAGMENTS: tamoxifen citrate through each of the six tools carries the warning with both fragments", async () => {
+  const { run } = await setup();
+  for (const tool of TOOLS) {
+    assert.ok((tool.inputSchema.properties as Obj).parent, `${tool.name} takes parent`);
+    const out = run(tool, { smiles: TAMOXIFEN_CITRATE });
+    const warnings = out.warnings as Array<{
+      code: string;
+      message: string;
+      fragment_count: number;
+      fragments: Array<{ smiles: string; heavy_atoms: number }>;
+    }>;
+    assert.equal(warnings.length, 1, tool.name);
+    const [w] = warnings;
+    assert.equal(w!.code, "MULTIPLE_FRAGMENTS");
+    assert.equal(w!.fragment_count, 2);
+    assert.deepEqual(w!.fragments, [
+      { smiles: TAMOXIFEN, heavy_atoms: 28 },
+      { smiles: CITRIC_ACID, heavy_atoms: 13 },
+    ]);
+    assert.match(w!.message, /parent: true/);
+    assert.equal(out.parent_smiles, undefined, `${tool.name}: no parent_smiles without parent: true`);
+  }
+  // Without parent the values are the whole salt's (what the warning is about).
+  assert.equal(run(calcPropertiesTool, { smiles: TAMOXIFEN_CITRATE }).mw, 563.647);
+  assert.equal((run(lipinskiCheckTool, { smiles: TAMOXIFEN_CITRATE }).rules as Obj).mw_le_500, false);
+});
+
+test("MULTIPLE_FRAGMENTS: the markdown and prompt texts of molecule_context_pack carry the warning and the parent", async () => {
+  const { run } = await setup();
+  for (const format of ["markdown", "prompt"]) {
+    const salt = run(moleculeContextPackTool, { smiles: TAMOXIFEN_CITRATE, format });
+    assert.equal((salt.warnings as Obj[]).length, 1);
+    const text = String(salt.context);
+    assert.match(text, /Warning MULTIPLE_FRAGMENTS: 2 disconnected fragments/, format);
+    assert.ok(text.includes(CITRIC_ACID) && text.includes("28 heavy atoms"), `${format}: ${text}`);
+    const parent = run(moleculeContextPackTool, { smiles: TAMOXIFEN_CITRATE, format, parent: true });
+    assert.equal(parent.warnings, undefined);
+    assert.equal(parent.parent_smiles, TAMOXIFEN);
+    assert.match(String(parent.context), /Computed on the standardised parent/);
+    assert.doesNotMatch(String(parent.context), /MULTIPLE_FRAGMENTS/);
+  }
+  const plain = run(moleculeContextPackTool, { smiles: TAMOXIFEN, format: "markdown" });
+  assert.doesNotMatch(String(plain.context), /## Input/, "a single molecule renders as before");
+});
+
+test("parent: true computes on tamoxifen, the standardize tool's parent, with no warning", async () => {
+  const { run, ctx } = await setup();
+  const standardized = standardizeTool.run({ smiles: TAMOXIFEN_CITRATE }, ctx).parent_smiles;
+  assert.equal(standardized, TAMOXIFEN);
+  for (const tool of TOOLS) {
+    const out = run(tool, { smiles: TAMOXIFEN_CITRATE, parent: true });
+    assert.equal(out.parent_smiles, standardized, tool.name);
+    assert.equal("warnings" in out, false, `${tool.name}: the parent is one fragment`);
+    assert.deepEqual(
+      { ...out, parent_smiles: undefined },
+      { ...run(tool, { smiles: TAMOXIFEN }), parent_smiles: undefined },
+      `${tool.name} equals tamoxifen's answer`,
+    );
+  }
+  const props = run(calcPropertiesTool, { smiles: TAMOXIFEN_CITRATE, parent: true });
+  assert.equal(props.mw, 371.524);
+  const lipinski = run(lipinskiCheckTool, { smiles: TAMOXIFEN_CITRATE, parent: true });
+  assert.equal((lipinski.rules as Obj).mw_le_500, true, "tamoxifen is under 500 g/mol");
+  assert.equal(lipinski.passes_ro5, true, "one violation (logP 6.0 > 5): passes Lipinski's criterion");
+  assert.equal(lipinski.violations, 1);
+  assert.equal(run(admetProfileTool, { smiles: TAMOXIFEN_CITRATE, parent: true }).mw, 371.52);
+  // A parent that itself neutralises: sodium benzoate -> benzoic acid.
+  const benzoate = run(calcPropertiesTool, { smiles: "[Na+].[O-]C(=O)c1ccccc1", parent: true });
+  assert.equal(benzoate.parent_smiles, "O=C(O)c1ccccc1");
+  assert.equal(benzoate.formula, "C7H6O2");
+});
+
+test("parent: true: the MW equals native RDKit's Descriptors.MolWt of rdMolStandardize.ChargeParent", async (t) => {
+  const script =
+    "import sys\nfrom rdkit import Chem\nfrom rdkit.Chem import Descriptors\nfrom rdkit.Chem.MolStandardize import rdMolStandardize\n" +
+    "p = rdMolStandardize.ChargeParent(Chem.MolFromSmiles(sys.argv[1]))\nprint(Chem.MolToSmiles(p), Descriptors.MolWt(p))";
+  const r = spawnSync("/usr/bin/python3", ["-c", script, TAMOXIFEN_CITRATE], { encoding: "utf8" });
+  if (r.error !== undefined || r.status !== 0) {
+    skipOracle(t, "/usr/bin/python3 cannot import rdkit (Debian package python3-rdkit)");
+    return;
+  }
+  const [smiles, mw] = r.stdout.trim().split(" ");
+  const { run } = await setup();
+  const out = run(calcPropertiesTool, { smiles: TAMOXIFEN_CITRATE, parent: true });
+  assert.equal(out.parent_smiles, smiles);
+  assert.equal(out.mw, Math.round(Number(mw) * 1000) / 1000);
+});
+
+test("a single-fragment molecule has no warnings key at all, and parent_smiles only with parent: true", async () => {
+  const { run } = await setup();
+  for (const tool of TOOLS) {
+    const out = run(tool, { smiles: "CC(=O)Oc1ccccc1C(=O)O" });
+    assert.equal("warnings" in out, false, tool.name);
+    assert.equal("parent_smiles" in out, false, tool.name);
+    const withParent = run(tool, { smiles: "CC(=O)Oc1ccccc1C(=O)O", parent: true });
+    assert.equal(withParent.parent_smiles, "CC(=O)Oc1ccccc1C(=O)O", tool.name);
+    assert.equal("warnings" in withParent, false, tool.name);
+  }
+});
+
+test("MULTIPLE_FRAGMENTS lists copies once with their count, the largest fragment first", async () => {
+  const { run } = await setup();
+  const out = run(calcPropertiesTool, { smiles: "[Na+].[Na+].O=C([O-])C(=O)[O-]" });
+  const [w] = out.warnings as Array<{ fragment_count: number; fragments: Obj[] }>;
+  assert.equal(w!.fragment_count, 3);
+  assert.deepEqual(w!.fragments, [
+    { smiles: "O=C([O-])C(=O)[O-]", heavy_atoms: 6 },
+    { smiles: "[Na+]", heavy_atoms: 1, count: 2 },
+  ]);
+});
+
+test("MULTIPLE_FRAGMENTS reads the structure, not the dots: C1.C1 is ethane, one fragment", async () => {
+  const { run } = await setup();
+  const out = run(calcPropertiesTool, { smiles: "C1.C1" });
+  assert.equal("warnings" in out, false);
+  assert.equal(out.formula, "C2H6");
+});
