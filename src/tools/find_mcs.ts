@@ -94,7 +94,10 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
       bond_count: { type: "integer", minimum: 0, description: "Bonds in the MCS." },
       timed_out: { type: "boolean", description: "The search stopped at timeout_s; the MCS may not be the maximum." },
       molecule_count: { type: "integer", minimum: 2, description: "Number of molecules compared." },
-      note: { type: "string", description: "Why mcs is null although atoms are in common, or what a timeout means." },
+      note: {
+        type: "string",
+        description: "Why mcs is null although atoms are in common, what a timeout means, or that a partial ring was trimmed (complete_rings_only).",
+      },
       options: {
         type: "object",
         description: "The options used.",
@@ -130,6 +133,10 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
       if (r.timedOut)
         notes.push(
           `The search stopped at its ${options.timeoutS} s timeout: this is the largest common substructure found so far, not necessarily the maximum.`,
+        );
+      if (r.trimmedFrom !== undefined)
+        notes.push(
+          `RDKit's FMCS answered ${r.trimmedFrom.atoms} atoms with part of a ring; the partial ring was trimmed so that every ring bond of the MCS lies on a ring of the MCS (complete_rings_only).`,
         );
       if (r.smiles === null && r.atomCount > 0) notes.push(`No SMILES: ${r.smilesNote ?? "the substructure could not be written as SMILES"}.`);
       return {

@@ -238,15 +238,29 @@ export function graphJson(g: Graph<GraphAtom>): string {
   return JSON.stringify({ rdkitjson: { version: 11 }, defaults: RDKIT_JSON_DEFAULTS, molecules: [{ atoms, bonds }] });
 }
 
-/** The graph as an RDKit molecule (caller deletes), or null when RDKit rejects it (e.g. a valence error). */
-export function molOf(rdkit: RDKit, g: Graph<GraphAtom>): RDKitMol | null {
-  const mol = rdkit.get_mol(graphJson(g));
+/**
+ * MinimalLib's get_mol options for reading RDKit JSON back. Its default stereo assignment (assignStereo) clears
+ * every cis/trans label the JSON gives (measured on 2026.09: C/C=C/C(=O)O came back as CC=CC(=O)O), because
+ * that perception reads double-bond stereo from bond directions, which JSON has none of. The labels and
+ * reference atoms are RDKit's own, written by get_json(); get_smiles() still perceives and cleans stereo
+ * (atoms or bonds that are no longer stereo centres lose their labels) when it writes the SMILES.
+ */
+export const JSON_READ_OPTIONS = JSON.stringify({ assignStereo: false });
+
+/** An RDKit molecule from RDKit JSON, its double-bond stereo kept (caller deletes); null when RDKit rejects it. */
+export function molFromJson(rdkit: RDKit, json: string): RDKitMol | null {
+  const mol = rdkit.get_mol(json, JSON_READ_OPTIONS);
   if (mol === null) return null;
   if (!mol.is_valid()) {
     mol.delete();
     return null;
   }
   return mol;
+}
+
+/** The graph as an RDKit molecule (caller deletes), or null when RDKit rejects it (e.g. a valence error). */
+export function molOf(rdkit: RDKit, g: Graph<GraphAtom>): RDKitMol | null {
+  return molFromJson(rdkit, graphJson(g));
 }
 
 /** `fn` of the graph as an RDKit molecule, which is deleted afterwards; undefined when RDKit rejects the graph. */

@@ -29,6 +29,7 @@ import {
   degree,
   elementSymbol,
   fragments,
+  molFromJson,
   molGraph,
   molOf,
   subgraph,
@@ -338,13 +339,9 @@ function applyTransform(rdkit: RDKit, mol: RDKitMol, t: Queries["normalizations"
     }
     if (best === undefined) break;
     // Re-read the chosen product from MolJSON: a clean, sanitised molecule with fixed hydrogen counts.
-    const clean = rdkit.get_mol(best.mol.get_json());
+    const clean = molFromJson(rdkit, best.mol.get_json());
     best.mol.delete();
     if (clean === null) break;
-    if (!clean.is_valid()) {
-      clean.delete();
-      break;
-    }
     current?.mol.delete();
     current = { smiles: best.smiles, mol: clean };
     input = clean;

@@ -242,3 +242,135 @@ test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI ne
   assert.ok(pairCases >= 20, "at least 20 pairs compared");
   assert.deepEqual(failures, []);
 });
+
+test("find_mcs complete_rings_only: norbornane with naphthalene gives the 6-ring, not a ring plus a dangling ring atom", async () => {
+  const rdkit = await loadRDKit();
+  type Out = { mcs: string | null; mcs_smarts: string; atom_count: number; bond_count: number; note?: string };
+  const run = (args: Record<string, unknown>) =>
+    findMcsTool.run({ smiles_list: ["C1CC2CCC1C2", "c1ccc2ccccc2c1"], ...args }, { rdkit, progress: () => {} }) as Out;
+  // Native rdFMCS.FindMCS(completeRingsOnly=True) gives 6 atoms, 6 bonds, with ringMatchesRingOnly on or off.
+  for (const ringOnly of [true, false]) {
+    const r = run({ ring_matches_ring_only: ringOnly });
+    assert.equal(r.atom_count, 6, `ring_matches_ring_only ${ringOnly}`);
+    assert.equal(r.bond_count, 6);
+    assert.equal(r.mcs, "C1CCCCC1");
+    assert.match(r.note ?? "", /trimmed/);
+    const q = rdkit.get_qmol(r.mcs_smarts);
+    assert.ok(q !== null);
+    try {
+      assert.equal(q.get_num_atoms(), 6, "the SMARTS is the trimmed MCS");
+    } finally {
+      q.delete();
+    }
+  }
+  // Partial rings allowed: the ring plus the bridge atom stays.
+  const open = run({ complete_rings_only: false, ring_matches_ring_only: false });
+  assert.equal(open.atom_count, 7);
+  assert.equal(open.note, undefined);
+});
+
+/**
+ * Issue 13 item 10 on many ring systems: pairs and triples of consecutive NCI first_5K.smi molecules with 8-30
+ * heavy atoms and at least two rings, complete_rings_only on, ring_matches_ring_only on and off. Equal as above
+ * (counts and the atom sets both SMARTS match). Measured on 666 cases: 649 equal before the trim, 655 after
+ * (the 6 gained were each a ring plus a partial ring; none lost). The 11 that differ fall in two named classes,
+ * checked case by case:
+ *  - single-atom MCS: native FMCS (2022.09) answers one atom and no bond; the WASM FMCS (2026.09) answers no
+ *    MCS, another element, or two atoms whose chain bond joins ring atoms, which native does not accept;
+ *  - trimmed smaller: with ring_matches_ring_only off, the WASM FMCS grew the ring through a partial ring bond
+ *    where native grew it through a chain bond (same size); the trimmed answer keeps complete rings but has
+ *    fewer atoms than native's.
+ */
+test("find_mcs complete_rings_only equals native FindMCS on NCI ring-system pairs and triples, except two named classes", async (t) => {
+  const reason = oracleUnavailable();
+  if (reason !== undefined) {
+    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
+    return;
+  }
+  const rdkit = await loadRDKit();
+  const picked: string[] = [];
+  for (const line of readFileSync(SMI_FILE, "utf8").split("\n")) {
+    const s = line.trim().split(/\s+/)[0] ?? "";
+    if (s.length === 0 || s.includes(".")) continue;
+    let mol: RDKitMol;
+    try {
+      mol = parseSmiles(rdkit, s, { maxAtoms: 30 });
+    } catch (err) {
+      if (err instanceof ToolError) continue;
+      throw err;
+    }
+    try {
+      const rings = (JSON.parse(mol.get_descriptors()) as { NumRings: number }).NumRings;
+      if (mol.get_num_atoms() >= 8 && rings >= 2) picked.push(s);
+    } finally {
+      mol.delete();
+    }
+    if (picked.length >= 400) break;
+  }
+  const sets: string[][] = [];
+  for (let i = 0; i + 1 < picked.length; i += 2) sets.push([picked[i]!, picked[i + 1]!]);
+  for (let i = 0; i + 2 < picked.length; i += 3) sets.push([picked[i]!, picked[i + 1]!, picked[i + 2]!]);
+  const cases = [true, false].flatMap((ringOnly) => sets.map((smiles_list) => ({ smiles_list, ringOnly })));
+  const input = cases
+    .map((c) => JSON.stringify({ smiles_list: c.smiles_list, ringMatchesRingOnly: c.ringOnly, completeRingsOnly: true, timeout: 10 }))
+    .join("\n");
+  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], {
+    input: input + "\n",
+    encoding: "utf8",
+    timeout: 600_000,
+    maxBuffer: 64 << 20,
+  });
+  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
+  const native = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
+  assert.equal(native.length, cases.length);
+  let equal = 0;
+  let trimmed = 0;
+  const singleAtom: string[] = [];
+  const smaller: string[] = [];
+  const unexplained: string[] = [];
+  cases.forEach((c, i) => {
+    const ref = native[i]!;
+    assert.equal(ref.error, undefined);
+    assert.equal(ref.canceled, false, "native finished");
+    const ours = findMcsTool.run(
+      { smiles_list: c.smiles_list, ring_matches_ring_only: c.ringOnly, complete_rings_only: true, timeout_s: 10 },
+      { rdkit, progress: () => {} },
+    ) as {
+      mcs_smarts: string;
+      atom_count: number;
+      bond_count: number;
+      timed_out: boolean;
+      note?: string;
+    };
+    assert.equal(ours.timed_out, false);
+    const wasTrimmed = /trimmed/.test(ours.note ?? "");
+    if (wasTrimmed) trimmed++;
+    let same = ours.atom_count === ref.numAtoms && ours.bond_count === ref.numBonds;
+    if (same && ref.numAtoms > 0) {
+      for (const s of c.smiles_list) {
+        const mol = parseSmiles(rdkit, s);
+        try {
+          if (JSON.stringify(matchSets(rdkit, mol, ours.mcs_smarts)) !== JSON.stringify(matchSets(rdkit, mol, ref.smarts))) same = false;
+        } finally {
+          mol.delete();
+        }
+      }
+    }
+    const line = `${c.smiles_list.join(" ")} (ring-only ${c.ringOnly}): ours ${ours.atom_count}/${ours.bond_count} ${ours.mcs_smarts}, native ${ref.numAtoms}/${ref.numBonds} ${ref.smarts}`;
+    if (same) equal++;
+    else if (ref.numBonds === 0 && ref.numAtoms === 1 && ours.bond_count <= 1) singleAtom.push(line);
+    else if (wasTrimmed && !c.ringOnly && ours.atom_count < ref.numAtoms) smaller.push(line);
+    else unexplained.push(line);
+  });
+  t.diagnostic(
+    `${equal} of ${cases.length} equal to native FindMCS; ${trimmed} trimmed; ${singleAtom.length} single-atom MCS; ${smaller.length} trimmed smaller`,
+  );
+  for (const l of singleAtom) t.diagnostic(`single-atom: ${l}`);
+  for (const l of smaller) t.diagnostic(`trimmed smaller: ${l}`);
+  assert.deepEqual(unexplained, [], "every difference is in a named class");
+  assert.ok(cases.length >= 600, `${cases.length} cases`);
+  assert.ok(equal >= cases.length - 15, `${equal} of ${cases.length} equal`);
+});
