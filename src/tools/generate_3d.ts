@@ -1,5 +1,16 @@
-import { DUPLICATE_RMSD, FORCE_FIELD, bestRmsd, embeddingFailed, generateConformers, reproducibleSeeds, xyzFromMolfile } from "../domain/chem/conformers.js";
+import {
+  DUPLICATE_RMSD,
+  FORCE_FIELD,
+  FORCE_FIELD_LABEL,
+  MAX_RING_ATOMS,
+  bestRmsd,
+  embeddingFailed,
+  generateConformers,
+  reproducibleSeeds,
+  xyzFromMolfile,
+} from "../domain/chem/conformers.js";
 import type { Conformer } from "../domain/chem/conformers.js";
+import { molGraph } from "../domain/chem/graph.js";
 import { parseSmiles, round } from "../domain/chem/rdkit.js";
 import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
@@ -59,23 +70,40 @@ function automorphisms(mol: RDKitMol): number[][] {
 }
 
 /**
+ * RDKit keeps an explicit hydrogen read from a 3D molfile when its bond direction could define a double
+ * bond's E/Z (the H of a neutral C=NH, as in imines, amidines and guanidines), so the read-back SMILES says
+ * [H]N=C... where the input says N=C...: reading that SMILES again drops every hydrogen that defines no
+ * stereo (a non-isomeric SMILES loses them all). Unchanged when the SMILES has no [H].
+ */
+function withoutLooseHydrogens(rdkit: RDKit, smiles: string): string {
+  if (!smiles.includes("[H]")) return smiles;
+  const again = rdkit.get_mol(smiles);
+  if (again === null) return smiles;
+  try {
+    return again.is_valid() ? again.get_smiles() : smiles;
+  } finally {
+    again.delete();
+  }
+}
+
+/**
  * Reads a conformer's molfile back with RDKit (stereo from the 3D coordinates) and checks it is the input
  * molecule: the same constitution, and every stereo element the input specifies kept (a chirality-aware
  * substructure match of the input onto the read-back molecule, which also checks E/Z). Returns the
  * read-back canonical SMILES and the stereo elements the input left open that the geometry fixed
- * (atom indices of the input), or undefined when the conformer does not keep the input.
+ * (atom indices of the input), or what the conformer does not keep: its constitution, or its stereo.
  */
-function checkConformer(rdkit: RDKit, input: RDKitMol, inputCanonical: string, molfile: string): Checked | undefined {
+function checkConformer(rdkit: RDKit, input: RDKitMol, inputCanonical: string, molfile: string): Checked | "constitution" | "stereo" {
   const back = rdkit.get_mol(molfile, JSON.stringify({ removeHs: true }));
-  if (back === null) return undefined;
+  if (back === null) return "constitution";
   try {
-    if (!back.is_valid()) return undefined;
-    const smiles = back.get_smiles();
+    if (!back.is_valid()) return "constitution";
+    const smiles = withoutLooseHydrogens(rdkit, back.get_smiles());
     if (smiles === inputCanonical) return { smiles, assigned: [] };
     const flat = JSON.stringify({ doIsomericSmiles: false });
-    if (back.get_smiles(flat) !== input.get_smiles(flat)) return undefined;
+    if (withoutLooseHydrogens(rdkit, back.get_smiles(flat)) !== input.get_smiles(flat)) return "constitution";
     const match = JSON.parse(back.get_substruct_match(input, JSON.stringify({ useChirality: true }))) as { atoms?: number[] };
-    if (!match.atoms || match.atoms.length !== input.get_num_atoms()) return undefined;
+    if (!match.atoms || match.atoms.length !== input.get_num_atoms()) return "stereo";
     const toInput = new Map(match.atoms.map((backIdx, inputIdx) => [backIdx, inputIdx]));
     const before = stereoTags(input);
     const labelledAtoms = new Set(before.CIP_atoms.filter(([, l]) => specified(l)).map(([a]) => a));
@@ -119,22 +147,24 @@ const stereoList = {
     additionalProperties: false,
   },
 };
-const energy = (description: string) => ({ type: ["number", "null"], description });
+const energy = (description: string) => ({ type: "number", description });
 
 export const generate3dTool: ChemTool<Args> = {
   kind: "chem",
   toolset: "chem",
   name: "generate_3d",
-  title: "3D structure (conformers, MMFF94s+)",
+  title: "3D structure (conformers, OpenChemLib MMFF94s+)",
   description:
     "Build 3D coordinates for a molecule: OpenChemLib's conformer generator (torsion preferences from crystal structures, seeded and " +
-    "reproducible) followed by MMFF94s+ force-field minimisation. Returns xyz (XYZ text, comment line = the input SMILES) and " +
-    "atom_count (the reference's keys), a V2000 molblock with the same coordinates, the MMFF energy, and with num_conformers > 1 " +
+    "reproducible) followed by OpenChemLib's MMFF94s+ force-field minimisation. Returns xyz (XYZ text, comment line = the input SMILES) and " +
+    "atom_count (the reference's keys), a V2000 molblock with the same coordinates, the energy in OpenChemLib's MMFF94s+ (named in " +
+    "force_field; not RDKit's MMFF94s, which differs by more than 0.1 kcal/mol on some molecules), and with num_conformers > 1 " +
     "up to 10 distinct minimised conformers sorted by energy (each with its XYZ). Stereo given in the SMILES is kept and checked; " +
     "centres left unspecified get one configuration, listed in assigned_stereo. Hydrogens are included unless add_hydrogens is " +
     `false. One connected molecule of at most ${GENERATE_3D_MAX_HEAVY_ATOMS} heavy atoms (strip salts with standardize first). Takes ` +
     "a few seconds for a drug-sized molecule, 20-40 s for large peptides or macrocycles; extra conformers cost about 1 s each. " +
-    "The same seed gives the same coordinates.",
+    "The same seed gives the same coordinates. Atoms MMFF94s+ cannot type (metals such as Pt, *, B, Se) answer EMBEDDING_FAILED " +
+    "(details.cause force_field) rather than unminimised coordinates.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -171,8 +201,8 @@ export const generate3dTool: ChemTool<Args> = {
       xyz: { type: "string", description: "XYZ text of the lowest-energy conformer, Å (line 2 is the input SMILES)." },
       atom_count: { type: "integer", minimum: 1, description: "Atoms in xyz and molblock." },
       molblock: { type: "string", description: "V2000 molfile of the same conformer, same coordinates and atom order as xyz." },
-      energy_kcal_mol: energy("MMFF94s+ energy of that conformer, kcal/mol (null without force-field parameters)."),
-      force_field: { type: ["string", "null"], description: "MMFF94s+, or null when MMFF has no parameters for an atom (geometry from the generator only)." },
+      energy_kcal_mol: energy("Energy of that conformer in the force field named by force_field (OpenChemLib's MMFF94s+, not RDKit's MMFF94s), kcal/mol."),
+      force_field: { type: "string", const: FORCE_FIELD_LABEL, description: "The force field that minimised the geometry and gives the energies." },
       hydrogens: { type: "boolean", description: "Whether xyz and molblock include hydrogens." },
       seed: { type: "integer", description: "Seed used." },
       conformers_requested: { type: "integer", description: "num_conformers as asked." },
@@ -182,9 +212,9 @@ export const generate3dTool: ChemTool<Args> = {
         items: {
           type: "object",
           properties: {
-            energy_kcal_mol: energy("MMFF94s+ energy, kcal/mol."),
+            energy_kcal_mol: energy("Energy in force_field, kcal/mol."),
             relative_energy_kcal_mol: energy("Energy above the lowest conformer, kcal/mol."),
-            converged: { type: ["boolean", "null"], description: "Whether the minimisation converged (null without a force field)." },
+            converged: { type: "boolean", description: "Whether the minimisation converged." },
             rmsd_to_first: {
               type: "number",
               description: "Heavy-atom RMSD to the first conformer after superposition (symmetry-equivalent atoms considered), Å.",
@@ -199,7 +229,7 @@ export const generate3dTool: ChemTool<Args> = {
       warnings: {
         type: "array",
         items: { type: "string" },
-        description: "Anything the caller should know (fewer conformers, no force field, unconverged minimisation, assigned stereo).",
+        description: "Anything the caller should know (fewer conformers, unconverged minimisation, assigned stereo).",
       },
       method: { type: "string", description: "How the coordinates were made." },
       citations: { type: "array", items: { type: "string" }, description: "References for the method." },
@@ -253,6 +283,12 @@ export const generate3dTool: ChemTool<Args> = {
           "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.",
         );
       }
+      const largestRing = Math.max(0, ...molGraph(mol).atomRings.map((r) => r.length));
+      if (largestRing > MAX_RING_ATOMS)
+        throw embeddingFailed(`a ${largestRing}-membered ring is beyond what the conformer generator builds within the time budget`, "macrocycle", {
+          largest_ring: largestRing,
+          max_ring_atoms: MAX_RING_ATOMS,
+        });
       const symmetry = automorphisms(mol);
       progress(0, numConformers, "building conformers");
       const set = generateConformers(mol.get_molblock(), canonical, {
@@ -265,11 +301,22 @@ export const generate3dTool: ChemTool<Args> = {
         automorphisms: symmetry,
       });
       const checked: { conformer: Conformer; check: Checked }[] = [];
+      let lost: "constitution" | "stereo" = "stereo";
       for (const conformer of set.conformers) {
         const check = checkConformer(rdkit, mol, canonical, conformer.molfile);
-        if (check !== undefined) checked.push({ conformer, check });
+        if (typeof check === "string") {
+          if (check === "constitution") lost = check;
+        } else checked.push({ conformer, check });
       }
-      if (checked.length === 0) throw embeddingFailed("the 3D structure did not keep the input's constitution or stereochemistry", { smiles: canonical });
+      // A lost stereo element depends on this seed's torsions; a changed constitution comes back with every seed.
+      if (checked.length === 0)
+        throw embeddingFailed(
+          `the 3D structure did not keep the input's ${lost === "stereo" ? "stereochemistry" : "constitution"}`,
+          lost === "stereo" ? "random" : "structure",
+          {
+            smiles: canonical,
+          },
+        );
       const best = checked[0]!;
       const warnings: string[] = [];
       if (checked.length < set.conformers.length)
@@ -283,10 +330,6 @@ export const generate3dTool: ChemTool<Args> = {
               : `only distinct ones are kept (heavy-atom RMSD >= ${DUPLICATE_RMSD} Å)`;
         warnings.push(`${checked.length} of ${numConformers} conformers returned: ${why}`);
       }
-      if (set.forceField === null)
-        warnings.push(
-          `No MMFF94s+ parameters for this molecule (${set.forceFieldError ?? "unknown atom type"}): coordinates come from the conformer generator without minimisation, energies are null`,
-        );
       if (checked.some((c) => c.conformer.converged === false))
         warnings.push("A minimisation stopped before convergence (time budget or iteration limit); its geometry is close to, not at, a minimum");
       if (!reproducibleSeeds())
@@ -301,14 +344,14 @@ export const generate3dTool: ChemTool<Args> = {
         xyz,
         atom_count: Number.parseInt(xyz, 10),
         molblock: best.conformer.molfile,
-        energy_kcal_mol: e0 === null ? null : round(e0, 4),
-        force_field: set.forceField,
+        energy_kcal_mol: round(e0, 4),
+        force_field: FORCE_FIELD_LABEL,
         hydrogens: addHydrogens,
         seed,
         conformers_requested: numConformers,
         conformers: checked.map(({ conformer }) => ({
-          energy_kcal_mol: conformer.energy === null ? null : round(conformer.energy, 4),
-          relative_energy_kcal_mol: conformer.energy === null || e0 === null ? null : round(conformer.energy - e0, 4),
+          energy_kcal_mol: round(conformer.energy, 4),
+          relative_energy_kcal_mol: round(conformer.energy - e0, 4),
           converged: conformer.converged,
           rmsd_to_first: round(bestRmsd(best.conformer.heavy, conformer.heavy, symmetry), 3),
           xyz: conformer === best.conformer ? xyz : xyzFromMolfile(conformer.molfile, comment),
@@ -316,8 +359,8 @@ export const generate3dTool: ChemTool<Args> = {
         assigned_stereo: best.check.assigned,
         warnings,
         method:
-          `OpenChemLib ConformerGenerator (strategy likely-random, seed ${seed}), then ${set.forceField ?? "no"} minimisation` +
-          (set.forceField === null ? "" : ` (OpenChemLib ForceFieldMMFF94, '${FORCE_FIELD}' tables)`) +
+          `OpenChemLib ConformerGenerator (strategy likely-random, seed ${seed}), then ${FORCE_FIELD} minimisation` +
+          ` (OpenChemLib ForceFieldMMFF94, '${FORCE_FIELD}' tables)` +
           `; conformers within ${DUPLICATE_RMSD} Å heavy-atom RMSD of a lower one are dropped; coordinates in Å.`,
         citations: [
           "Sander T, Freyss J, von Korff M, Rufener C. DataWarrior: an open-source program for chemistry aware data visualization and analysis. J Chem Inf Model 2015;55:460-473 (OpenChemLib conformer generator).",

@@ -39,7 +39,7 @@ interface Output {
   atom_count: number;
   molblock: string;
   energy_kcal_mol: number | null;
-  force_field: string | null;
+  force_field: string;
   conformers: { energy_kcal_mol: number | null; relative_energy_kcal_mol: number | null; rmsd_to_first: number; xyz: string; converged: boolean | null }[];
   assigned_stereo: { atoms: number[]; label: string }[];
   warnings: string[];
@@ -175,7 +175,7 @@ test("generate_3d on 50 NCI molecules: native RDKit keeps canonical SMILES and C
     assert.deepEqual(xyzCoordinates(out.xyz), molblockCoordinates(out.molblock), `${smiles}: xyz and molblock carry the same atoms and coordinates`);
     assert.equal(out.atom_count, molfileAtoms(out.molblock).length);
     assert.equal(out.xyz.split("\n")[1], smiles, "the XYZ comment line is the input SMILES");
-    assert.equal(out.force_field, "MMFF94s+");
+    assert.equal(out.force_field, "MMFF94s+ (OpenChemLib)");
     assert.deepEqual(out.assigned_stereo, [], `${smiles}: every stereo element was specified`);
     assert.equal(out.smiles_3d, out.smiles, `${smiles}: the tool's own read-back keeps the SMILES`);
   }
@@ -282,12 +282,13 @@ test("generate_3d refuses at once a molecule over the heavy-atom cap, and a disc
   );
 });
 
-test("generate_3d without MMFF parameters keeps the generator's geometry and says so; unspecified stereo is reported", async () => {
+test("generate_3d without MMFF parameters answers EMBEDDING_FAILED (cause force_field), not unminimised geometry; unspecified stereo is reported", async () => {
   const rdkit = await loadRDKit();
-  const boronic = run(rdkit, { smiles: "OB(O)c1ccccc1" });
-  assert.equal(boronic.force_field, null);
-  assert.equal(boronic.energy_kcal_mol, null);
-  assert.match(boronic.warnings.join(" "), /No MMFF94s\+ parameters/);
+  assert.throws(
+    () => run(rdkit, { smiles: "OB(O)c1ccccc1" }),
+    (e: unknown) =>
+      e instanceof ToolError && e.code === "EMBEDDING_FAILED" && e.details.cause === "force_field" && /\(B\)/.test(String(e.details.force_field_error)),
+  );
   const open = run(rdkit, { smiles: "CC(N)C(=O)O" });
   assert.equal(open.assigned_stereo.length, 1);
   assert.deepEqual(open.assigned_stereo[0]!.atoms, [1]);

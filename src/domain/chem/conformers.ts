@@ -21,7 +21,13 @@ import { ToolError } from "../errors.js";
 type OCLModule = typeof OCLTypes;
 type OCLMolecule = OCLTypes.Molecule;
 
+/** OpenChemLib's MMFF94 tables variant used for minimisation and energies. */
 export const FORCE_FIELD = "MMFF94s+";
+/**
+ * The force field as the answer names it. OpenChemLib's MMFF94s+ is its own variant of MMFF94s: its energies
+ * differ from RDKit's MMFF94s by more than 0.1 kcal/mol on about 15% of drugs, so they are labelled as such.
+ */
+export const FORCE_FIELD_LABEL = "MMFF94s+ (OpenChemLib)";
 
 let ocl: OCLModule | undefined;
 /** Path (property names) from a ConformerGenerator to its rigid-fragment cache field; null if not found. */
@@ -114,10 +120,10 @@ export interface ConformerOptions {
 }
 
 export interface Conformer {
-  /** MMFF94s+ energy in kcal/mol, or null when the force field has no parameters for the molecule. */
-  energy: number | null;
-  /** True when the minimiser met its convergence criteria (null without a force field). */
-  converged: boolean | null;
+  /** OpenChemLib MMFF94s+ energy in kcal/mol. */
+  energy: number;
+  /** True when the minimiser met its convergence criteria. */
+  converged: boolean;
   /** V2000 molfile with the hydrogens that were asked for. */
   molfile: string;
   /** Heavy-atom coordinates in molfile order (for RMSD). */
@@ -132,9 +138,17 @@ export interface ConformerSet {
   duplicates: number;
   /** Why fewer conformers than asked were returned, if so. */
   stopReason?: "exhausted" | "time_budget" | "attempts";
-  forceField: string | null;
-  forceFieldError?: string;
 }
+
+/**
+ * Largest ring the generator is given. OpenChemLib builds each ring system as one rigid fragment by
+ * self-organisation, and its cost climbs steeply with the ring: cyclosporin A (CHEMBL160, one 33-membered
+ * ring, 85 heavy atoms) spent 89 s initialising and 145 s more on its first conformer on the 2-core test
+ * machine, far past the 45 s budget (native RDKit ETKDG + MMFF: 3 s). Beyond this size (the largest ring of
+ * RDKit's SSSR) the call is refused at once rather than timing out. Smaller macrocycles still run: rifampicin
+ * took 29 s, sirolimus (SSSR ring of 29 atoms) still exceeds the budget (left to the performance work).
+ */
+export const MAX_RING_ATOMS = 30;
 
 /** Two minimised conformers closer than this (heavy atoms, after superposition, Å) count as one. */
 export const DUPLICATE_RMSD = 0.5;
@@ -286,15 +300,13 @@ export function generateConformers(molfileIn: string, title: string, options: Co
   // Seed 0 would make OpenChemLib pick a random seed: callers pass 1 or more.
   const generator = newGenerator(OCL, options.seed);
   if (!generator.initializeConformers(mol, { strategy: OCL.ConformerGenerator.STRATEGY_LIKELY_RANDOM })) {
-    throw embeddingFailed("OpenChemLib's conformer generator reported a structure problem");
+    throw embeddingFailed("OpenChemLib's conformer generator reported a structure problem", "structure");
   }
   const maxAttempts = options.numConformers * 3 + 2;
   const kept: Conformer[] = [];
   let attempts = 0;
   let duplicates = 0;
   let stopReason: ConformerSet["stopReason"];
-  let forceField: string | null = FORCE_FIELD;
-  let forceFieldError: string | undefined;
 
   while (kept.length < options.numConformers) {
     if (attempts >= maxAttempts) {
@@ -311,27 +323,23 @@ export function generateConformers(molfileIn: string, title: string, options: Co
       break;
     }
     attempts++;
-    let energy: number | null = null;
-    let converged: boolean | null = null;
-    if (forceField !== null) {
-      try {
-        const ff = new OCL.ForceFieldMMFF94(conformer, FORCE_FIELD);
-        // A lone atom has nothing to minimise (the minimiser reports no convergence for it).
-        converged = conformer.getAllAtoms() < 2 || minimise(ff, options.hardDeadline);
-        energy = ff.getTotalEnergy();
-        if (!Number.isFinite(energy)) throw new Error("non-finite energy");
-      } catch (e) {
-        // No MMFF parameters for an element or atom type (e.g. B, Se): keep the generator's geometry.
-        forceField = null;
-        forceFieldError = String((e as Error)?.message ?? e).replace(/^Class\$\S+: /, "");
-        energy = null;
-        converged = null;
-        for (const k of kept) {
-          k.energy = null;
-          k.converged = null;
-        }
-      }
+    let ff: OCLTypes.ForceFieldMMFF94;
+    try {
+      ff = new OCL.ForceFieldMMFF94(conformer, FORCE_FIELD);
+    } catch (e) {
+      // No MMFF parameters for an element or atom type (metals such as Pt, B, Se, a * dummy atom). The
+      // generator's own geometry is not minimised and not checked (a square-planar Pt(II) came out
+      // tetrahedral, fused heteroaromatics 80-90 kcal/mol above their minimum), so none is returned.
+      throw noForceField(
+        String((e as Error)?.message ?? e)
+          .replace(/^Class\$\S+: /, "")
+          .replace("(?)", "(*, a dummy atom)"),
+      );
     }
+    // A lone atom has nothing to minimise (the minimiser reports no convergence for it).
+    const converged = conformer.getAllAtoms() < 2 || minimise(ff, options.hardDeadline);
+    const energy = ff.getTotalEnergy();
+    if (!Number.isFinite(energy)) throw noForceField("the MMFF94s+ energy is not finite");
     let out: OCLMolecule = conformer;
     if (!options.addHydrogens) {
       out = conformer.getCompactCopy();
@@ -346,19 +354,33 @@ export function generateConformers(molfileIn: string, title: string, options: Co
     kept.push({ energy, converged, molfile, heavy });
     options.onConformer?.(kept.length, options.numConformers);
   }
-  if (kept.length === 0) throw embeddingFailed("OpenChemLib's conformer generator found no collision-free conformer");
-  if (forceField !== null) kept.sort((a, b) => (a.energy ?? 0) - (b.energy ?? 0));
-  const set: ConformerSet = { conformers: kept, attempts, duplicates, forceField };
+  if (kept.length === 0) throw embeddingFailed("OpenChemLib's conformer generator found no collision-free conformer", "random");
+  kept.sort((a, b) => a.energy - b.energy);
+  const set: ConformerSet = { conformers: kept, attempts, duplicates };
   if (stopReason !== undefined && kept.length < options.numConformers) set.stopReason = stopReason;
-  if (forceFieldError !== undefined) set.forceFieldError = forceFieldError;
   return set;
 }
 
-export function embeddingFailed(reason: string, details: Record<string, unknown> = {}): ToolError {
-  return new ToolError(
-    "EMBEDDING_FAILED",
-    `Could not build 3D coordinates: ${reason}`,
-    { reason, ...details },
-    "Check the structure (unusual valences, metals, strained or very large ring systems); try another seed, or a simpler form of the molecule.",
-  );
+/**
+ * Why an embedding failed, in details.cause: "random" (this seed's random torsion choices found nothing; another
+ * seed may succeed), "structure" (the generator rejects the structure: every seed fails), "force_field" (no
+ * MMFF94s+ parameters for an atom, so no geometry could be minimised or checked: every seed fails), "macrocycle"
+ * (a ring too large for the generator within the time budget, refused before it starts).
+ */
+export type EmbeddingCause = "random" | "structure" | "force_field" | "macrocycle";
+
+const EMBEDDING_HINTS: Record<EmbeddingCause, string> = {
+  random: "The conformer generator's random choices found no conformer with this seed: try another seed, or a simpler form of the molecule.",
+  structure: "Every seed fails for this structure: check it for unusual valences, charges or strained ring systems, or send a simpler form of the molecule.",
+  force_field:
+    "Every seed fails: MMFF94s+ has no parameters for an atom (details.force_field_error names it; metals such as Pt, B, Se, dummy atoms *). Replace that atom (e.g. * by H or a methyl) or build metal complexes with a tool that parameterises them.",
+  macrocycle: `Every seed fails the same way: OpenChemLib builds a ring as one rigid piece, and a ring of more than ${MAX_RING_ATOMS} atoms takes minutes (details.largest_ring). Use a distance-geometry embedder (RDKit ETKDG) for such macrocycles, or send a smaller ring system.`,
+};
+
+export function embeddingFailed(reason: string, cause: EmbeddingCause, details: Record<string, unknown> = {}): ToolError {
+  return new ToolError("EMBEDDING_FAILED", `Could not build 3D coordinates: ${reason}`, { reason, cause, ...details }, EMBEDDING_HINTS[cause]);
+}
+
+function noForceField(message: string): ToolError {
+  return embeddingFailed("no MMFF94s+ parameters for this molecule, so no minimised geometry", "force_field", { force_field_error: message });
 }
