@@ -12,7 +12,7 @@ import tls from "node:tls";
 import zlib from "node:zlib";
 import { sharedClientFetcher, MAX_BODY_BYTES } from "../../../src/domain/chembl/http.js";
 import { closeOutbound } from "../../../src/domain/net/dispatcher.js";
-import { getJson } from "../../../src/domain/net/http-client.js";
+import { HttpFailure, getJson } from "../../../src/domain/net/http-client.js";
 import { FakeChembl } from "../../fixtures/chembl/fake-server.js";
 import { testService } from "../../fixtures/chembl/harness.js";
 import { makeCertificate, startOrigin, startProxy, type FakeProxy } from "../../helpers/fake-http.js";
@@ -142,5 +142,17 @@ test("direct requests reuse kept-alive connections; deflate and br bodies are de
     }
   } finally {
     await origin.close();
+  }
+});
+
+test("an HTTP_PROXY answering 407 fails as a proxy refusal (network, status 407, EPROXY), like a refused CONNECT", async () => {
+  const refusing = await startOrigin((_req, res) => res.writeHead(407, { "proxy-authenticate": "Basic" }).end("who are you"));
+  try {
+    await assert.rejects(
+      getJson("http://origin.test/json", { timeoutMs: 2000, env: { HTTP_PROXY: refusing.url } }),
+      (e: unknown) => e instanceof HttpFailure && e.kind === "network" && e.status === 407 && e.code === "EPROXY",
+    );
+  } finally {
+    await refusing.close();
   }
 });
