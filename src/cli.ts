@@ -11,6 +11,7 @@
  * exits 1. Nothing but protocol is ever written to stdout while serving.
  */
 import { isIP } from "node:net";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createApp, type App } from "./app.js";
 import { ConfigError } from "./config.js";
 import { DEFAULT_DOCTOR_TIMEOUT_MS, formatReport, runDoctor } from "./doctor.js";
@@ -60,8 +61,35 @@ interface ServeOptions {
   maxConcurrency: number;
 }
 
-const VALUE_OPTIONS = new Set(["--transport", "--bind", "--port", "--allowed-origin", "--max-concurrency"]);
-const HTTP_ONLY = new Set(["--bind", "--port", "--allow-non-loopback", "--allowed-origin", "--max-concurrency"]);
+/** The serve options as node:util parseArgs reads them (strict: an unknown option or a stray argument is a usage error). */
+const SERVE_OPTIONS = {
+  transport: { type: "string" },
+  bind: { type: "string" },
+  port: { type: "string" },
+  "allow-non-loopback": { type: "boolean" },
+  "allowed-origin": { type: "string", multiple: true },
+  "max-concurrency": { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+const HTTP_ONLY = new Set(["bind", "port", "allow-non-loopback", "allowed-origin", "max-concurrency"]);
+
+/**
+ * parseArgs, strict, with its errors turned into this command's usage messages (exit 2):
+ * "unknown <what> --x", "--x needs a value", "--x takes no value".
+ */
+function parseStrict<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T, what: string) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false, tokens: true });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const named = /'(-[^' ]*)/.exec(err.message)?.[1];
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") usageError(`unknown ${what} ${named ?? err.message}`);
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") usageError(`unknown ${what} ${/'([^']*)'/.exec(err.message)?.[1] ?? err.message}`);
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && named) {
+      usageError(/does not take an argument/.test(err.message) ? `${named} takes no value` : `${named} needs a value`);
+    }
+    throw e;
+  }
+}
 
 function wholeNumber(flag: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value)) usageError(`${flag} must be a whole number, got "${value}"`);
@@ -72,56 +100,37 @@ function wholeNumber(flag: string, value: string, min: number, max: number): num
 
 /** Parses the serve options strictly: unknown options, HTTP-only options with stdio and bad values are usage errors. */
 function parseServeArgs(args: string[]): ServeOptions {
+  const { values, tokens } = parseStrict(args, SERVE_OPTIONS, "option");
   const options: ServeOptions = {
     transport: "stdio",
     bind: DEFAULT_BIND,
     port: DEFAULT_PORT,
-    allowNonLoopback: false,
+    allowNonLoopback: values["allow-non-loopback"] === true,
     allowedOrigins: [],
     maxConcurrency: DEFAULT_MAX_CONCURRENCY,
   };
-  const httpOnlyGiven: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.startsWith("--") ? a.indexOf("=") : -1;
-    const flag = eq > 0 ? a.slice(0, eq) : a;
-    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
-    if (flag === "--allow-non-loopback") {
-      if (inline !== undefined) usageError("--allow-non-loopback takes no value");
-      options.allowNonLoopback = true;
-    } else if (VALUE_OPTIONS.has(flag)) {
-      const value = inline ?? args[++i];
-      if (value === undefined) usageError(`${flag} needs a value`);
-      switch (flag) {
-        case "--transport":
-          if (value !== "stdio" && value !== "streamable-http") usageError(`unknown transport "${value}" (expected stdio or streamable-http)`);
-          options.transport = value;
-          break;
-        case "--bind":
-          if (value === "localhost") options.bind = "127.0.0.1";
-          else if (isIP(value) !== 0) options.bind = value;
-          else usageError(`--bind needs an IP address (e.g. 127.0.0.1 or ::1), got "${value}"`);
-          break;
-        case "--port":
-          options.port = wholeNumber(flag, value, 0, 65535);
-          break;
-        case "--allowed-origin": {
-          const origin = normalizeOrigin(value);
-          if (origin === undefined) usageError(`--allowed-origin needs exactly scheme://host[:port] (http or https, no path), got "${value}"`);
-          options.allowedOrigins.push(origin);
-          break;
-        }
-        case "--max-concurrency":
-          options.maxConcurrency = wholeNumber(flag, value, 1, 4096);
-          break;
-      }
-    } else {
-      usageError(`unknown option ${a}`);
-    }
-    if (HTTP_ONLY.has(flag)) httpOnlyGiven.push(flag);
+  const transport = values.transport;
+  if (transport !== undefined) {
+    if (transport !== "stdio" && transport !== "streamable-http") usageError(`unknown transport "${transport}" (expected stdio or streamable-http)`);
+    options.transport = transport;
   }
+  const bind = values.bind;
+  if (bind !== undefined) {
+    if (bind === "localhost") options.bind = "127.0.0.1";
+    else if (isIP(bind) !== 0) options.bind = bind;
+    else usageError(`--bind needs an IP address (e.g. 127.0.0.1 or ::1), got "${bind}"`);
+  }
+  if (values.port !== undefined) options.port = wholeNumber("--port", values.port, 0, 65535);
+  for (const value of values["allowed-origin"] ?? []) {
+    const origin = normalizeOrigin(value);
+    if (origin === undefined) usageError(`--allowed-origin needs exactly scheme://host[:port] (http or https, no path), got "${value}"`);
+    options.allowedOrigins.push(origin);
+  }
+  if (values["max-concurrency"] !== undefined) options.maxConcurrency = wholeNumber("--max-concurrency", values["max-concurrency"], 1, 4096);
+  // In the order given, once each.
+  const httpOnlyGiven = [...new Set(tokens.flatMap((t) => (t.kind === "option" && HTTP_ONLY.has(t.name) ? [`--${t.name}`] : [])))];
   if (options.transport === "stdio" && httpOnlyGiven.length > 0) {
-    usageError(`${[...new Set(httpOnlyGiven)].join(", ")} only apply to --transport streamable-http`);
+    usageError(`${httpOnlyGiven.join(", ")} only apply to --transport streamable-http`);
   }
   if (options.transport === "streamable-http" && !isLoopbackAddress(options.bind) && !options.allowNonLoopback) {
     usageError(
@@ -269,17 +278,9 @@ async function callOnce(args: string[]): Promise<number> {
 }
 
 async function doctor(args: string[]): Promise<number> {
-  let json = false;
-  let timeoutMs = DEFAULT_DOCTOR_TIMEOUT_MS;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--json") json = true;
-    else if (a === "--timeout-ms" || a.startsWith("--timeout-ms=")) {
-      const value = a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[++i];
-      if (value === undefined) usageError("--timeout-ms needs a value");
-      timeoutMs = wholeNumber("--timeout-ms", value, 100, 120_000);
-    } else usageError(`unknown doctor option ${a}`);
-  }
+  const { values } = parseStrict(args, { json: { type: "boolean" }, "timeout-ms": { type: "string" } }, "doctor option");
+  const json = values.json === true;
+  const timeoutMs = values["timeout-ms"] === undefined ? DEFAULT_DOCTOR_TIMEOUT_MS : wholeNumber("--timeout-ms", values["timeout-ms"], 100, 120_000);
   const report = await runDoctor({ env: process.env, timeoutMs });
   process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.ok ? 0 : 1;

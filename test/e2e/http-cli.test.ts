@@ -66,6 +66,27 @@ test("usage errors exit 2 with a message on stderr and nothing on stdout", async
   );
 });
 
+test("parseArgs parsing: an option given where a value belongs, a stray argument, inline values, and doctor's options keep exit 2 and say which option", async () => {
+  const cases: Array<[string[], RegExp]> = [
+    // Before parseArgs "--bind" was taken as the port's value ("must be a whole number").
+    [["--transport", "streamable-http", "--port", "--bind", "::1"], /--port needs a value/],
+    [["--transport", "streamable-http", "stray"], /unknown option stray/],
+    [["--transport=streamable-http", "--port=abc"], /--port must be a whole number, got "abc"/],
+    [["--nope=1"], /unknown option --nope/],
+    [["doctor", "--bogus"], /unknown doctor option --bogus/],
+    [["doctor", "--timeout-ms"], /--timeout-ms needs a value/],
+    [["doctor", "--timeout-ms=5"], /--timeout-ms must be between 100 and 120000/],
+    // Before parseArgs this read "unknown doctor option --json=yes".
+    [["doctor", "--json=yes"], /--json takes no value/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await cli(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(" "));
+    assert.equal(r.stdout, "", args.join(" "));
+  }
+});
+
 test("--help lists the HTTP options; --version still works", async () => {
   const help = await cli(["--help"]);
   assert.equal(help.code, 0);

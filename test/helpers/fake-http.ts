@@ -17,6 +17,8 @@ export interface FakeServer {
   port: number;
   url: string;
   requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  /** TCP connections the server accepted (kept-alive clients reuse theirs). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -46,12 +48,14 @@ export async function startOrigin(handler: Handler, tlsOptions?: { key: string; 
   };
   const server = tlsOptions ? https.createServer(tlsOptions, listener) : http.createServer(listener);
   const sockets = new Set<net.Socket>();
+  let accepted = 0;
   server.on("connection", (s: net.Socket) => {
+    accepted++;
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
   const port = await listen(server);
-  return { port, url: `${tlsOptions ? "https" : "http"}://127.0.0.1:${port}`, requests, close: closer(server, sockets) };
+  return { port, url: `${tlsOptions ? "https" : "http"}://127.0.0.1:${port}`, requests, connections: () => accepted, close: closer(server, sockets) };
 }
 
 export interface FakeProxy {
@@ -59,6 +63,8 @@ export interface FakeProxy {
   url: string;
   /** Absolute-URI requests ("GET http://host/path") and CONNECT targets ("CONNECT host:port"). */
   seen: Array<{ method: string; target: string; proxyAuthorization?: string }>;
+  /** TCP connections the proxy accepted (kept-alive clients reuse theirs). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -110,12 +116,14 @@ export async function startProxy(options: { refuseConnect?: boolean } = {}): Pro
     client.on("error", () => upstream.destroy());
   });
   const sockets = new Set<net.Socket>();
+  let accepted = 0;
   server.on("connection", (s: net.Socket) => {
+    accepted++;
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
   const port = await listen(server);
-  return { port, url: `http://127.0.0.1:${port}`, seen, close: closer(server, sockets) };
+  return { port, url: `http://127.0.0.1:${port}`, seen, connections: () => accepted, close: closer(server, sockets) };
 }
 
 /** A self-signed certificate for `host` and 127.0.0.1 made with the openssl CLI, or undefined when openssl is absent. */

@@ -1,9 +1,11 @@
 /**
  * The one outbound GET the ChEMBL service uses, behind a small interface so tests can count and fake
- * requests. The default goes through the shared HTTP client (src/domain/net/http-client.ts): timeout,
+ * requests. The default goes through the shared HTTP client (src/domain/net/http-client.ts, one undici
+ * connection pool for the process): timeout,
  * cancellation, size cap, decoding, HTTPS_PROXY / HTTP_PROXY / NO_PROXY. Failures are mapped to three
  * typed errors here; the body of an answer is never interpreted at this level.
  */
+import type { CaOption } from "../net/dispatcher.js";
 import { HttpFailure, httpRequest } from "../net/http-client.js";
 
 export interface HttpResponse {
@@ -51,11 +53,23 @@ export class FetchNetworkError extends Error {
 /** A ChEMBL page of 1000 activities is ~1.5 MB; anything far larger is not an answer we want. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-/** The default fetcher: the shared client, proxies honoured, failures typed. */
-export function sharedClientFetcher(env: NodeJS.ProcessEnv = process.env, maxBodyBytes = MAX_BODY_BYTES): Fetcher {
+/**
+ * The default fetcher: the shared client (its one kept-alive connection pool), proxies honoured, failures
+ * typed. `ca` adds trusted certificates (tests with a local TLS origin).
+ */
+export function sharedClientFetcher(env: NodeJS.ProcessEnv = process.env, maxBodyBytes = MAX_BODY_BYTES, ca?: CaOption): Fetcher {
   return async (url, { signal, timeoutMs, headers = {} }) => {
     try {
-      const res = await httpRequest(url, { method: "GET", headers, timeoutMs, signal, maxBytes: maxBodyBytes, maxRedirects: 3, env });
+      const res = await httpRequest(url, {
+        method: "GET",
+        headers,
+        timeoutMs,
+        signal,
+        maxBytes: maxBodyBytes,
+        maxRedirects: 3,
+        env,
+        ...(ca !== undefined ? { ca } : {}),
+      });
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
       return { status: res.status, headers: out, body: res.body.toString("utf8") };

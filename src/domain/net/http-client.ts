@@ -1,11 +1,11 @@
 /**
- * The shared outbound HTTP client (PubChem now, ChEMBL later): one request with an overall deadline, an
- * AbortSignal, a response-size cap, gzip/deflate/br decoding, a few redirects, and the proxy variables
- * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; see proxy.ts) that Node's fetch ignores:
- *  - http:// through a proxy: the request goes to the proxy with an absolute URI ("GET http://host/path").
- *  - https:// through a proxy: a CONNECT tunnel to host:port, then TLS to the origin inside it (the proxy sees
- *    only the host name and port).
- * Built on node:http/node:https/node:tls only.
+ * The shared outbound HTTP client (ChEMBL, PubChem, the doctor's checks): one request with an overall deadline,
+ * an AbortSignal, a response-size cap, gzip/deflate/br decoding, a few redirects, and the proxy variables
+ * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; proxy.ts chooses) that Node's fetch ignores. Connections come from the
+ * one undici pool in dispatcher.ts: kept alive between requests, and through a proxy
+ *  - http:// goes to the proxy as an absolute-URI request ("GET http://host/path");
+ *  - https:// goes through a CONNECT tunnel to host:port with TLS to the origin inside it (the proxy sees only
+ *    the host name and port); the tunnel is a pooled connection, reused by later requests to that origin.
  *
  * Failures are typed (HttpFailure.kind) so that each caller maps them to its own error codes:
  *   timeout      the deadline passed (connect, headers and body together)
@@ -17,14 +17,15 @@
  *   invalid_json the 2xx body is not JSON (getJson only)
  * Retries, base URLs and per-service headers are the caller's business.
  */
-import http from "node:http";
-import https from "node:https";
-import tls from "node:tls";
 import zlib from "node:zlib";
-import { isIP } from "node:net";
-import type { Duplex, Readable } from "node:stream";
+import type { Readable } from "node:stream";
+import type { Dispatcher } from "undici";
 import { PACKAGE } from "../../version.js";
-import { ProxyConfigError, bareHost, defaultPort, proxyAuthorization, proxyFor } from "./proxy.js";
+import { outboundDispatcher, type CaOption } from "./dispatcher.js";
+import { ProxyConfigError, proxyFor } from "./proxy.js";
+
+/** Response headers, names lower-cased; a repeated header is an array. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 export type HttpFailureKind = "timeout" | "aborted" | "network" | "status" | "too_large" | "invalid_json";
 
@@ -36,7 +37,7 @@ export class HttpFailure extends Error {
   /** The URL without credentials. */
   readonly url: string;
   readonly status?: number;
-  readonly headers?: http.IncomingHttpHeaders;
+  readonly headers?: ResponseHeaders;
   /** First bytes of a non-2xx body, for classification only (never to be shown: it is upstream text). */
   readonly bodySnippet?: string;
   /** A system error code such as ECONNREFUSED, when there is one. */
@@ -45,7 +46,7 @@ export class HttpFailure extends Error {
   constructor(
     kind: HttpFailureKind,
     message: string,
-    init: { url: string; status?: number; headers?: http.IncomingHttpHeaders; bodySnippet?: string; code?: string; cause?: unknown },
+    init: { url: string; status?: number; headers?: ResponseHeaders; bodySnippet?: string; code?: string; cause?: unknown },
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = "HttpFailure";
@@ -72,12 +73,12 @@ export interface HttpRequestOptions {
   /** Where proxy variables are read (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Extra trusted CA certificates (PEM), e.g. a test server's or a TLS-inspecting proxy's. */
-  ca?: string | Buffer | Array<string | Buffer>;
+  ca?: CaOption;
 }
 
 export interface HttpResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  headers: ResponseHeaders;
   body: Buffer;
   /** The final URL (after redirects), without credentials. */
   url: string;
@@ -139,54 +140,36 @@ function networkFailure(url: string, e: unknown, context: string): HttpFailure {
   return new HttpFailure("network", `${context} ${url} failed: ${code ?? err?.message ?? String(e)}`, { url, ...(code ? { code } : {}), cause: e });
 }
 
-/** Opens a CONNECT tunnel through `proxy` to the origin of `target`. */
-function connectTunnel(proxy: URL, target: URL, signal: AbortSignal): Promise<Duplex> {
-  return new Promise((resolve, reject) => {
-    const authority = `${bareHost(target).includes(":") ? `[${bareHost(target)}]` : bareHost(target)}:${defaultPort(target)}`;
-    const headers: Record<string, string> = { host: authority, "user-agent": USER_AGENT };
-    const auth = proxyAuthorization(proxy);
-    if (auth) headers["proxy-authorization"] = auth;
-    const req = http.request({
-      host: bareHost(proxy),
-      port: defaultPort(proxy),
-      method: "CONNECT",
-      path: authority,
-      headers,
-      agent: false,
-    });
-    const onAbort = () => req.destroy(new Error("aborted"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    req.once("connect", (res, socket) => {
-      signal.removeEventListener("abort", onAbort);
-      if (res.statusCode !== 200) {
-        socket.destroy();
-        reject(
-          new HttpFailure("network", `proxy refused the tunnel to ${authority} (HTTP ${res.statusCode})`, {
-            url: redactUrl(target),
-            status: res.statusCode ?? 0,
-            code: "EPROXY",
-          }),
-        );
-        return;
-      }
-      resolve(socket);
-    });
-    req.on("error", (e) => {
-      signal.removeEventListener("abort", onAbort);
-      reject(networkFailure(redactUrl(target), e, "proxy connection for"));
-    });
-    req.end();
-  });
+/** undici reports a refused CONNECT only in its message ("Proxy response (407) !== 200 when HTTP Tunneling"). */
+const REFUSED_TUNNEL = /^Proxy response \((\d{3})\) !== 200/;
+
+function requestFailure(url: URL, e: unknown, method: string): HttpFailure {
+  const shown = redactUrl(url);
+  const refused = e instanceof Error ? REFUSED_TUNNEL.exec(e.message) : null;
+  if (refused) {
+    const status = Number(refused[1]);
+    return new HttpFailure("network", `proxy refused the tunnel to ${url.host} (HTTP ${status})`, { url: shown, status, code: "EPROXY", cause: e });
+  }
+  if (e instanceof Error && /^Proxy Authentication Required \(407\)/.test(e.message)) {
+    return new HttpFailure("network", `proxy refused the request to ${url.host} (HTTP 407)`, { url: shown, status: 407, code: "EPROXY", cause: e });
+  }
+  return networkFailure(shown, e, method);
 }
 
-function decodedStream(res: http.IncomingMessage): Readable {
-  const encoding = String(res.headers["content-encoding"] ?? "identity")
+/** Drops an unread body (undici's body errors with AbortError when destroyed; nobody is listening then). */
+function discard(body: Readable): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
+function decodedStream(body: Readable, headers: ResponseHeaders): Readable {
+  const encoding = String(headers["content-encoding"] ?? "identity")
     .trim()
     .toLowerCase();
-  if (encoding === "gzip" || encoding === "x-gzip") return res.pipe(zlib.createGunzip());
-  if (encoding === "deflate") return res.pipe(zlib.createInflate());
-  if (encoding === "br") return res.pipe(zlib.createBrotliDecompress());
-  return res;
+  if (encoding === "gzip" || encoding === "x-gzip") return body.pipe(zlib.createGunzip());
+  if (encoding === "deflate") return body.pipe(zlib.createInflate());
+  if (encoding === "br") return body.pipe(zlib.createBrotliDecompress());
+  return body;
 }
 
 async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Deadline, maxBytes: number): Promise<HttpResponse> {
@@ -199,45 +182,46 @@ async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Dea
     if (e instanceof ProxyConfigError) throw new HttpFailure("network", e.message, { url: shown, code: "EPROXYCONFIG" });
     throw e;
   }
-  const isHttps = url.protocol === "https:";
   const headers: Record<string, string> = { "user-agent": USER_AGENT, "accept-encoding": "gzip, deflate, br", ...attempt.headers };
-  if (attempt.body !== undefined) headers["content-length"] = String(attempt.body.length);
+  // undici writes Host and Content-Length itself (and refuses a hand-set Proxy-Authorization: the proxy's own
+  // credentials are the dispatcher's business).
+  delete headers.host;
+  delete headers["content-length"];
+  delete headers["proxy-authorization"];
+  if (deadline.signal.aborted) throw deadline.failure(shown, options.timeoutMs);
 
-  let request: http.ClientRequest;
-  if (!proxy) {
-    const mod = isHttps ? https : http;
-    request = mod.request(url, { method: attempt.method, headers, ...(isHttps && options.ca ? { ca: options.ca } : {}) });
-  } else if (!isHttps) {
-    const auth = proxyAuthorization(proxy.url);
-    request = http.request({
-      host: bareHost(proxy.url),
-      port: defaultPort(proxy.url),
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await outboundDispatcher(proxy, options.ca).request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: attempt.method,
-      path: redactUrl(url),
-      headers: { ...headers, host: url.host, ...(auth ? { "proxy-authorization": auth } : {}) },
-      agent: false,
+      headers,
+      ...(attempt.body !== undefined ? { body: attempt.body } : {}),
+      signal: deadline.signal,
     });
-  } else {
-    let tunnel: Duplex;
-    try {
-      tunnel = await connectTunnel(proxy.url, url, deadline.signal);
-    } catch (e) {
-      if (deadline.signal.aborted) throw deadline.failure(shown, options.timeoutMs);
-      throw e;
-    }
-    const host = bareHost(url);
-    const socket = tls.connect({
-      socket: tunnel,
-      host,
-      ...(isIP(host) === 0 ? { servername: host } : {}),
-      ...(options.ca ? { ca: options.ca } : {}),
-    });
-    // No agent: with createConnection and no agent, Node uses the tunnelled socket for this one request.
-    request = https.request(url, { method: attempt.method, headers, createConnection: () => socket });
+  } catch (e) {
+    if (deadline.signal.aborted) throw deadline.failure(shown, options.timeoutMs);
+    throw requestFailure(url, e, attempt.method);
+  }
+
+  const status = response.statusCode;
+  const responseHeaders = response.headers;
+  const body = response.body;
+  const declared = Number(responseHeaders["content-length"]);
+  const identity = (responseHeaders["content-encoding"] ?? "identity") === "identity";
+  if (identity && Number.isFinite(declared) && declared > maxBytes) {
+    discard(body);
+    throw new HttpFailure("too_large", `response from ${shown} is ${declared} bytes, over the ${maxBytes}-byte cap`, { url: shown, status });
+  }
+  if (attempt.method === "HEAD") {
+    await body.dump().catch(() => {});
+    return { status, headers: responseHeaders, body: Buffer.alloc(0), url: shown };
   }
 
   return new Promise<HttpResponse>((resolve, reject) => {
     let settled = false;
+    const stream = decodedStream(body, responseHeaders);
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -245,8 +229,9 @@ async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Dea
       fn();
     };
     const onAbort = () => {
-      request.destroy();
       finish(() => reject(deadline.failure(shown, options.timeoutMs)));
+      body.destroy();
+      stream.destroy();
     };
     if (deadline.signal.aborted) {
       onAbort();
@@ -254,45 +239,34 @@ async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Dea
     }
     deadline.signal.addEventListener("abort", onAbort, { once: true });
 
-    request.on("error", (e) => finish(() => reject(networkFailure(shown, e, `${attempt.method}`))));
-    request.once("response", (res) => {
-      const status = res.statusCode ?? 0;
-      const declared = Number(res.headers["content-length"]);
-      const identity = (res.headers["content-encoding"] ?? "identity") === "identity";
-      // Settle first: destroying an unfinished response emits 'aborted' synchronously.
-      if (identity && Number.isFinite(declared) && declared > maxBytes) {
-        finish(() =>
-          reject(new HttpFailure("too_large", `response from ${shown} is ${declared} bytes, over the ${maxBytes}-byte cap`, { url: shown, status })),
-        );
-        res.destroy();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    stream.on("data", (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        finish(() => reject(new HttpFailure("too_large", `response from ${shown} is over the ${maxBytes}-byte cap`, { url: shown, status })));
+        body.destroy();
+        stream.destroy();
         return;
       }
-      const stream = attempt.method === "HEAD" ? null : decodedStream(res);
-      if (!stream) {
-        res.resume();
-        finish(() => resolve({ status, headers: res.headers, body: Buffer.alloc(0), url: shown }));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let total = 0;
-      stream.on("data", (chunk: Buffer) => {
-        total += chunk.length;
-        if (total > maxBytes) {
-          finish(() => reject(new HttpFailure("too_large", `response from ${shown} is over the ${maxBytes}-byte cap`, { url: shown, status })));
-          res.destroy();
-          stream.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      stream.once("end", () => finish(() => resolve({ status, headers: res.headers, body: Buffer.concat(chunks), url: shown })));
-      stream.on("error", (e) => finish(() => reject(networkFailure(shown, e, "reading the response of"))));
-      res.on("error", (e) => finish(() => reject(networkFailure(shown, e, "reading the response of"))));
-      res.once("aborted", () =>
-        finish(() => reject(new HttpFailure("network", `connection closed while reading ${shown}`, { url: shown, status, code: "ECONNRESET" }))),
-      );
+      chunks.push(chunk);
     });
-    request.end(attempt.body);
+    // Settle one event-loop turn after the body ends: undici hands the connection back to its pool on a
+    // setImmediate after the last byte, and a caller's next request (a pacer slot just freed) should find it
+    // there rather than open another connection (or CONNECT tunnel).
+    stream.once("end", () => setImmediate(() => finish(() => resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks), url: shown }))));
+    const onError = (e: unknown) => {
+      if (deadline.signal.aborted) return finish(() => reject(deadline.failure(shown, options.timeoutMs)));
+      const err = e as NodeJS.ErrnoException;
+      if (err?.code === "UND_ERR_SOCKET" || err?.code === "ECONNRESET") {
+        return finish(() =>
+          reject(new HttpFailure("network", `connection closed while reading ${shown}`, { url: shown, status, code: "ECONNRESET", cause: e })),
+        );
+      }
+      finish(() => reject(networkFailure(shown, e, "reading the response of")));
+    };
+    stream.on("error", onError);
+    if (stream !== body) body.on("error", onError);
   });
 }
 
@@ -369,7 +343,7 @@ export async function httpRequest(target: string | URL, options: HttpRequestOpti
 
 export interface JsonResponse<T> {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  headers: ResponseHeaders;
   data: T;
   url: string;
 }
