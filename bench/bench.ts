@@ -599,7 +599,16 @@ async function chemblSection(): Promise<ChemblRow[]> {
   for (const latencyMs of [0, CHEMBL_LATENCY_MS]) {
     const upstream = await startUpstream(latencyMs);
     try {
-      const config = { apiBaseUrl: upstream.baseUrl, requestTimeoutMs: 30_000, deadlineMs: 54_000, maxConcurrentPages: concurrency, offline: false };
+      const config = {
+        apiBaseUrl: upstream.baseUrl,
+        requestTimeoutMs: 30_000,
+        deadlineMs: 54_000,
+        maxConcurrentPages: concurrency,
+        offline: false,
+        spillDeadlineMs: 54_000,
+        maxPageSize: 1000,
+        defaultLimit: 25,
+      };
       const walk = async (extra: { pchemblMin?: number } = {}) => {
         // A fresh service each time: its response cache would otherwise answer the second walk.
         const service = new ChemblService(config);

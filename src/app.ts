@@ -53,6 +53,7 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
     pool,
     info: { name: PACKAGE.name, version: PACKAGE.version },
     logger,
+    disabledTools: config.canvas.dropEnabled ? [] : [{ name: "chembl_dataframe_drop", setting: "CHEMBL_DATAFRAME_DROP_ENABLED", value: "true" }],
   });
   return { config, logger, pool, server, close: () => Promise.all([pool.close(), canvas.close()]).then(() => undefined) };
 }

@@ -41,11 +41,28 @@ export interface ChemblConfig {
   requestTimeoutMs: number;
   /** CHEMBL_DEADLINE_MS (45000): one tool call or resource read, retries and chained requests included. */
   deadlineMs: number;
-  /** CHEMBL_MAX_CONCURRENT_PAGES (4): upstream requests in flight at once, service-wide. */
+  /** CHEMBL_MAX_CONCURRENT_PAGES (4, 1 to 6): upstream requests in flight at once, service-wide. */
   maxConcurrentPages: number;
+  /**
+   * CHEMBL_SPILL_DEADLINE_MS (45000, 10 to 600 s): how long a spill's walk may read pages. A call without a
+   * progress token is held to SPILL_DEADLINE_CAP_MS (its answer must land before the client's 60 s timeout);
+   * one with a token may run the whole deadline, its progress keeping the client's timeout alive.
+   */
+  spillDeadlineMs: number;
+  /** CHEMBL_MAX_PAGE_SIZE (1000, 1 to 1000): rows one upstream list request asks for at most. */
+  maxPageSize: number;
+  /** CHEMBL_DEFAULT_LIMIT (25, 1 to 100): rows an inline page holds when the call gives no limit. */
+  defaultLimit: number;
   /** CHEMATIC_OFFLINE: every networked tool answers OFFLINE. */
   offline: boolean;
 }
+
+export const DEFAULT_SPILL_DEADLINE_MS = 45_000;
+/** A spill without a progress token answers within this (the client's 60 s timeout is not reset). */
+export const SPILL_DEADLINE_CAP_MS = 54_000;
+export const DEFAULT_PAGE_LIMIT = 25;
+/** ChEMBL's paginator refuses a limit above 1000. */
+export const CHEMBL_PAGE_CEILING = 1000;
 
 export function loadChemblConfig(env: NodeJS.ProcessEnv = process.env): ChemblConfig {
   const raw = env.CHEMBL_API_BASE_URL?.trim() || CHEMBL_DEFAULT_BASE_URL;
@@ -62,7 +79,10 @@ export function loadChemblConfig(env: NodeJS.ProcessEnv = process.env): ChemblCo
     apiBaseUrl: url.href.replace(/\/+$/, ""),
     requestTimeoutMs: parseInteger("CHEMBL_REQUEST_TIMEOUT_MS", env.CHEMBL_REQUEST_TIMEOUT_MS, 30_000, 50, 300_000),
     deadlineMs: parseInteger("CHEMBL_DEADLINE_MS", env.CHEMBL_DEADLINE_MS, 45_000, 100, 54_000),
-    maxConcurrentPages: parseInteger("CHEMBL_MAX_CONCURRENT_PAGES", env.CHEMBL_MAX_CONCURRENT_PAGES, 4, 1, 16),
+    maxConcurrentPages: parseInteger("CHEMBL_MAX_CONCURRENT_PAGES", env.CHEMBL_MAX_CONCURRENT_PAGES, 4, 1, 6),
+    spillDeadlineMs: parseInteger("CHEMBL_SPILL_DEADLINE_MS", env.CHEMBL_SPILL_DEADLINE_MS, DEFAULT_SPILL_DEADLINE_MS, 10_000, 600_000),
+    maxPageSize: parseInteger("CHEMBL_MAX_PAGE_SIZE", env.CHEMBL_MAX_PAGE_SIZE, CHEMBL_PAGE_CEILING, 1, CHEMBL_PAGE_CEILING),
+    defaultLimit: parseInteger("CHEMBL_DEFAULT_LIMIT", env.CHEMBL_DEFAULT_LIMIT, DEFAULT_PAGE_LIMIT, 1, 100),
     offline: parseBoolean("CHEMATIC_OFFLINE", env.CHEMATIC_OFFLINE, false),
   };
 }

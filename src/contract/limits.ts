@@ -10,6 +10,8 @@ export const MAX_ARRAY_LENGTH = 10_000;
 export const MAX_STRING_BYTES = 256 * 1024;
 /** No tool may run longer than this: clients commonly give up at 60 s. */
 export const MAX_TOOL_BUDGET_MS = 55_000;
+/** A call with a progress token, whose progress keeps the client's timeout alive, may run this long at most. */
+export const MAX_PROGRESS_BUDGET_MS = 620_000;
 
 /** A client-chosen string cut to `max` characters for an answer or a log line ("..." marks the cut). */
 export function clipText(text: string, max: number): string {

@@ -37,6 +37,11 @@ export interface ServiceContext {
   /** When this call's budget ends, as epoch milliseconds (compare with Date.now()); pass it down to chained requests. */
   deadline: number;
   /**
+   * Whether the call carries a progress token: its progress notifications keep the client's timeout alive,
+   * so a tool with a progressBudgetMs may run past the usual budget (see ServiceTool.progressBudgetMs).
+   */
+  progressTracked?: boolean;
+  /**
    * Runs chemistry tools in the worker pool (RDKit is not loaded on the main thread). The server always
    * provides it; it is optional so unit tests can build a context without a pool.
    */
@@ -111,6 +116,12 @@ export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknow
 
 export interface ServiceTool<A = Record<string, unknown>, R = Record<string, unknown>> extends ToolBase {
   kind: "service";
+  /**
+   * The budget of a call that carries a progress token, when the tool reports progress often enough to keep
+   * the client's timeout alive (a bioactivity spill under CHEMBL_SPILL_DEADLINE_MS); at most
+   * MAX_PROGRESS_BUDGET_MS. Without a token a call always has budgetMs.
+   */
+  progressBudgetMs?: () => number;
   run(args: A, ctx: ServiceContext): Promise<R>;
 }
 

@@ -21,11 +21,13 @@ export const ERROR_HINTS = {
   UPSTREAM_UNAVAILABLE: "The upstream service is failing; retry later.",
   RATE_LIMITED: "The upstream service is rate limiting; wait details.retry_after_s seconds, then retry.",
   INVALID_STRUCTURE: "The upstream service rejected the structure; canonicalise it with canonical_smiles and retry.",
-  DEADLINE_EXCEEDED: "The request ran out of time; narrow the query (fewer IDs, filters, smaller limit) and retry.",
+  DEADLINE_EXCEEDED:
+    "The upstream service did not answer within the call's deadline; retry later (a narrower query does not help a service that is not answering).",
   CANVAS_DISABLED: "The canvas is off on this server; request results inline with a limit and cursor instead.",
   CANVAS_NOT_FOUND: "The canvas id is unknown or expired; re-run the query that staged it.",
   QUERY_REFUSED: "Send exactly one read-only SELECT or WITH statement against the staged tables.",
   QUERY_TIMEOUT: "The SQL query exceeded its time budget; add filters or a LIMIT and retry.",
+  TOOL_DISABLED: "The tool is switched off on this server; details.setting names the variable an operator sets to enable it.",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_HINTS;

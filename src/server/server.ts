@@ -18,7 +18,7 @@ import {
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
 import type { AnyTool, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
-import { clipText } from "../contract/limits.js";
+import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
 import { InternalToolError, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
@@ -64,6 +64,20 @@ export interface McpServerOptions {
   pool: WorkerPool;
   info: ServerInfo;
   logger: Logger;
+  /**
+   * Tools this server knows but an operator left switched off (chembl_dataframe_drop without
+   * CHEMBL_DATAFRAME_DROP_ENABLED): not listed, and a call answers TOOL_DISABLED naming the setting.
+   */
+  disabledTools?: readonly DisabledTool[];
+}
+
+/** A tool switched off by configuration, and the variable that switches it on. */
+export interface DisabledTool {
+  name: string;
+  /** The environment variable that enables it. */
+  setting: string;
+  /** The value to give it. */
+  value: string;
 }
 
 export class McpServer {
@@ -75,6 +89,7 @@ export class McpServer {
   readonly extraInstructions: readonly string[];
   private readonly pool: WorkerPool;
   private readonly logger: Logger;
+  private readonly disabled: ReadonlyMap<string, DisabledTool>;
 
   constructor(options: McpServerOptions) {
     this.registry = new ToolRegistry(options.tools);
@@ -84,6 +99,7 @@ export class McpServer {
     this.extraInstructions = options.instructions ?? [];
     this.instructions = [INSTRUCTIONS, ...this.extraInstructions].join("\n\n");
     this.pool = options.pool;
+    this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
     this.info = options.info;
     this.logger = options.logger;
   }
@@ -230,7 +246,20 @@ export class McpServer {
     const args = rawArgs ?? {};
     if (!isJsonObject(args)) throw new ToolCallRefused("Invalid params: `arguments` must be an object");
     const entry = this.registry.get(name);
-    if (!entry) throw new ToolCallRefused(`Unknown tool: ${name}`);
+    if (!entry) {
+      const off = this.disabled.get(name);
+      if (off) {
+        // A tool the operator switched off is a result the agent can act on, not an unknown name.
+        const error = new ToolError(
+          "TOOL_DISABLED",
+          `${name} is switched off on this server`,
+          { tool: name, setting: off.setting },
+          `Ask the server's operator to set ${off.setting}=${off.value} and restart it to enable ${name}.`,
+        );
+        return { ok: false, error };
+      }
+      throw new ToolCallRefused(`Unknown tool: ${name}`);
+    }
 
     const { tool } = entry;
     if (ctx.clientCapabilities !== undefined && tool.requiredClientCapabilities) {
@@ -280,7 +309,10 @@ export class McpServer {
     if (tool.kind === "chem") {
       return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress });
     }
-    return this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => tool.run(args, serviceCtx));
+    // A call with a progress token may get the tool's longer budget: its progress keeps the client waiting.
+    const budgetMs =
+      ctx.progress !== undefined && tool.progressBudgetMs ? Math.min(MAX_PROGRESS_BUDGET_MS, Math.max(tool.budgetMs, tool.progressBudgetMs())) : tool.budgetMs;
+    return this.withBudget(tool.name, budgetMs, ctx, (serviceCtx) => tool.run(args, serviceCtx));
   }
 
   /** A chemistry tool called from a service tool: same pool, same cancellation, within the caller's budget. */
@@ -305,6 +337,7 @@ export class McpServer {
           signal,
           progress: ctx.progress ?? (() => {}),
           deadline: Date.now() + budgetMs,
+          progressTracked: ctx.progress !== undefined,
           chem: { run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>> },
         }),
         new Promise<never>((_, reject) => {

@@ -28,7 +28,7 @@ import {
 import { callOptions, getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
-import { spillActivities } from "../domain/canvas/spill.js";
+import { spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -296,7 +296,12 @@ export function createChemblGetBioactivitiesTool(
           type: "boolean",
           description: "With molecule_chembl_id: include the measurements of every form of its family (the parent, salts, hydrates), not only that form's.",
         },
-        limit: { type: "integer", minimum: 1, maximum: MAX_INLINE_ACTIVITIES, description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 50).` },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_INLINE_ACTIVITIES,
+          description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 25, or the server's CHEMBL_DEFAULT_LIMIT).`,
+        },
         cursor: cursorProperty(),
         canvas_id: {
           type: "string",
@@ -372,6 +377,8 @@ export function createChemblGetBioactivitiesTool(
     },
     errors: ["NOT_FOUND", "CANVAS_NOT_FOUND", ...CHEMBL_ERRORS],
     budgetMs: CHEMBL_BUDGET_MS,
+    // With a progress token a spill may walk for the whole CHEMBL_SPILL_DEADLINE_MS (its progress keeps the client waiting).
+    progressBudgetMs: () => Math.max(CHEMBL_BUDGET_MS, spillBudgetMs(service().config.spillDeadlineMs)),
     content: markdownContent(renderBioactivities),
     async run(args, ctx) {
       service().assertOnline();
@@ -395,12 +402,20 @@ export function createChemblGetBioactivitiesTool(
           "Drop pchembl_value_min, or use potency_view potency_ranked.",
         );
       }
-      const includeAlternateForms = args.include_alternate_forms === true && moleculeChemblId !== undefined;
+      if (args.include_alternate_forms === true && moleculeChemblId === undefined) {
+        throw new ToolError(
+          "INVALID_ARGUMENTS",
+          "include_alternate_forms widens a molecule to its family: it needs molecule_chembl_id",
+          { path: "/include_alternate_forms" },
+          "Send molecule_chembl_id with include_alternate_forms, or drop include_alternate_forms for a target-only query.",
+        );
+      }
+      const includeAlternateForms = args.include_alternate_forms === true;
       const standardType = optionalText(args.standard_type);
       const assayType = optionalText(args.assay_type);
       const organism = optionalText(args.organism);
       const variant = parseVariant(optionalText(args.variant));
-      const limit = args.limit ?? 50;
+      const limit = args.limit ?? service().config.defaultLimit;
       const query: ActivityQuery & { includeAlternateForms: boolean } = {
         moleculeChemblId,
         targetChemblId,
@@ -463,6 +478,7 @@ export function createChemblGetBioactivitiesTool(
         inlineLimit: limit,
         target,
         deadline: options.deadline ?? Date.now() + CHEMBL_BUDGET_MS,
+        progressTracked: ctx.progressTracked === true,
         signal: ctx.signal,
         appliedFilters: (q) => filters(q.parentMoleculeChemblId),
         onProgress: (fetched, goal) => ctx.progress(fetched, goal, `fetched ${fetched} of ${goal} rows`),

@@ -39,13 +39,17 @@ export interface DrugInfoResult {
   first_approval: number | null;
   withdrawn: boolean | null;
   black_box_warning: boolean | null;
-  family: FamilyForm[];
+  /** Absent when the section failed (family_status.status "failed"): missing, not empty. */
+  family?: FamilyForm[];
   family_status: SectionStatus;
-  mechanisms: Mechanism[];
+  /** Absent when the section failed (mechanisms_status.status "failed"): missing, not empty. */
+  mechanisms?: Mechanism[];
   mechanisms_status: SectionStatus;
-  indications: Indication[];
+  /** Absent when the section failed (indications_status.status "failed"): missing, not empty. */
+  indications?: Indication[];
   indications_status: SectionStatus;
-  warnings: Warning[];
+  /** Absent when the section failed (warnings_status.status "failed"): missing, not empty. */
+  warnings?: Warning[];
   warnings_status: SectionStatus;
   notice: string | null;
   source: Source;
@@ -56,12 +60,21 @@ function statusOf(s: Section<unknown>): SectionStatus {
   return { status: s.status, total_count: s.total_count, error_code: s.error_code };
 }
 
+/** A section and its status: a failed section's items are absent (not an empty list that reads as "none"). */
+function section<K extends string, T>(name: K, s: Section<T>): Record<K, T[]> & Record<`${K}_status`, SectionStatus> {
+  const out: Record<string, unknown> = {};
+  if (s.status !== "failed") out[name] = s.items;
+  out[`${name}_status`] = statusOf(s);
+  return out as Record<K, T[]> & Record<`${K}_status`, SectionStatus>;
+}
+
 function renderStatus(name: string, s: SectionStatus): string {
-  return mdFields([
+  const line = mdFields([
     [`${name}.status`, s.status],
     [`${name}.total_count`, s.total_count],
     [`${name}.error_code`, s.error_code],
   ]);
+  return s.status === "failed" ? `${line}\n- ${name} absent: not read (not empty)` : line;
 }
 
 export function renderDrugInfo(r: DrugInfoResult): string {
@@ -82,7 +95,7 @@ export function renderDrugInfo(r: DrugInfoResult): string {
   ];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   lines.push("", "**Family** (the parent and its forms)", renderStatus("family", r.family_status));
-  for (const f of r.family) {
+  for (const f of r.family ?? []) {
     lines.push(
       mdFields(
         [
@@ -99,7 +112,7 @@ export function renderDrugInfo(r: DrugInfoResult): string {
     );
   }
   lines.push("", "**Mechanisms**", renderStatus("mechanisms", r.mechanisms_status));
-  for (const m of r.mechanisms) {
+  for (const m of r.mechanisms ?? []) {
     lines.push(
       mdFields(
         [
@@ -125,7 +138,7 @@ export function renderDrugInfo(r: DrugInfoResult): string {
     );
   }
   lines.push("", "**Indications**", renderStatus("indications", r.indications_status));
-  for (const i of r.indications) {
+  for (const i of r.indications ?? []) {
     lines.push(
       mdFields(
         [
@@ -144,7 +157,7 @@ export function renderDrugInfo(r: DrugInfoResult): string {
     );
   }
   lines.push("", "**Warnings**", renderStatus("warnings", r.warnings_status));
-  for (const w of r.warnings) {
+  for (const w of r.warnings ?? []) {
     lines.push(
       mdFields(
         [
@@ -257,13 +270,13 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
           "True when any form is flagged withdrawn or ChEMBL holds a Withdrawn warning; false only when everything was read and none says so; else null.",
         ),
         black_box_warning: nbool("The same rule for black-box warnings."),
-        family: arr("The parent and its forms, each with its own phase and flags.", FAMILY_FORM_SCHEMA),
+        family: arr("The parent and its forms, each with its own phase and flags; absent when family_status says failed.", FAMILY_FORM_SCHEMA),
         family_status: SECTION_STATUS_SCHEMA("the family"),
-        mechanisms: arr("Mechanisms of action across the family.", MECHANISM_SCHEMA),
+        mechanisms: arr("Mechanisms of action across the family; absent when mechanisms_status says failed.", MECHANISM_SCHEMA),
         mechanisms_status: SECTION_STATUS_SCHEMA("the mechanisms"),
-        indications: arr("Indications across the family.", INDICATION_SCHEMA),
+        indications: arr("Indications across the family; absent when indications_status says failed.", INDICATION_SCHEMA),
         indications_status: SECTION_STATUS_SCHEMA("the indications"),
-        warnings: arr("Warnings across the family.", WARNING_SCHEMA),
+        warnings: arr("Warnings across the family; absent when warnings_status says failed.", WARNING_SCHEMA),
         warnings_status: SECTION_STATUS_SCHEMA("the warnings"),
         notice: nstr("Guidance (failed sections, withdrawal caveat), or null."),
         source: SOURCE_SCHEMA,
@@ -277,13 +290,9 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         "first_approval",
         "withdrawn",
         "black_box_warning",
-        "family",
         "family_status",
-        "mechanisms",
         "mechanisms_status",
-        "indications",
         "indications_status",
-        "warnings",
         "warnings_status",
         "notice",
         "source",
@@ -321,14 +330,10 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         first_approval: info.molecule.first_approval,
         withdrawn: info.withdrawn,
         black_box_warning: info.black_box_warning,
-        family: info.family.items,
-        family_status: statusOf(info.family),
-        mechanisms: info.mechanisms.items,
-        mechanisms_status: statusOf(info.mechanisms),
-        indications: info.indications.items,
-        indications_status: statusOf(info.indications),
-        warnings: info.warnings.items,
-        warnings_status: statusOf(info.warnings),
+        ...section("family", info.family),
+        ...section("mechanisms", info.mechanisms),
+        ...section("indications", info.indications),
+        ...section("warnings", info.warnings),
         notice: notices.length > 0 ? notices.join(" ") : null,
         source: info.source,
       };

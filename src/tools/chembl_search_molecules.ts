@@ -21,7 +21,7 @@ import {
   type ChemblService,
   type MoleculeSearchType,
 } from "../domain/chembl/service.js";
-import { checkStructure, type StructureCheck } from "../domain/chembl/structure-check.js";
+import { checkStructure, smilesGrammarIssue, type StructureCheck } from "../domain/chembl/structure-check.js";
 import { parseSmilesTool } from "./parse_smiles.js";
 import type { MoleculeRow, Source } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
@@ -160,7 +160,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
           maximum: 4,
           description: "Keep molecules whose max_phase is at least this: 4 approved, 3, 2, 1, 0.5 (early phase 1). Applies to every search type.",
         },
-        limit: { type: "integer", minimum: 1, maximum: 100, description: "Molecules per page, 1 to 100 (default 25)." },
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Molecules per page, 1 to 100 (default 25, or the server's CHEMBL_DEFAULT_LIMIT)." },
         cursor: cursorProperty(),
       },
       additionalProperties: false,
@@ -227,7 +227,31 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
             "Pass query, or pass smiles with search_type exact, similarity or substructure.",
           );
         }
+        if (smiles !== undefined) {
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            "A name search takes `query` only; `smiles` was given too",
+            { path: "/smiles" },
+            "Send query alone for a name search, or smiles alone (with search_type exact, similarity or substructure) for a structure search.",
+          );
+        }
       } else {
+        if (query !== undefined && smiles !== undefined) {
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            `A ${type} search takes the structure in \`smiles\`; \`query\` was given too`,
+            { path: "/query" },
+            `Send smiles alone with search_type ${type}; a name goes in query with search_type name.`,
+          );
+        }
+        if (query !== undefined && smilesGrammarIssue(query) !== null) {
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            `A ${type} search needs a structure, and query "${query.length > 60 ? `${query.slice(0, 60)}...` : query}" is not SMILES (a name or an ID?)`,
+            { path: "/query" },
+            `Send the structure as smiles with search_type ${type} (look a name up first with search_type name or name_to_smiles), or use search_type name for the name.`,
+          );
+        }
         smiles ??= query; // a structure search with the SMILES put in `query`
         if (smiles === undefined) {
           throw new ToolError(
@@ -240,7 +264,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
       }
       const maxPhaseMin = optionalNumber(args.max_phase_min);
       const threshold = type === "similarity" ? (optionalNumber(args.similarity_threshold) ?? 70) : undefined;
-      const limit = args.limit ?? 25;
+      const limit = args.limit ?? service().config.defaultLimit;
       const nameQuery = type === "name" ? query! : undefined;
       const by =
         nameQuery === undefined

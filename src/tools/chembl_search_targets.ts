@@ -109,7 +109,7 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         target_chembl_id: chemblIdProperty("A ChEMBL target ID (CHEMBL203), any case."),
         organism: textProperty("Organism, exact name in any case (Homo sapiens, Rattus norvegicus).", 120),
         target_type: textProperty("ChEMBL target type, e.g. SINGLE PROTEIN, PROTEIN COMPLEX, PROTEIN FAMILY, CELL-LINE, ORGANISM.", 60),
-        limit: { type: "integer", minimum: 1, maximum: 100, description: "Targets per page, 1 to 100 (default 25)." },
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Targets per page, 1 to 100 (default 25, or the server's CHEMBL_DEFAULT_LIMIT)." },
         cursor: cursorProperty(),
       },
       additionalProperties: false,
@@ -160,7 +160,7 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
       }
       const organism = optionalText(args.organism);
       const targetType = optionalText(args.target_type)?.toUpperCase();
-      const limit = args.limit ?? 25;
+      const limit = args.limit ?? service().config.defaultLimit;
       const fingerprint = queryFingerprint([
         "targets",
         query ?? null,

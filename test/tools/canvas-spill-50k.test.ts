@@ -27,7 +27,16 @@ after(async () => {
 });
 
 test(`a ${ROWS.toLocaleString("en")}-row view spills to DuckDB and answers SQL`, async (t) => {
-  const service = new ChemblService({ apiBaseUrl: fake.baseUrl, requestTimeoutMs: 30_000, deadlineMs: 45_000, maxConcurrentPages: 4, offline: false });
+  const service = new ChemblService({
+    apiBaseUrl: fake.baseUrl,
+    requestTimeoutMs: 30_000,
+    deadlineMs: 45_000,
+    maxConcurrentPages: 4,
+    offline: false,
+    spillDeadlineMs: 45_000,
+    maxPageSize: 1000,
+    defaultLimit: 25,
+  });
   manager = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 });
   const bio = createChemblGetBioactivitiesTool(
     () => service,

@@ -129,7 +129,8 @@ describe("when a view spills", () => {
   test("the time budget stops the walk: the fetched prefix is staged and says so", async () => {
     // A slow upstream: the first page lands, the others cannot before the walk's deadline.
     fake.delayMs = 700;
-    const slow = testService(fake, { deadlineMs: 1_200, requestTimeoutMs: 2_000 });
+    // The spill walk has CHEMBL_SPILL_DEADLINE_MS (in place of CHEMBL_DEADLINE_MS).
+    const slow = testService(fake, { spillDeadlineMs: 1_200, requestTimeoutMs: 2_000 });
     const started = Date.now();
     const { value } = await ok(bio(manager, slow), { target_chembl_id: BULK_TARGET, limit: 10 });
     assert.ok(Date.now() - started < 5_000);

@@ -186,7 +186,7 @@ export class Canvas {
   /**
    * Stages `rows` as table `name` with the given explicit column types: into a new temporary table first,
    * then swapped in (drop the old, rename the new) in one transaction. A failure or a cancellation before
-   * the swap drops the temporary table and leaves the earlier one as it was.
+   * the swap's COMMIT (during the swap too) drops the temporary table and leaves the earlier one as it was.
    */
   stage(name: string, columns: ColumnSpec[], rows: readonly CellValue[][], provenance: Record<string, unknown>, signal?: AbortSignal): Promise<TableMeta> {
     if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
@@ -200,11 +200,13 @@ export class Canvas {
           await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
           await this.append(connection, staging, columns, rows, signal);
           if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-          // The swap takes no signal: once it starts it completes or rolls back.
+          // The swap is one transaction. A cancellation that arrives before its COMMIT rolls it back (the
+          // earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
           await connection.run("BEGIN TRANSACTION");
           try {
             await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
             await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
+            if (signal?.aborted) throw signal.reason ?? new Error("aborted");
             await connection.run("COMMIT");
             swapped = true;
           } catch (e) {

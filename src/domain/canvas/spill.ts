@@ -3,6 +3,7 @@
  * either hand it back for an inline answer, when it fits one page and no canvas was named, or stage it as
  * the view's table (bioactivities or bioactivities_null_potency) on the named canvas or on a new one.
  */
+import { SPILL_DEADLINE_CAP_MS } from "../../config.js";
 import type { ActivityQuery, ChemblService, WalkResult } from "../chembl/service.js";
 import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "./activity-table.js";
 import type { Canvas, CanvasManager, TableMeta } from "./canvas.js";
@@ -18,10 +19,25 @@ export interface SpillRequest {
   target: Canvas | undefined;
   /** The call's end, epoch ms: the walk stops STAGE_RESERVE_MS before it. */
   deadline: number;
+  /** Whether the call carries a progress token: only then may the walk run past SPILL_DEADLINE_CAP_MS. */
+  progressTracked: boolean;
   signal: AbortSignal;
   /** The applied filters recorded in the staged table's provenance, given the resolved query. */
   appliedFilters: (resolved: ActivityQuery) => unknown;
   onProgress?: (fetched: number, goal: number) => void;
+}
+
+/**
+ * How long a spill's walk may read pages: CHEMBL_SPILL_DEADLINE_MS, held to SPILL_DEADLINE_CAP_MS (54 s)
+ * unless the call carries a progress token, whose progress keeps the client's timeout alive.
+ */
+export function spillWalkDeadlineMs(spillDeadlineMs: number, progressTracked: boolean): number {
+  return progressTracked ? spillDeadlineMs : Math.min(spillDeadlineMs, SPILL_DEADLINE_CAP_MS);
+}
+
+/** The budget a spill call with a progress token needs: the walk's whole deadline, then the time to stage. */
+export function spillBudgetMs(spillDeadlineMs: number): number {
+  return spillDeadlineMs + STAGE_RESERVE_MS + 1_000;
 }
 
 export interface SpillResult {
@@ -37,7 +53,11 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
   const { target } = request;
   const spill = async (): Promise<SpillResult> => {
     // The walk stops in time to stage what it fetched within the call's budget.
-    const call = service.startCall({ signal: request.signal, deadline: request.deadline - STAGE_RESERVE_MS });
+    const call = service.startCall({
+      signal: request.signal,
+      deadline: request.deadline - STAGE_RESERVE_MS,
+      deadlineMs: spillWalkDeadlineMs(service.config.spillDeadlineMs, request.progressTracked),
+    });
     const resolved = await service.resolveActivityQuery(request.query, call);
     const walk = await service.walkActivities(resolved, { maxRows: manager.maxSpillRows, call, onProgress: request.onProgress });
     const rows = walk.activities;

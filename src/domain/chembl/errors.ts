@@ -161,12 +161,31 @@ export function networkFailure(purpose: RequestPurpose, timedOut: boolean, timeo
       );
 }
 
-export function deadlineExceeded(purpose: RequestPurpose, deadlineMs: number, cause?: unknown): UpstreamError {
+/**
+ * The call's deadline ran out. `waitingFor` says on what: ChEMBL itself (a request it did not answer in
+ * time, or retries of its failures) or the service-wide request slots (CHEMBL_MAX_CONCURRENT_PAGES). Neither
+ * is cured by a narrower query, so the hint says what is: retry later.
+ */
+export function deadlineExceeded(
+  purpose: RequestPurpose,
+  deadlineMs: number,
+  cause?: unknown,
+  waitingFor: "upstream" | "request_slot" = "upstream",
+): UpstreamError {
+  const ms = Math.round(deadlineMs);
+  const slot = waitingFor === "request_slot";
   return new UpstreamError(
     "DEADLINE_EXCEEDED",
-    `ChEMBL did not answer for ${purpose.what} within this call's ${Math.round(deadlineMs)} ms deadline`,
-    { reason: "deadline" satisfies UpstreamReason, deadline_ms: Math.round(deadlineMs) },
-    { cause },
+    slot
+      ? `No ChEMBL request slot came free for ${purpose.what} within this call's ${ms} ms deadline (other calls held them)`
+      : `ChEMBL did not answer for ${purpose.what} within this call's ${ms} ms deadline`,
+    { reason: "deadline" satisfies UpstreamReason, deadline_ms: ms, waiting_for: waitingFor },
+    {
+      cause,
+      hint: slot
+        ? "The server was busy with other ChEMBL calls; retry in a few seconds (the query itself is fine)."
+        : "ChEMBL is slow or not answering (the query itself is fine, narrowing it will not help); retry in a minute. If it persists, run chematic-mcp doctor or check CHEMBL_API_BASE_URL and the proxy settings.",
+    },
   );
 }
 

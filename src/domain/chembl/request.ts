@@ -11,15 +11,15 @@
  *  - sanitising: every failure leaves as a ToolError written by errors.ts, never upstream text.
  * URLs are Django-style filtered `.json` URLs under CHEMBL_API_BASE_URL.
  */
-import type { ChemblConfig } from "../../config.js";
+import { CHEMBL_PAGE_CEILING, type ChemblConfig } from "../../config.js";
 import { ResponseCache, type CacheOptions } from "./cache.js";
 import { UpstreamError, deadlineExceeded, httpFailure, malformedBody, networkFailure, offline, type RequestPurpose } from "./errors.js";
 import { FetchAbortedError, FetchTimeoutError, sharedClientFetcher, type Fetcher } from "./http.js";
 import { toInteger } from "./normalise.js";
 import { Pacer, PacerTimeout } from "./pacer.js";
 
-/** ChEMBL's paginator refuses a limit above 1000. */
-export const MAX_PAGE_SIZE = 1000;
+/** ChEMBL's paginator refuses a limit above 1000; CHEMBL_MAX_PAGE_SIZE (config.maxPageSize) may lower it. */
+export const MAX_PAGE_SIZE = CHEMBL_PAGE_CEILING;
 /** The deadline ends this long before the tool's own budget, so the sanitised answer wins the race. */
 export const DEADLINE_MARGIN_MS = 250;
 
@@ -30,6 +30,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Epoch milliseconds the caller must have its answer by (ServiceContext.deadline). */
   deadline?: number;
+  /** This call's own deadline in place of CHEMBL_DEADLINE_MS (a spill's walk: CHEMBL_SPILL_DEADLINE_MS). */
+  deadlineMs?: number;
 }
 
 /**
@@ -137,7 +139,7 @@ export class ChemblRequests {
   startCall(options: CallOptions = {}): Call {
     if (this.config.offline) throw offline();
     const now = Date.now();
-    let at = now + this.config.deadlineMs;
+    let at = now + (options.deadlineMs ?? this.config.deadlineMs);
     if (options.deadline !== undefined && Number.isFinite(options.deadline)) at = Math.min(at, options.deadline - DEADLINE_MARGIN_MS);
     return new Call(at, options.signal ?? new AbortController().signal, Math.max(0, at - now));
   }
@@ -165,7 +167,7 @@ export class ChemblRequests {
       try {
         release = await this.pacer.acquire(call.signal, call.at);
       } catch (e) {
-        if (e instanceof PacerTimeout) throw deadlineExceeded(purpose, call.budgetMs, e).withDetails({ attempts: attempt - 1 });
+        if (e instanceof PacerTimeout) throw deadlineExceeded(purpose, call.budgetMs, e, "request_slot").withDetails({ attempts: attempt - 1 });
         throw e;
       }
       const remaining = call.remaining();
@@ -239,8 +241,9 @@ export class ChemblRequests {
   ): Promise<{ rows: Json[]; total: number | null; complete: boolean }> {
     const rows: Json[] = [];
     let total: number | null = null;
-    for (let offset = 0; offset < cap; offset += MAX_PAGE_SIZE) {
-      const limit = Math.min(MAX_PAGE_SIZE, cap - offset);
+    const pageSize = this.config.maxPageSize;
+    for (let offset = 0; offset < cap; offset += pageSize) {
+      const limit = Math.min(pageSize, cap - offset);
       const page = await this.listPage(path, key, [...params, ["limit", String(limit)], ["offset", String(offset)]], purpose, call);
       rows.push(...page.rows);
       total = page.total;

@@ -28,7 +28,7 @@ import {
   type TargetSearchResult,
 } from "./queries.js";
 import { ReleaseLookup } from "./release.js";
-import { ChemblRequests, HAS_MOLECULE_ID, MAX_PAGE_SIZE, isJson, type Call, type CallOptions, type Param, type RequestOptions } from "./request.js";
+import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, type Param, type RequestOptions } from "./request.js";
 import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./types.js";
 import { fetchActivityPage, walkActivities, type ActivityPage, type WalkResult } from "./walk.js";
 
@@ -241,7 +241,7 @@ export class ChemblService {
     return this.release.withSource(
       (async () => {
         const query = await this.resolveActivityQuery(q, call);
-        const page = await fetchActivityPage(this.requests, query, offset, Math.min(limit, MAX_PAGE_SIZE), call);
+        const page = await fetchActivityPage(this.requests, query, offset, Math.min(limit, this.config.maxPageSize), call);
         return { activities: page.activities, total_count: page.total, offset, query };
       })(),
     );

@@ -5,7 +5,7 @@
 import { UpstreamError } from "./errors.js";
 import { normalizeActivity, type RawActivity } from "./normalise.js";
 import { activityParams, type ActivityQuery } from "./queries.js";
-import { MAX_PAGE_SIZE, type Call, type ChemblRequests } from "./request.js";
+import type { Call, ChemblRequests } from "./request.js";
 import type { Activity, Source } from "./types.js";
 
 export interface ActivityPage {
@@ -52,7 +52,9 @@ export async function walkActivities(
   opts: { maxRows: number; pageSize?: number; onProgress?: (fetched: number, goal: number) => void },
   call: Call,
 ): Promise<Omit<WalkResult, "source">> {
-  const pageSize = Math.min(opts.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE, opts.maxRows);
+  // CHEMBL_MAX_PAGE_SIZE rows a request at most (1000, ChEMBL's own ceiling, by default).
+  const ceiling = requests.config.maxPageSize;
+  const pageSize = Math.max(1, Math.min(opts.pageSize ?? ceiling, ceiling, opts.maxRows));
   const first = await fetchActivityPage(requests, q, 0, pageSize, call);
   const total = first.total;
   const goal = Math.min(opts.maxRows, total ?? opts.maxRows);

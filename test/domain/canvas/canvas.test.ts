@@ -240,6 +240,15 @@ describe("results", () => {
     assert.equal(jsonNumber(Number.NEGATIVE_INFINITY), "-Infinity");
   });
 
+  test("SELECT 1 AS load runs: a keyword as an alias passes both the lexical and DuckDB's checks", async () => {
+    const { value } = await ok(tools().query, {
+      canvas_id: canvas.id,
+      sql: "SELECT 1 AS load, b.activity_id AS set FROM bioactivities AS b ORDER BY 2 LIMIT 1",
+    });
+    assert.deepEqual(value.rows, [{ load: 1, set: 1 }]);
+    assert.equal((await fails(tools().query, { canvas_id: canvas.id, sql: "LOAD httpfs" })).details.reason, "not_select");
+  });
+
   test("output is capped in rows and in bytes, and says so", async () => {
     const byRows = await ok(tools().query, { canvas_id: canvas.id, sql: "SELECT * FROM bioactivities ORDER BY activity_id", max_rows: 10 });
     assert.equal(byRows.value.returned, 10);
@@ -251,6 +260,75 @@ describe("results", () => {
     assert.equal(byBytes.value.truncated_by, "byte_cap");
     assert.ok(Buffer.byteLength(JSON.stringify(byBytes.value.rows)) <= 128 * 1024);
     assert.ok((byBytes.value.returned as number) > 10 && (byBytes.value.returned as number) < 100);
+  });
+});
+
+/**
+ * A manager whose connections report each statement they run before running it, so a test can cancel at
+ * an exact point of a stage (the real DuckDB underneath).
+ */
+async function observedManager(onRun: (sql: string) => void): Promise<CanvasManager> {
+  const real = await loadDuckDb();
+  const bind = <T extends object>(target: T, prop: string | symbol): unknown => {
+    const v = Reflect.get(target, prop) as unknown;
+    return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+  };
+  const wrapConnection = (c: object) =>
+    new Proxy(c, {
+      get: (t, p) =>
+        p === "run"
+          ? (sql: string, ...rest: unknown[]) => {
+              onRun(sql);
+              return (t as { run: (...a: unknown[]) => unknown }).run(sql, ...rest);
+            }
+          : bind(t, p),
+    });
+  const wrapInstance = (i: object) =>
+    new Proxy(i, { get: (t, p) => (p === "connect" ? async () => wrapConnection(await (t as { connect: () => Promise<object> }).connect()) : bind(t, p)) });
+  const module = Object.create(real) as typeof real;
+  Object.defineProperty(module, "DuckDBInstance", {
+    value: { create: async (...a: Parameters<typeof real.DuckDBInstance.create>) => wrapInstance(await real.DuckDBInstance.create(...a)) },
+  });
+  return new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 }, { loader: () => Promise.resolve(module) });
+}
+
+describe("a cancellation while a table is staged", () => {
+  test("one that arrives during the swap, before its COMMIT, leaves the earlier table exactly as it was", async () => {
+    const cancel = new AbortController();
+    let armed = false;
+    const m = await observedManager((sql) => {
+      if (armed && sql.startsWith("ALTER TABLE")) cancel.abort();
+    });
+    try {
+      const c = await m.create();
+      await c.stage("bioactivities", COLUMNS, rows(10), { n: 10 });
+      armed = true;
+      await assert.rejects(c.stage("bioactivities", COLUMNS, rows(20), { n: 20 }, cancel.signal));
+      assert.equal(await count(c), 10, "the earlier table");
+      assert.deepEqual(c.tables.get("bioactivities")!.provenance, { n: 10 }, "and its description");
+      assert.deepEqual([...new Set((await c.inspect()).map((r) => r.table_name))], ["bioactivities"], "the staging table is gone");
+    } finally {
+      await m.close();
+    }
+  });
+
+  test("one that arrives once COMMIT is sent finds the new table in place, and the stage answers what it did", async () => {
+    const cancel = new AbortController();
+    let armed = false;
+    const m = await observedManager((sql) => {
+      if (armed && sql === "COMMIT") cancel.abort();
+    });
+    try {
+      const c = await m.create();
+      await c.stage("bioactivities", COLUMNS, rows(10), { n: 10 });
+      armed = true;
+      const meta = await c.stage("bioactivities", COLUMNS, rows(20), { n: 20 }, cancel.signal);
+      assert.equal(meta.row_count, 20);
+      assert.equal(await count(c), 20);
+      assert.deepEqual(c.tables.get("bioactivities")!.provenance, { n: 20 });
+    } finally {
+      await m.close();
+    }
   });
 });
 

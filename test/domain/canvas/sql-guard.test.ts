@@ -167,3 +167,19 @@ test("the tokenizer reads doubled quotes and keeps literals apart from words", (
     ],
   );
 });
+
+test("a keyword used as a name (SELECT 1 AS load, t.load) is a name; the statements themselves stay refused", () => {
+  for (const sql of ["SELECT 1 AS load", "SELECT 1 AS LOAD, 2 AS set, 3 AS copy", "SELECT b.load FROM bioactivities AS b", "SELECT 1 AS load;"]) {
+    assert.doesNotThrow(() => checkReadOnlySql(sql), sql);
+  }
+  assert.equal(refused("LOAD httpfs").reason, "not_select");
+  assert.equal(refused("SELECT 1; LOAD httpfs").reason, "multiple_statements");
+  for (const sql of [
+    "SELECT load FROM bioactivities",
+    "SELECT 1 FROM bioactivities WHERE x IN (LOAD httpfs)",
+    "WITH t AS (LOAD httpfs) SELECT 1",
+    "SELECT 1 AS x LOAD y",
+  ]) {
+    assert.equal(refused(sql).reason, "forbidden_keyword", sql);
+  }
+});
