@@ -12,7 +12,8 @@ export const ERROR_HINTS = {
   INVALID_MOLJSON: "Fix the MolJSON field named in details.path (see smiles_to_moljson for the schema) and call again.",
   MOLECULE_TOO_LARGE: "Send a smaller molecule (details gives the atom count and the cap), or split it into fragments.",
   DISCONNECTED_MOLECULE: "Send a single connected molecule: remove salts and counter-ions (the parts after '.').",
-  EMBEDDING_FAILED: "The 3D builder could not place this structure; details.cause says why (random: try another seed; structure, force_field or macrocycle: another seed will not help).",
+  EMBEDDING_FAILED:
+    "The 3D builder could not place this structure; details.cause says why (random: try another seed; structure, force_field or macrocycle: another seed will not help).",
   TIMEOUT: "The computation exceeded its time budget; retry with a smaller input or tighter options.",
   BUSY: "The server is at capacity; wait a moment and retry.",
   OFFLINE: "Networked tools are disabled (CHEMATIC_OFFLINE); use a local tool or ask the operator to enable the network.",
