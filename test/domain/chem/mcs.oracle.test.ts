@@ -138,6 +138,23 @@ function matchSets(rdkit: RDKit, mol: RDKitMol, smarts: string): string[] {
   }
 }
 
+/** Native RDKit's FindMCS on each JSON line of `input` (scripts/oracle-alerts.py mcs), one answer per case. */
+function nativeMcs(input: string, count: number): Array<{ numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string }> {
+  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], {
+    input: input + "\n",
+    encoding: "utf8",
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
+  const native = r.stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
+  assert.equal(native.length, count);
+  return native;
+}
+
 test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI near neighbours, option variants and sets", async (t) => {
   const reason = oracleUnavailable();
   if (reason !== undefined) {
@@ -172,18 +189,7 @@ test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI ne
       }),
     )
     .join("\n");
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], {
-    input: input + "\n",
-    encoding: "utf8",
-    timeout: 600_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const native = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
-  assert.equal(native.length, cases.length);
+  const native = nativeMcs(input, cases.length);
 
   let equal = 0;
   let pairCases = 0;
@@ -314,18 +320,7 @@ test("find_mcs complete_rings_only equals native FindMCS on NCI ring-system pair
   const input = cases
     .map((c) => JSON.stringify({ smiles_list: c.smiles_list, ringMatchesRingOnly: c.ringOnly, completeRingsOnly: true, timeout: 10 }))
     .join("\n");
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], {
-    input: input + "\n",
-    encoding: "utf8",
-    timeout: 600_000,
-    maxBuffer: 64 << 20,
-  });
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const native = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
-  assert.equal(native.length, cases.length);
+  const native = nativeMcs(input, cases.length);
   let equal = 0;
   let trimmed = 0;
   const singleAtom: string[] = [];
