@@ -201,3 +201,16 @@ test("past the response limit entries are not returned: next_index says where to
   assert.equal(trimmed.results.length, nci.length);
   assert.equal(trimmed.summary.next_index, undefined);
 });
+
+test("every chemistry tool whose input is one molecule takes smiles_list; tanimoto, find_mcs and depict keep their own inputs", () => {
+  const listed: string[] = [];
+  for (const tool of server.registry.tools()) {
+    const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+    const declared = tool.kind === "chem" && tool.list !== undefined;
+    assert.equal("smiles_list" in properties && declared, declared, tool.name);
+    if (declared) listed.push(tool.name);
+    else if (tool.kind === "chem" && !tool.testOnly)
+      assert.ok(["tanimoto", "find_mcs", "depict", "moljson_to_smiles"].includes(tool.name), `${tool.name} has no list`);
+  }
+  assert.equal(listed.length, 17);
+});
