@@ -40,6 +40,7 @@ export const canonicalSmilesTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, isomeric = true, kekulize = false }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => {
       const canonical = isomeric && !kekulize ? mol.get_smiles() : mol.get_smiles(JSON.stringify({ doIsomericSmiles: isomeric, doKekule: kekulize }));

@@ -99,6 +99,7 @@ export const ecfp4Tool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run(args, { rdkit }) {
     const options = morganOptionsOf(args);
     return withMol(rdkit, args.smiles, (mol) => {

@@ -255,6 +255,7 @@ export const generate3dTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "DISCONNECTED_MOLECULE", "EMBEDDING_FAILED"],
   budgetMs: BUDGET_MS,
+  list: { maxItems: 20, budgetMs: 50_000 }, // conformer search is seconds a molecule
   run(args, { rdkit, progress }) {
     const start = performance.now();
     const numConformers = args.num_conformers ?? 1;

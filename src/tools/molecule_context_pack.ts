@@ -99,6 +99,7 @@ export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: Contex
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
+  list: { maxItems: 1_000, budgetMs: 50_000 }, // the full profile: a few ms a molecule
   run({ smiles, format = "json", parent }, { rdkit }) {
     return withInputMolecule(
       rdkit,

@@ -50,6 +50,7 @@ export function alertCheckTool(
     },
     errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
     budgetMs: 15_000,
+    list: { maxItems: 10_000, budgetMs: 50_000 },
     run({ smiles }, { rdkit }) {
       return withMol(rdkit, smiles, (mol) => {
         const hits = screenAlerts(rdkit, mol, set);

@@ -32,6 +32,7 @@ export const parseSmilesTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => {
       const d = descriptorsOf(mol);

@@ -87,6 +87,7 @@ export const representationRouterTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, task = "default", formats = [], coordinates = false }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => {
       const extra = new Set<Format>(formats.includes("all") ? FORMATS : (formats as Format[]));

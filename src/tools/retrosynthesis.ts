@@ -159,6 +159,7 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "DISCONNECTED_MOLECULE"],
   budgetMs: BUDGET_MS,
+  list: { maxItems: 50, budgetMs: 50_000 }, // a BRICS search is up to seconds a molecule
   run(args, { rdkit, progress }) {
     const deadline = performance.now() + WORK_MS;
     const mode = args.mode ?? "single";

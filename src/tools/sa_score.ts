@@ -75,6 +75,7 @@ export const saScoreTool: ChemTool<SmilesParentArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, parent }, { rdkit }) {
     return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const r = computeSaScore(rdkit, mol, descriptorsOf(mol), molGraph(mol));

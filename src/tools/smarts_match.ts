@@ -135,6 +135,7 @@ export const smartsMatchTool: ChemTool<SmartsMatchArgs, SmartsMatchResult> = {
   errors: ["INVALID_SMARTS", "INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   // RDKit's matcher cannot be interrupted; a pathological pattern is stopped by the pool at this budget (TIMEOUT).
   budgetMs: 15_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run(args, { rdkit }) {
     const maxMatches = args.max_matches ?? SMARTS_DEFAULT_MAX_MATCHES;
     const uniquify = args.uniquify ?? true;

@@ -40,6 +40,7 @@ export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles }, { rdkit }) {
     return withMol(
       rdkit,

@@ -112,6 +112,7 @@ export const standardizeTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, strip_salts = true, keep_largest_fragment = true, neutralize = true }, { rdkit }) {
     return withMol(
       rdkit,

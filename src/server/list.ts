@@ -1,0 +1,212 @@
+/**
+ * Lists on per-molecule chemistry tools: the one place that knows about `smiles_list` and `fields`.
+ *
+ * A tool declares `list: { maxItems, budgetMs }` in its own file (ChemTool.list); the registry derives its
+ * list input and output schemas from the single ones here (withListSchemas), and the server runs a list
+ * call here (runListCall): each entry checked against the single input schema, the entries run in chunks
+ * over all workers as one call (WorkerPool.runList), and the answer
+ * `{ results: [{index, input, result} | {index, input, error}], summary }` cut to what fits the response
+ * limit (summary.next_index says where to continue). A single-molecule call is untouched.
+ */
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import { ToolError, type DomainErrorPayload } from "../domain/errors.js";
+import type { AnyTool, ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
+import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import type { ListOutcome, WorkerPool } from "./pool.js";
+import { describeIssues } from "./registry.js";
+
+/**
+ * Bytes kept free in a list answer for the JSON-RPC envelope, the era's wrapping and the summary: the
+ * results are counted twice (structuredContent, and the text block that holds the same JSON escaped).
+ */
+export const LIST_ENVELOPE_RESERVE = 16 * 1024;
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: "object",
+  description: "Why this entry has no result (the same error a single call with it would answer).",
+  properties: {
+    code: { type: "string" },
+    message: { type: "string" },
+    hint: { type: "string" },
+    details: { type: "object" },
+  },
+  required: ["code", "message"],
+  additionalProperties: false,
+};
+
+function asSchema(value: unknown): JsonSchema | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonSchema) : undefined;
+}
+
+/** The tool with its list input and output schemas, when it declares a list; any other tool unchanged. */
+export function withListSchemas(tool: AnyTool): AnyTool {
+  if (tool.kind !== "chem" || !tool.list) return tool;
+  const { maxItems, budgetMs } = tool.list;
+  if (maxItems < 1 || maxItems > MAX_ARRAY_LENGTH) throw new Error(`tool ${tool.name}: list.maxItems out of range`);
+  if (budgetMs <= 0 || budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: list.budgetMs out of range`);
+  const input = tool.inputSchema;
+  const properties = asSchema(input.properties) ?? {};
+  const required = Array.isArray(input.required) ? (input.required as string[]) : [];
+  if (!asSchema(properties.smiles) || !required.includes("smiles")) throw new Error(`tool ${tool.name}: a list needs a required smiles argument`);
+  if ("smiles_list" in properties || "fields" in properties) throw new Error(`tool ${tool.name}: smiles_list and fields are the list's own arguments`);
+  const output = tool.outputSchema;
+  const resultKeys = Object.keys(asSchema(output.properties) ?? {});
+  const rest = required.filter((r) => r !== "smiles");
+  const inputSchema: JsonSchema = {
+    ...input,
+    properties: {
+      ...properties,
+      smiles_list: {
+        type: "array",
+        minItems: 1,
+        maxItems,
+        items: { type: "string" },
+        description:
+          `Instead of smiles: up to ${maxItems} molecules, answered as { results, summary } in input order, each entry { index, input, result } ` +
+          "(result as for one molecule) or { index, input, error }; one bad entry never fails the call. The other arguments apply to every entry.",
+      },
+      fields: {
+        type: "array",
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: "string", enum: resultKeys },
+        description: "With smiles_list: keep only these keys in each result (so a big list fits the answer).",
+      },
+    },
+    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }],
+    dependentRequired: { fields: ["smiles_list"] },
+  };
+  if (rest.length > 0) inputSchema.required = rest;
+  else delete inputSchema.required;
+  const { required: _required, ...resultSchema } = output;
+  const listOutput: JsonSchema = {
+    type: "object",
+    description: "The answer for smiles_list.",
+    properties: {
+      results: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            index: { type: "integer", minimum: 0 },
+            input: { type: "string" },
+            result: { ...resultSchema, description: "The entry's result, as one molecule's (only the keys in fields when given)." },
+            error: ERROR_SCHEMA,
+          },
+          required: ["index", "input"],
+          additionalProperties: false,
+        },
+      },
+      summary: {
+        type: "object",
+        properties: {
+          count: { type: "integer", minimum: 0, description: "Entries sent." },
+          succeeded: { type: "integer", minimum: 0 },
+          failed: { type: "integer", minimum: 0 },
+          returned: { type: "integer", minimum: 0, description: "Present when not every entry fits the answer: entries in results." },
+          next_index: { type: "integer", minimum: 0, description: "Present when not every entry fits the answer: send the entries from this index on again." },
+        },
+        required: ["count", "succeeded", "failed"],
+        additionalProperties: false,
+      },
+      note: { type: "string", description: "Present when entries were left out of the answer: why, and how to get them." },
+    },
+    required: ["results", "summary"],
+    additionalProperties: false,
+  };
+  return { ...tool, inputSchema, outputSchema: { type: "object", anyOf: [output, listOutput] } };
+}
+
+/** Whether a call's arguments ask for the list form. */
+export function isListCall(tool: AnyTool, args: Record<string, unknown>): tool is ChemTool & { list: NonNullable<ChemTool["list"]> } {
+  return tool.kind === "chem" && tool.list !== undefined && Array.isArray(args.smiles_list);
+}
+
+export interface ListCallContext {
+  pool: WorkerPool;
+  /** The tool's input validator (an entry is checked as the single call with it would be). */
+  validateInput: ValidateFunction;
+  signal: AbortSignal;
+  progress: ProgressReporter;
+}
+
+function invalidEntry(tool: string, validate: ValidateFunction): DomainErrorPayload {
+  const issues = describeIssues(validate.errors).slice(0, 5);
+  const first = issues[0] ?? { path: "/", message: "is invalid" };
+  const path = first.path === "/smiles" ? "entry" : first.path;
+  return new ToolError("INVALID_ARGUMENTS", `Invalid arguments for ${tool}: ${path} ${first.message}`, { path: first.path, issues }).toPayload();
+}
+
+/** Runs a list call and answers `{ results, summary }` (see the module comment). */
+export async function runListCall(
+  tool: ChemTool & { list: NonNullable<ChemTool["list"]> },
+  args: Record<string, unknown>,
+  ctx: ListCallContext,
+): Promise<Record<string, unknown>> {
+  const { smiles_list: rawList, fields, ...shared } = args;
+  const list = rawList as string[];
+  const outcomes: (ListOutcome | undefined)[] = new Array<ListOutcome | undefined>(list.length).fill(undefined);
+  const toRun: Record<string, unknown>[] = [];
+  const positions: number[] = [];
+  list.forEach((smiles, index) => {
+    const entry = { ...shared, smiles };
+    if (ctx.validateInput(entry)) {
+      toRun.push(entry);
+      positions.push(index);
+    } else outcomes[index] = { ok: false, error: invalidEntry(tool.name, ctx.validateInput) };
+  });
+  if (toRun.length > 0) {
+    const ran = await ctx.pool.runList(tool.name, toRun, {
+      budgetMs: tool.list.budgetMs,
+      signal: ctx.signal,
+      onChunk: (done, total) => ctx.progress(done, total, `${done} of ${total} entries done`),
+    });
+    ran.forEach((outcome, k) => (outcomes[positions[k] as number] = outcome));
+  }
+  return listAnswer(list, outcomes as ListOutcome[], Array.isArray(fields) ? (fields as string[]) : undefined);
+}
+
+function pick(value: unknown, fields: readonly string[] | undefined): unknown {
+  if (!fields || value === null || typeof value !== "object") return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of fields) if (key in source) out[key] = source[key];
+  return out;
+}
+
+/**
+ * The list answer: every entry in order, until the next one would take the whole message past
+ * MAX_RESPONSE_BYTES (`limit`); then summary.returned and next_index, and a note saying so.
+ */
+export function listAnswer(
+  list: readonly string[],
+  outcomes: readonly ListOutcome[],
+  fields?: readonly string[],
+  limit = MAX_RESPONSE_BYTES,
+): Record<string, unknown> {
+  let succeeded = 0;
+  for (const outcome of outcomes) if (outcome.ok) succeeded++;
+  const results: Record<string, unknown>[] = [];
+  let used = LIST_ENVELOPE_RESERVE;
+  for (let index = 0; index < outcomes.length; index++) {
+    const outcome = outcomes[index] as ListOutcome;
+    const input = list[index] as string;
+    const item: Record<string, unknown> = outcome.ok ? { index, input, result: pick(outcome.value, fields) } : { index, input, error: outcome.error };
+    const json = JSON.stringify(item);
+    // Once as structuredContent, once escaped inside the text block; a comma each.
+    const cost = Buffer.byteLength(json, "utf8") + Buffer.byteLength(JSON.stringify(json), "utf8") + 2;
+    if (used + cost > limit) break;
+    used += cost;
+    results.push(item);
+  }
+  const summary: Record<string, unknown> = { count: list.length, succeeded, failed: list.length - succeeded };
+  const answer: Record<string, unknown> = { results, summary };
+  if (results.length < list.length) {
+    summary.returned = results.length;
+    summary.next_index = results.length;
+    answer.note =
+      `Entries from index ${results.length} on (${list.length - results.length} of ${list.length}) were computed but not returned: the answer would pass ` +
+      `the ${limit} byte response limit. Send smiles_list from entry ${results.length} on to get them, or fewer keys with fields.`;
+  }
+  return answer;
+}
