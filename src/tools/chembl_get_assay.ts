@@ -5,6 +5,8 @@ import {
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
   arr,
   batchNotice,
   markdownContent,
@@ -14,7 +16,7 @@ import {
   obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
-import type { Assay, Source } from "../domain/chembl/types.js";
+import type { Assay } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -27,7 +29,7 @@ export interface AssayResult {
   not_found_ids: string[];
   deferred_ids: string[];
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -192,7 +194,7 @@ export function createChemblGetAssayTool(service: () => ChemblService = getChemb
         not_found_ids: lookup.not_found_ids,
         deferred_ids: lookup.deferred_ids,
         notice: batchNotice("assay", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
-        source: lookup.source,
+        source: compactSource(lookup.source),
       };
     },
   };

@@ -1,9 +1,22 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
 import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, markdownContent, nint, nstr, obj } from "./chembl-common.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  arr,
+  batchNotice,
+  markdownContent,
+  nint,
+  nstr,
+  obj,
+} from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
-import type { ChemblDocument, Source } from "../domain/chembl/types.js";
+import type { ChemblDocument } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -16,7 +29,7 @@ export interface DocumentsResult {
   not_found_ids: string[];
   deferred_ids: string[];
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -125,7 +138,7 @@ export function createChemblGetDocumentsTool(service: () => ChemblService = getC
         not_found_ids: lookup.not_found_ids,
         deferred_ids: lookup.deferred_ids,
         notice: batchNotice("document", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
-        source: lookup.source,
+        source: compactSource(lookup.source),
       };
     },
   };

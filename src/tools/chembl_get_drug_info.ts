@@ -8,6 +8,8 @@ import {
   REFS_SCHEMA,
   SECTION_STATUS_SCHEMA,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
   arr,
   markdownContent,
   nbool,
@@ -17,7 +19,7 @@ import {
   obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
-import type { Indication, Mechanism, Source, Warning } from "../domain/chembl/types.js";
+import type { Indication, Mechanism, Warning } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -52,7 +54,7 @@ export interface DrugInfoResult {
   warnings?: Warning[];
   warnings_status: SectionStatus;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -335,7 +337,7 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         ...section("indications", info.indications),
         ...section("warnings", info.warnings),
         notice: notices.length > 0 ? notices.join(" ") : null,
-        source: info.source,
+        source: compactSource(info.source),
       };
     },
   };

@@ -10,9 +10,21 @@ import {
   textProperty,
 } from "./chembl-inputs.js";
 import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, TARGET_ROW_SCHEMA, arr, int, markdownContent, nstr } from "./chembl-common.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  TARGET_ROW_SCHEMA,
+  arr,
+  int,
+  markdownContent,
+  nstr,
+} from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
-import type { Source, TargetRow } from "../domain/chembl/types.js";
+import type { TargetRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -34,7 +46,7 @@ export interface SearchTargetsResult {
   total_count: number | null;
   nextCursor: string | null;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -190,7 +202,7 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         total_count: result.total_count,
         nextCursor: more && returned > 0 ? encodeCursor(end, fingerprint) : null,
         notice: notices.length > 0 ? notices.join(" ") : null,
-        source: result.source,
+        source: compactSource(result.source),
       };
     },
   };
