@@ -7,7 +7,8 @@
 import type { ErrorCode } from "../domain/errors.js";
 import type { ContentBlock, JsonSchema, ToolAnnotations } from "../contract/tool.js";
 import { ID_LOOKUP_CAP } from "../domain/chembl/service.js";
-import type { Source } from "../domain/chembl/types.js";
+import type { Source, TargetRow } from "../domain/chembl/types.js";
+import { NO_LINE } from "./chembl-markdown.js";
 
 export const CHEMBL_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false };
 /** The tool budget; the service's own deadline (CHEMBL_DEADLINE_MS, at most 54 s) settles first. */
@@ -64,7 +65,7 @@ export function dropEmpty<T extends object>(row: T): Partial<T> {
 
 /** A row schema whose fields are all optional: an absent field is null upstream (see dropEmpty). */
 export function rowObj(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
-  return { type: "object", description: `${description} Null fields are left out.`, properties, required, additionalProperties: false };
+  return { type: "object", description: `${description} Null fields and empty lists are left out.`, properties, required, additionalProperties: false };
 }
 
 export const REFS_SCHEMA = arr(
@@ -162,7 +163,7 @@ export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
   component_count: int("Components the target has (the list below stops at 25)."),
   components: arr(
     "Its components (proteins, RNA), at most 25.",
-    obj("One component.", {
+    rowObj("One component.", {
       accession: nstr("UniProt accession (null for RNA and some components)."),
       component_type: nstr("PROTEIN, RNA, ..."),
       relationship: nstr("Its role, e.g. SINGLE PROTEIN, PROTEIN SUBUNIT, GROUP MEMBER."),
@@ -172,7 +173,12 @@ export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
   ),
 };
 
-export const TARGET_ROW_SCHEMA = obj("One target.", TARGET_ROW_PROPERTIES);
+export const TARGET_ROW_SCHEMA = rowObj("One target.", TARGET_ROW_PROPERTIES);
+
+/** A target row without its null fields, nor those of its components. */
+export function compactTarget(t: TargetRow): Partial<TargetRow> {
+  return dropEmpty({ ...t, components: t.components.map((c) => dropEmpty(c)) as TargetRow["components"] });
+}
 
 export const SECTION_STATUS_SCHEMA = (what: string) =>
   obj(`Whether ${what} were read completely.`, {
@@ -187,7 +193,14 @@ export const SECTION_STATUS_SCHEMA = (what: string) =>
 
 /** The markdown content hook a ChEMBL tool sets (ToolBase.content). */
 export function markdownContent<R>(render: (result: R) => string): (result: Record<string, unknown>) => ContentBlock[] {
-  return (result) => [{ type: "text", text: render(result as R) }];
+  return (result) => [{ type: "text", text: dropNoLines(render(result as R)) }];
+}
+
+function dropNoLines(text: string): string {
+  return text
+    .split("\n")
+    .filter((l) => l !== NO_LINE)
+    .join("\n");
 }
 
 /** The notice of a batch lookup: present only when something was not found or deferred. */

@@ -49,9 +49,17 @@ export function mdValue(v: FieldValue): string {
   return String(v);
 }
 
-/** "label: value" pairs on one bullet; labels are ours (field names), values go through mdValue. */
-export function mdFields(fields: Array<[string, FieldValue]>, indent = ""): string {
-  return `${indent}- ${fields.map(([k, v]) => `${k}: ${mdValue(v)}`).join(" · ")}`;
+/** The line a bullet with nothing to show becomes; the content hook (markdownContent) drops it. */
+export const NO_LINE = "\u0000";
+
+/**
+ * "label: value" pairs on one bullet; labels are ours (field names), values go through mdValue. A field left
+ * out of a compact row (undefined) is not shown; a bullet left with nothing is NO_LINE.
+ */
+export function mdFields(fields: Array<[string, FieldValue | undefined]>, indent = ""): string {
+  const kept = fields.filter((f): f is [string, FieldValue] => f[1] !== undefined);
+  if (kept.length === 0) return NO_LINE;
+  return `${indent}- ${kept.map(([k, v]) => `${k}: ${mdValue(v)}`).join(" · ")}`;
 }
 
 /** A sub-list of references (ref_type, ref_id, ref_url), one bullet each. */

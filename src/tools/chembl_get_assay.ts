@@ -1,5 +1,5 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { NO_LINE, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -7,6 +7,8 @@ import {
   SOURCE_SCHEMA,
   compactSource,
   type CompactSource,
+  dropEmpty,
+  rowObj,
   arr,
   batchNotice,
   markdownContent,
@@ -25,7 +27,7 @@ interface Args {
 }
 
 export interface AssayResult {
-  assays: Assay[];
+  assays: Array<Partial<Assay>>;
   not_found_ids: string[];
   deferred_ids: string[];
   notice: string | null;
@@ -69,15 +71,15 @@ export function renderAssays(r: AssayResult): string {
         ["bao_label", a.bao_label],
         ["document_chembl_id", a.document_chembl_id],
         ["src_id", a.src_id],
-        ["variant.mutation", a.variant?.mutation ?? null],
-        ["variant.accession", a.variant?.accession ?? null],
-        ["variant.isoform", a.variant?.isoform ?? null],
-        ["variant.organism", a.variant?.organism ?? null],
-        ["variant.version", a.variant?.version ?? null],
+        ["variant.mutation", a.variant?.mutation ?? undefined],
+        ["variant.accession", a.variant?.accession ?? undefined],
+        ["variant.isoform", a.variant?.isoform ?? undefined],
+        ["variant.organism", a.variant?.organism ?? undefined],
+        ["variant.version", a.variant?.version ?? undefined],
       ]),
-      `- description: ${a.description === null ? "null" : mdInline(a.description)}`,
+      a.description ? `- description: ${mdInline(a.description)}` : NO_LINE,
     );
-    for (const p of a.parameters) {
+    for (const p of a.parameters ?? []) {
       lines.push(
         mdFields(
           [
@@ -98,7 +100,7 @@ export function renderAssays(r: AssayResult): string {
   return lines.join("\n");
 }
 
-const ASSAY_SCHEMA = obj("One assay.", {
+const ASSAY_SCHEMA = rowObj("One assay.", {
   assay_chembl_id: nstr("ChEMBL assay ID."),
   description: nstr("What was measured, as curated."),
   assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
@@ -190,7 +192,7 @@ export function createChemblGetAssayTool(service: () => ChemblService = getChemb
       const ids = chemblIdList(args as Record<string, unknown>, "assay_chembl_ids", "assay_chembl_id");
       const lookup = await service().getAssays(ids, callOptions(ctx));
       return {
-        assays: lookup.items,
+        assays: lookup.items.map((a) => dropEmpty(a)),
         not_found_ids: lookup.not_found_ids,
         deferred_ids: lookup.deferred_ids,
         notice: batchNotice("assay", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),

@@ -18,6 +18,7 @@ import {
   compactSource,
   type CompactSource,
   TARGET_ROW_SCHEMA,
+  compactTarget,
   arr,
   int,
   markdownContent,
@@ -39,7 +40,7 @@ interface Args {
 }
 
 export interface SearchTargetsResult {
-  targets: TargetRow[];
+  targets: Array<Partial<TargetRow>>;
   matched_by: TargetMatch;
   returned: number;
   offset: number;
@@ -80,7 +81,7 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
         ["component_count", t.component_count],
       ]),
     );
-    for (const c of t.components) {
+    for (const c of t.components ?? []) {
       lines.push(
         mdFields(
           [
@@ -88,7 +89,7 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
             ["component_type", c.component_type],
             ["relationship", c.relationship],
             ["description", c.description],
-            ["gene_symbols", c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null],
+            ["gene_symbols", c.gene_symbols && c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : undefined],
           ],
           "  ",
         ),
@@ -195,7 +196,7 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         notices.push("The protein appears in several targets: pick the SINGLE PROTEIN one for its own measurements; complexes and families hold others.");
       }
       return {
-        targets: result.targets,
+        targets: result.targets.map(compactTarget),
         matched_by: result.matched_by,
         returned,
         offset,

@@ -79,7 +79,7 @@ test(`a ${ROWS.toLocaleString("en")}-row view spills to DuckDB and answers SQL`,
   assert.equal(value.truncated, false);
   assert.equal(value.truncated_by, null);
   assert.equal(value.table_name, "bioactivities");
-  assert.equal(value.returned, 50, "the answer shows one page");
+  assert.equal(value.returned, 25, "the answer shows one page (the default limit, CHEMBL_DEFAULT_LIMIT 25)");
   assert.equal(value.nextCursor, null);
   assert.match(value.notice as string, /Staged 50000 of 50000 rows as table bioactivities/);
 
