@@ -4,6 +4,7 @@
  * extra ranked activities on one target, staged on a canvas the way a real server does. Run
  * `node build/bench/answer-sizes.js` to print the table; test/bench/answer-sizes.test.ts asserts the targets.
  */
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { CanvasManager } from "../src/domain/canvas/canvas.js";
 import { toolSuccess } from "../src/server/shape.js";
@@ -14,6 +15,7 @@ import { ACTIVITIES, type Rec } from "../test/fixtures/chembl/world.js";
 import { chemblTools, ok, serviceContext, testService } from "../test/fixtures/chembl/harness.js";
 
 export const SIZE_TARGET = "CHEMBL9999001";
+const SERVER_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /** Adds `rows` ranked activities on SIZE_TARGET, copies of a PPARgamma row (as bench/chembl-upstream.ts does). */
 export function addTargetRows(rows: number): void {
@@ -38,18 +40,20 @@ export interface AnswerSize {
   label: string;
   tool: string;
   args: Record<string, unknown>;
-  /** Bytes of the whole JSON-RPC response line (UTF-8). */
+  /** Bytes of the whole JSON-RPC response line (UTF-8), 2025-11-25 shape (the issue's "today" figures are this shape). */
   bytes: number;
+  /** The same in the 2026-07-28 shape (resultType and the server-info _meta added). */
+  bytes2026: number;
   textBytes: number;
   structuredBytes: number;
   value: Record<string, unknown>;
   text: string;
 }
 
-/** The whole JSON-RPC message a server sends for a successful call, in the 2025-11-25 shape. */
-export function messageBytes(value: Record<string, unknown>, text: string): number {
+/** The whole JSON-RPC message a server sends for a successful call, in the 2025-11-25 shape (or another era's). */
+export function messageBytes(value: Record<string, unknown>, text: string, era: "2025-11-25" | "2026-07-28" = "2025-11-25"): number {
   const blocks: ContentBlock[] = [{ type: "text", text }];
-  const result = toolSuccess("2025-11-25", value, { name: "chematic-mcp", version: "0" }, blocks);
+  const result = toolSuccess(era, value, { name: "chematic-mcp", version: SERVER_VERSION }, blocks);
   return Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id: 1, result }));
 }
 
@@ -83,6 +87,7 @@ export async function measureAnswerSizes(rows = 20_000): Promise<AnswerSize[]> {
         tool: tool.name,
         args,
         bytes: messageBytes(value, text),
+        bytes2026: messageBytes(value, text, "2026-07-28"),
         textBytes: Buffer.byteLength(text),
         structuredBytes: Buffer.byteLength(JSON.stringify(value)),
         value,
@@ -99,6 +104,7 @@ export async function measureAnswerSizes(rows = 20_000): Promise<AnswerSize[]> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const sizes = await measureAnswerSizes(Number(process.env.BENCH_ROWS ?? 20_000));
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-  console.log("| answer | tool | JSON-RPC message | text | structuredContent |\n|---|---|---|---|---|");
-  for (const s of sizes) console.log(`| ${s.label} | ${s.tool} | ${kb(s.bytes)} (${s.bytes} B) | ${kb(s.textBytes)} | ${kb(s.structuredBytes)} |`);
+  console.log("| answer | tool | JSON-RPC message (2025-11-25) | 2026-07-28 | text | structuredContent |\n|---|---|---|---|---|---|");
+  for (const s of sizes)
+    console.log(`| ${s.label} | ${s.tool} | ${kb(s.bytes)} (${s.bytes} B) | ${s.bytes2026} B | ${kb(s.textBytes)} | ${kb(s.structuredBytes)} |`);
 }

@@ -49,7 +49,7 @@ export function compactSource(s: Source): CompactSource {
   return {
     release: s.release,
     release_date: s.release_date,
-    attribution: `ChEMBL, EMBL-EBI. ${s.license} (${s.license_url.replace(/^https:\/\//, "")}). Cite doi:10.1093/nar/gkad1004`,
+    attribution: `ChEMBL, EMBL-EBI. ${s.license} ${s.license_url.replace(/^https:\/\//, "").replace(/\/$/, "")}. Cite doi:10.1093/nar/gkad1004`,
   };
 }
 

@@ -76,10 +76,10 @@ export function mdRefs(refs: Array<{ ref_type: string | null; ref_id: string | n
   );
 }
 
-/** The source once, on one line: release (and date), licence and attribution. */
+/** The source once, on one line: the release (and date), then the attribution as structuredContent gives it. */
 export function mdSource(source: { release: string | null; release_date: string | null; attribution: string }): string {
-  const release = source.release === null ? "release unknown" : `${source.release}${source.release_date ? ` (${source.release_date})` : ""}`;
-  return `Source: ${mdInline(release)}. ${mdInline(source.attribution)}`;
+  const release = `${source.release ?? "ChEMBL release unknown"}${source.release_date ? ` (${source.release_date})` : ""}`;
+  return `${mdInline(release)}; ${mdInline(source.attribution)}`;
 }
 
 /** A markdown table: the columns given, one row per record; a null or absent cell is left blank. */

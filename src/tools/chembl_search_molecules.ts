@@ -1,6 +1,6 @@
 import { ToolError } from "../domain/errors.js";
 import { cursorProperty, decodeCursor, encodeCursor, optionalNumber, optionalText, queryFingerprint } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdPresent, mdSource, mdTable, type FieldValue, type Scalar } from "./chembl-markdown.js";
+import { NO_LINE, mdInline, mdPresent, mdSource, mdTable, type FieldValue, type Scalar } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -71,24 +71,20 @@ const MIN_SUBSTRUCTURE_LENGTH = 5;
 const MOLECULE_FIELDS = Object.keys(MOLECULE_ROW_PROPERTIES) as Array<keyof MoleculeRow>;
 
 export function renderSearchMolecules(r: SearchMoleculesResult): string {
-  const lines = [`**ChEMBL molecule search** (${mdInline(r.search_type)})`];
-  const asked = mdPresent([
+  // One line says what was asked and what came back; offset 0 and a null nextCursor (the last page) are left out.
+  const head = mdPresent([
     ["query", r.query],
     ["smiles", r.smiles === null || r.smiles === undefined ? null : { code: r.smiles }],
     ["similarity_threshold", r.similarity_threshold],
     ["max_phase_min", r.max_phase_min],
     ["structure_check", r.structure_check],
+    ["returned", r.returned],
+    ["offset", r.offset > 0 ? r.offset : null],
+    ["total_count", r.total_count],
+    ["totalCountCapped", r.totalCountCapped ? true : null],
+    ["nextCursor", r.nextCursor ?? null],
   ]);
-  if (asked) lines.push(asked);
-  lines.push(
-    mdFields([
-      ["returned", r.returned],
-      ["offset", r.offset],
-      ["total_count", r.total_count],
-      ...(r.totalCountCapped ? [["totalCountCapped", true] as [string, FieldValue]] : []),
-      ["nextCursor", r.nextCursor ?? null],
-    ]),
-  );
+  const lines = [`**ChEMBL molecule search** (${mdInline(r.search_type)})`, head ?? NO_LINE];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   const cells = r.molecules.map((m) => {
     const row: Record<string, FieldValue> = { ...(m as Record<string, Scalar>) };
