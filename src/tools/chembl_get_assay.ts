@@ -1,10 +1,14 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { NO_LINE, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  dropEmpty,
+  rowObj,
   arr,
   batchNotice,
   markdownContent,
@@ -14,7 +18,7 @@ import {
   obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
-import type { Assay, Source } from "../domain/chembl/types.js";
+import type { Assay } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -23,11 +27,11 @@ interface Args {
 }
 
 export interface AssayResult {
-  assays: Assay[];
+  assays: Array<Partial<Assay>>;
   not_found_ids: string[];
   deferred_ids: string[];
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -67,15 +71,15 @@ export function renderAssays(r: AssayResult): string {
         ["bao_label", a.bao_label],
         ["document_chembl_id", a.document_chembl_id],
         ["src_id", a.src_id],
-        ["variant.mutation", a.variant?.mutation ?? null],
-        ["variant.accession", a.variant?.accession ?? null],
-        ["variant.isoform", a.variant?.isoform ?? null],
-        ["variant.organism", a.variant?.organism ?? null],
-        ["variant.version", a.variant?.version ?? null],
+        ["variant.mutation", a.variant?.mutation ?? undefined],
+        ["variant.accession", a.variant?.accession ?? undefined],
+        ["variant.isoform", a.variant?.isoform ?? undefined],
+        ["variant.organism", a.variant?.organism ?? undefined],
+        ["variant.version", a.variant?.version ?? undefined],
       ]),
-      `- description: ${a.description === null ? "null" : mdInline(a.description)}`,
+      a.description ? `- description: ${mdInline(a.description)}` : NO_LINE,
     );
-    for (const p of a.parameters) {
+    for (const p of a.parameters ?? []) {
       lines.push(
         mdFields(
           [
@@ -96,7 +100,7 @@ export function renderAssays(r: AssayResult): string {
   return lines.join("\n");
 }
 
-const ASSAY_SCHEMA = obj("One assay.", {
+const ASSAY_SCHEMA = rowObj("One assay.", {
   assay_chembl_id: nstr("ChEMBL assay ID."),
   description: nstr("What was measured, as curated."),
   assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
@@ -188,11 +192,11 @@ export function createChemblGetAssayTool(service: () => ChemblService = getChemb
       const ids = chemblIdList(args as Record<string, unknown>, "assay_chembl_ids", "assay_chembl_id");
       const lookup = await service().getAssays(ids, callOptions(ctx));
       return {
-        assays: lookup.items,
+        assays: lookup.items.map((a) => dropEmpty(a)),
         not_found_ids: lookup.not_found_ids,
         deferred_ids: lookup.deferred_ids,
         notice: batchNotice("assay", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
-        source: lookup.source,
+        source: compactSource(lookup.source),
       };
     },
   };

@@ -8,16 +8,19 @@ import {
   REFS_SCHEMA,
   SECTION_STATUS_SCHEMA,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  dropEmpty,
+  rowObj,
   arr,
   markdownContent,
   nbool,
   nint,
   nnum,
   nstr,
-  obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
-import type { Indication, Mechanism, Source, Warning } from "../domain/chembl/types.js";
+import type { Indication, Mechanism, Warning } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -40,19 +43,19 @@ export interface DrugInfoResult {
   withdrawn: boolean | null;
   black_box_warning: boolean | null;
   /** Absent when the section failed (family_status.status "failed"): missing, not empty. */
-  family?: FamilyForm[];
+  family?: Array<Partial<FamilyForm>>;
   family_status: SectionStatus;
   /** Absent when the section failed (mechanisms_status.status "failed"): missing, not empty. */
-  mechanisms?: Mechanism[];
+  mechanisms?: Array<Partial<Mechanism>>;
   mechanisms_status: SectionStatus;
   /** Absent when the section failed (indications_status.status "failed"): missing, not empty. */
-  indications?: Indication[];
+  indications?: Array<Partial<Indication>>;
   indications_status: SectionStatus;
   /** Absent when the section failed (warnings_status.status "failed"): missing, not empty. */
-  warnings?: Warning[];
+  warnings?: Array<Partial<Warning>>;
   warnings_status: SectionStatus;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -61,11 +64,12 @@ function statusOf(s: Section<unknown>): SectionStatus {
 }
 
 /** A section and its status: a failed section's items are absent (not an empty list that reads as "none"). */
-function section<K extends string, T>(name: K, s: Section<T>): Record<K, T[]> & Record<`${K}_status`, SectionStatus> {
+function section<K extends string, T extends object>(name: K, s: Section<T>): Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus> {
   const out: Record<string, unknown> = {};
-  if (s.status !== "failed") out[name] = s.items;
+  // Items leave out their null fields and empty reference lists (absent reads as null / none).
+  if (s.status !== "failed") out[name] = s.items.map((item) => dropEmpty(item));
   out[`${name}_status`] = statusOf(s);
-  return out as Record<K, T[]> & Record<`${K}_status`, SectionStatus>;
+  return out as Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus>;
 }
 
 function renderStatus(name: string, s: SectionStatus): string {
@@ -134,7 +138,7 @@ export function renderDrugInfo(r: DrugInfoResult): string {
         ],
         "  ",
       ),
-      ...mdRefs(m.refs, "    "),
+      ...mdRefs(m.refs ?? [], "    "),
     );
   }
   lines.push("", "**Indications**", renderStatus("indications", r.indications_status));
@@ -153,7 +157,7 @@ export function renderDrugInfo(r: DrugInfoResult): string {
         ],
         "  ",
       ),
-      ...mdRefs(i.refs, "    "),
+      ...mdRefs(i.refs ?? [], "    "),
     );
   }
   lines.push("", "**Warnings**", renderStatus("warnings", r.warnings_status));
@@ -174,14 +178,14 @@ export function renderDrugInfo(r: DrugInfoResult): string {
         ],
         "  ",
       ),
-      ...mdRefs(w.refs, "    "),
+      ...mdRefs(w.refs ?? [], "    "),
     );
   }
   lines.push("", mdSource(r.source));
   return lines.join("\n");
 }
 
-const FAMILY_FORM_SCHEMA = obj("One form of the family.", {
+const FAMILY_FORM_SCHEMA = rowObj("One form of the family.", {
   molecule_chembl_id: nstr("The form's ChEMBL ID."),
   pref_name: nstr("Its name."),
   is_parent: nbool("Whether it is the parent."),
@@ -191,7 +195,7 @@ const FAMILY_FORM_SCHEMA = obj("One form of the family.", {
   black_box_warning: nbool("Its black-box warning flag."),
 });
 
-const MECHANISM_SCHEMA = obj("One mechanism of action.", {
+const MECHANISM_SCHEMA = rowObj("One mechanism of action.", {
   mec_id: nint("ChEMBL mechanism ID."),
   molecule_chembl_id: nstr("The form the record hangs off (a salt or the parent)."),
   parent_molecule_chembl_id: nstr("Its parent."),
@@ -210,7 +214,7 @@ const MECHANISM_SCHEMA = obj("One mechanism of action.", {
   refs: REFS_SCHEMA,
 });
 
-const INDICATION_SCHEMA = obj("One indication.", {
+const INDICATION_SCHEMA = rowObj("One indication.", {
   drugind_id: nint("ChEMBL indication ID."),
   molecule_chembl_id: nstr("The form it hangs off."),
   parent_molecule_chembl_id: nstr("Its parent."),
@@ -222,7 +226,7 @@ const INDICATION_SCHEMA = obj("One indication.", {
   refs: REFS_SCHEMA,
 });
 
-const WARNING_SCHEMA = obj("One warning (withdrawal, black box).", {
+const WARNING_SCHEMA = rowObj("One warning (withdrawal, black box).", {
   warning_id: nint("ChEMBL warning ID."),
   molecule_chembl_id: nstr("The form it hangs off."),
   parent_molecule_chembl_id: nstr("Its parent."),
@@ -335,7 +339,7 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         ...section("indications", info.indications),
         ...section("warnings", info.warnings),
         notice: notices.length > 0 ? notices.join(" ") : null,
-        source: info.source,
+        source: compactSource(info.source),
       };
     },
   };

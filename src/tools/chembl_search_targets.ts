@@ -10,9 +10,22 @@ import {
   textProperty,
 } from "./chembl-inputs.js";
 import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, TARGET_ROW_SCHEMA, arr, int, markdownContent, nstr } from "./chembl-common.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  TARGET_ROW_SCHEMA,
+  compactTarget,
+  arr,
+  int,
+  markdownContent,
+  nstr,
+} from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
-import type { Source, TargetRow } from "../domain/chembl/types.js";
+import type { TargetRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -27,14 +40,14 @@ interface Args {
 }
 
 export interface SearchTargetsResult {
-  targets: TargetRow[];
+  targets: Array<Partial<TargetRow>>;
   matched_by: TargetMatch;
   returned: number;
   offset: number;
   total_count: number | null;
   nextCursor: string | null;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -68,7 +81,7 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
         ["component_count", t.component_count],
       ]),
     );
-    for (const c of t.components) {
+    for (const c of t.components ?? []) {
       lines.push(
         mdFields(
           [
@@ -76,7 +89,7 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
             ["component_type", c.component_type],
             ["relationship", c.relationship],
             ["description", c.description],
-            ["gene_symbols", c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null],
+            ["gene_symbols", c.gene_symbols && c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : undefined],
           ],
           "  ",
         ),
@@ -183,14 +196,14 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         notices.push("The protein appears in several targets: pick the SINGLE PROTEIN one for its own measurements; complexes and families hold others.");
       }
       return {
-        targets: result.targets,
+        targets: result.targets.map(compactTarget),
         matched_by: result.matched_by,
         returned,
         offset,
         total_count: result.total_count,
         nextCursor: more && returned > 0 ? encodeCursor(end, fingerprint) : null,
         notice: notices.length > 0 ? notices.join(" ") : null,
-        source: result.source,
+        source: compactSource(result.source),
       };
     },
   };
