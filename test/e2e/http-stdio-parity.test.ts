@@ -142,7 +142,14 @@ describe("2026-07-28: the same bytes over stdio and HTTP", () => {
 
   test("TIMEOUT and BUSY", async () => {
     assert.match(await same(call("test_sleep", { ms: 3000 }), "past the budget"), /"code":"TIMEOUT"/);
-    // One worker, no queue: a call while the worker sleeps is refused at once.
+    // One worker, no queue: a call while the worker sleeps is refused at once. The TIMEOUT above replaced
+    // each server's worker; a call answered on each first means the sleep below starts at once instead of
+    // waiting for the new worker (on a loaded machine that took longer than the 300 ms pause).
+    const warmId = nextId;
+    const warm = call("parse_smiles", { smiles: "C" });
+    stdio.sendRaw(`${warm}\n`);
+    await stdio.response(warmId);
+    await overHttp(warm, headersFor(warm));
     const sleepId = nextId;
     const sleep = call("test_sleep", { ms: 900 });
     const busyId = nextId;
