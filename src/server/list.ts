@@ -38,9 +38,12 @@ function asSchema(value: unknown): JsonSchema | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonSchema) : undefined;
 }
 
+/** Tools withListSchemas made, so that registering one again (a registry built from another's tools) keeps it as it is. */
+const derivedTools = new WeakSet<AnyTool>();
+
 /** The tool with its list input and output schemas, when it declares a list; any other tool unchanged. */
 export function withListSchemas(tool: AnyTool): AnyTool {
-  if (tool.kind !== "chem" || !tool.list) return tool;
+  if (tool.kind !== "chem" || !tool.list || derivedTools.has(tool)) return tool;
   const { maxItems, budgetMs } = tool.list;
   if (maxItems < 1 || maxItems > MAX_ARRAY_LENGTH) throw new Error(`tool ${tool.name}: list.maxItems out of range`);
   if (budgetMs <= 0 || budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: list.budgetMs out of range`);
@@ -114,7 +117,9 @@ export function withListSchemas(tool: AnyTool): AnyTool {
     required: ["results", "summary"],
     additionalProperties: false,
   };
-  return { ...tool, inputSchema, outputSchema: { type: "object", anyOf: [output, listOutput] } };
+  const derived: AnyTool = { ...tool, inputSchema, outputSchema: { type: "object", anyOf: [output, listOutput] } };
+  derivedTools.add(derived);
+  return derived;
 }
 
 /** Whether a call's arguments ask for the list form. */
