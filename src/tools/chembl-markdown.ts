@@ -98,3 +98,22 @@ export function mdPresent(fields: Array<[string, FieldValue | undefined]>): stri
   const kept = fields.filter((f): f is [string, FieldValue] => f[1] !== null && f[1] !== undefined);
   return kept.length === 0 ? null : mdFields(kept);
 }
+
+/**
+ * A markdown table of records whose columns are those of `order` that hold a value in at least one row
+ * (a column null or absent in every row is left out, so sparse sections stay narrow); a cell with no value
+ * is blank.
+ */
+export function mdSparseTable(order: string[], rows: Array<Record<string, FieldValue | undefined>>): string {
+  const columns = order.filter((c) => rows.some((r) => r[c] !== undefined && r[c] !== null));
+  return mdTable(columns, rows);
+}
+
+/** References in one table cell: "ref_type ref_id (ref_url)" each, separated by semicolons; undefined when there are none. */
+export function mdRefsCell(refs: Array<{ ref_type?: string | null; ref_id?: string | null; ref_url?: string | null }> | undefined): string | undefined {
+  if (!refs || refs.length === 0) return undefined;
+  return refs
+    .map((r) => [r.ref_type, r.ref_id, r.ref_url ? `(${r.ref_url})` : null].filter((p): p is string => typeof p === "string" && p !== "").join(" "))
+    .filter((s) => s !== "")
+    .join("; ");
+}

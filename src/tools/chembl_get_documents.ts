@@ -34,12 +34,12 @@ export interface DocumentsResult {
   [k: string]: unknown;
 }
 
-const ID_LIST = (ids: string[]) => (ids.length > 0 ? ids.join(", ") : "none");
-
 export function renderDocuments(r: DocumentsResult): string {
   const lines = ["**ChEMBL documents**"];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push(`- not_found_ids: ${mdInline(ID_LIST(r.not_found_ids))}`, `- deferred_ids: ${mdInline(ID_LIST(r.deferred_ids))}`, "");
+  if (r.not_found_ids.length > 0) lines.push(`- not_found_ids: ${mdInline(r.not_found_ids.join(", "))}`);
+  if (r.deferred_ids.length > 0) lines.push(`- deferred_ids: ${mdInline(r.deferred_ids.join(", "))}`);
+  lines.push("");
   for (const d of r.documents) {
     lines.push(
       `**${mdInline(d.document_chembl_id ?? "document")}**`,
