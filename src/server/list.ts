@@ -64,16 +64,14 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         maxItems,
         items: { type: "string" },
-        description:
-          `Instead of smiles: up to ${maxItems} molecules, answered as { results, summary } in input order, each entry { index, input, result } ` +
-          "(result as for one molecule) or { index, input, error }; one bad entry never fails the call. The other arguments apply to every entry.",
+        description: `Instead of smiles: up to ${maxItems} molecules, answered { results: [{index, input, result | error}], summary } in input order.`,
       },
       fields: {
         type: "array",
         minItems: 1,
         uniqueItems: true,
         items: { type: "string", enum: resultKeys },
-        description: "With smiles_list: keep only these keys in each result (so a big list fits the answer).",
+        description: "With smiles_list: keep only these result keys.",
       },
     },
     oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }],
@@ -81,7 +79,9 @@ export function withListSchemas(tool: AnyTool): AnyTool {
   };
   if (rest.length > 0) inputSchema.required = rest;
   else delete inputSchema.required;
-  const { required: _required, ...resultSchema } = output;
+  // The result's schema once, under $defs (a list answer's items reuse it without `required`, since fields
+  // may leave keys out): tools/list would otherwise carry every per-molecule result schema twice.
+  const { required: resultRequired, description: resultDescription, ...resultSchema } = output;
   const listOutput: JsonSchema = {
     type: "object",
     description: "The answer for smiles_list.",
@@ -93,7 +93,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
           properties: {
             index: { type: "integer", minimum: 0 },
             input: { type: "string" },
-            result: { ...resultSchema, description: "The entry's result, as one molecule's (only the keys in fields when given)." },
+            result: { $ref: "#/$defs/result", description: "As for one molecule (only the fields keys when given)." },
             error: ERROR_SCHEMA,
           },
           required: ["index", "input"],
@@ -117,7 +117,11 @@ export function withListSchemas(tool: AnyTool): AnyTool {
     required: ["results", "summary"],
     additionalProperties: false,
   };
-  const derived: AnyTool = { ...tool, inputSchema, outputSchema: { type: "object", anyOf: [output, listOutput] } };
+  const single: JsonSchema = { $ref: "#/$defs/result" };
+  if (resultDescription !== undefined) single.description = resultDescription;
+  if (resultRequired !== undefined) single.required = resultRequired;
+  const outputSchema: JsonSchema = { type: "object", $defs: { result: resultSchema }, anyOf: [single, listOutput] };
+  const derived: AnyTool = { ...tool, inputSchema, outputSchema };
   derivedTools.add(derived);
   return derived;
 }
