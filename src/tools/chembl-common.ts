@@ -129,7 +129,7 @@ export function fieldsProperty(all: readonly string[], defaults: readonly string
     maxItems: all.length + 1,
     uniqueItems: true,
     items: { type: "string", enum: [...all, "all"] },
-    description: `Columns to add to the default ones (${defaults.join(", ")}), e.g. ${examples}; ["all"] for every column. Null values are left out of a row either way.`,
+    description: `Columns beyond the ${defaults.length} default ones, e.g. ${examples}; ["all"] for every column.`,
   };
 }
 

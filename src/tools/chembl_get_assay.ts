@@ -44,7 +44,8 @@ export function renderAssays(r: AssayResult): string {
   const rows = r.assays.map((a) => {
     const { variant, parameters, ...rest } = a;
     const variantCell = variant
-      ? [variant.mutation, variant.accession, variant.isoform, variant.organism, variant.version].filter((v) => v !== null && v !== undefined).join(" · ") || undefined
+      ? [variant.mutation, variant.accession, variant.isoform, variant.organism, variant.version].filter((v) => v !== null && v !== undefined).join(" · ") ||
+        undefined
       : undefined;
     const parameterCell =
       (parameters ?? [])

@@ -243,15 +243,10 @@ export function createChemblGetBioactivitiesTool(
     name: "chembl_get_bioactivities",
     title: "ChEMBL: bioactivities",
     description:
-      "Bioactivity measurements linking compounds and targets: for a molecule, a target, or both (the compound-target pair). " +
-      "potency_view potency_ranked (default) holds the measurements with a pchembl_value, best first; null_potency holds exactly the " +
-      "others (inactive, censored >/<, percent inhibition, non-molar): read both before calling a compound inactive or selective. " +
-      "pchembl_value is comparable only within one standard_type: filter standard_type (IC50, Ki, ...) before ranking. " +
-      "include_alternate_forms widens a molecule to its family (salts and forms, by parent); variant keeps wild_type or one mutation " +
-      "(T790M). Rows carry assay_chembl_id (chembl_get_assay) and document_chembl_id (chembl_get_documents). " +
-      "A view larger than one page is staged whole (up to CHEMBL_MAX_SPILL_ROWS rows) as a SQL table on a canvas: the answer shows the " +
-      "first page and names canvas_id and table_name (bioactivities or bioactivities_null_potency) for chembl_dataframe_query; " +
-      "pass canvas_id to put another view on the same canvas. With the canvas off, or with cursor, pages come inline: page with nextCursor.",
+      "Bioactivity measurements for a molecule, a target, or the pair. potency_view potency_ranked (default) holds the rows with a pchembl_value, best first; null_potency exactly " +
+      "the others (inactive, censored, percent inhibition): read both before calling a compound inactive or selective. Compare pchembl_value within one standard_type only. " +
+      "include_alternate_forms widens a molecule to its family; variant keeps wild_type or one mutation. A view larger than one page is staged whole on a canvas: the answer shows " +
+      "the first rows and names canvas_id and table_name for chembl_dataframe_query. Rows carry assay and document IDs (chembl_get_assay, chembl_get_documents).",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",

@@ -31,12 +31,8 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
   name: "find_mcs",
   title: "Maximum common substructure",
   description:
-    "Find the maximum common substructure (MCS) shared by 2 to 50 molecules with RDKit's FMCS. Returns the MCS as SMARTS, as a " +
-    "SMILES (the common part cut out of the first molecule, cut bonds replaced by hydrogens), its atom and bond counts, and " +
-    "timed_out: when true the search hit timeout_s and the answer is the largest common substructure found so far, not " +
-    "necessarily the maximum. Use it to find the shared scaffold of a series, align analogues, or explain why two compounds are " +
-    `similar. Options: ring atoms match only ring atoms, rings whole or not at all (both on by default), atom and bond comparison. ` +
-    `Molecules are limited to ${MCS_MAX_ATOMS} heavy atoms; large sets of large flexible molecules need a longer timeout.`,
+    "Maximum common substructure of 2 to 50 molecules (RDKit FMCS), to find a series' shared scaffold or explain a similarity. Returns the MCS as SMARTS and as SMILES, its atom " +
+    "and bond counts, and timed_out (true: the best found within timeout_s, not necessarily the maximum). Options for ring matching and atom and bond comparison; up to 200 heavy atoms a molecule.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

@@ -42,18 +42,13 @@ export interface SmilesParentArgs {
 }
 
 /** The sentence each per-molecule tool's description ends with. */
-export const PARENT_DESCRIPTION =
-  " A salt or mixture (several fragments) is computed as one molecule and the answer carries a MULTIPLE_FRAGMENTS warning listing " +
-  "the fragments; parent: true computes on the standardised parent instead (as standardize gives it) and names it in parent_smiles.";
+export const PARENT_DESCRIPTION = " Salts and mixtures get a MULTIPLE_FRAGMENTS warning; parent: true computes on the standardised parent.";
 
 /** The `parent` argument. */
 export const PARENT_PROPERTY: JsonSchema = {
   type: "boolean",
   default: false,
-  description:
-    "Compute on the standardised parent (what the standardize tool returns by default: salts and solvents stripped, largest organic " +
-    "fragment kept, charges neutralised) instead of the input as written; the answer names it in parent_smiles. Use it for salts and " +
-    `mixtures (default false; inputs up to ${STANDARDIZE_MAX_ATOMS} atoms, as standardize).`,
+  description: `Compute on the standardised parent (as standardize gives it: salts stripped, largest organic fragment, neutralised; up to ${STANDARDIZE_MAX_ATOMS} atoms), named in parent_smiles.`,
 };
 
 /** The input schema of a per-molecule tool: one molecule, and `parent`. */

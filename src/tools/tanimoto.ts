@@ -186,13 +186,8 @@ export const tanimotoTool: ChemTool<Args> = {
   name: "tanimoto",
   title: "Tanimoto similarity (ECFP4)",
   description:
-    "Structural similarity by the Tanimoto coefficient of ECFP4 (RDKit Morgan radius 2, 2048-bit) fingerprints, equal to RDKit's " +
-    "TanimotoSimilarity. Two forms: (1) smiles1 + smiles2 compares two molecules and returns similarity (0-1, 3 dp) and " +
-    "similarity_percent; (2) smiles (the query) + smiles_list (up to 10,000 SMILES) ranks the list by similarity to the query: " +
-    "results [{index, smiles, similarity}] best first (ties in list order), filtered by threshold (default 0) and cut to top_k " +
-    "(default 100, at most 1,000), with count_above_threshold and truncated. Invalid SMILES in the list do not fail the call: " +
-    "they are reported per item under invalid. Use the bulk form for similarity search and nearest-neighbour lookups. " +
-    "Rough guide: above 0.7 close analogues, 0.4-0.7 related, below 0.3 unrelated.",
+    "ECFP4 Tanimoto similarity, equal to RDKit's: smiles1 + smiles2 compares two molecules; smiles (the query) + smiles_list (up to 10,000) ranks the list best first, with " +
+    "threshold and top_k (default 100), invalid entries listed under invalid. Use it for similarity search and nearest neighbours: above 0.7 close analogues, 0.4-0.7 related, below 0.3 unrelated.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
