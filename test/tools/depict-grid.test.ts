@@ -9,7 +9,8 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
 import { loadRDKit, parseSmiles, wasmHeapBytes, withQuery, type RDKitMol } from "../../src/domain/chem/rdkit.js";
-import { GRID_MAX_PIXELS, alignToSmarts, drawGrid } from "../../src/domain/chem/grid.js";
+import { GRID_MAX_PIXELS, alignToSmarts, cellDrawOptions, drawGrid } from "../../src/domain/chem/grid.js";
+import { drawSvg, rasterise } from "../../src/domain/chem/depict.js";
 import { depictTool } from "../../src/tools/depict.js";
 import { EXTRA_CONTENT_KEY, type ContentBlock } from "../../src/contract/tool.js";
 import { MAX_RESPONSE_BYTES } from "../../src/contract/limits.js";
@@ -173,6 +174,30 @@ test("depict grid SVG: one nested drawing per cell in input order, legends, mark
   assert.ok(bare[1]![2].length > 2000, "the invalid cell says why");
   assert.doesNotMatch(svg, / style='/);
   assert.equal((svg.match(/<style>/g) ?? []).length, 1);
+});
+
+test("a grid cell is RDKit's own drawing: styles as shared classes render the same pixels in half the bytes", async () => {
+  const { rdkit } = await ctx();
+  const smiles = SMILES[0]!;
+  const grid = drawGrid(rdkit, [smiles], { subWidth: 250, subHeight: 200, legends: ["imatinib"], highlightSmarts: "c1ccncc1" });
+  const own = parseSmiles(rdkit, smiles);
+  try {
+    const drawing = drawSvg(rdkit, own, {
+      width: 250,
+      height: 200,
+      legend: "imatinib",
+      highlightSmarts: "c1ccncc1",
+      drawOptions: cellDrawOptions(250, 200),
+    });
+    const [a, b] = [decodePng(Buffer.from(rasterise(grid.svg))), decodePng(Buffer.from(rasterise(drawing.svg)))];
+    assert.deepEqual([a.width, a.height], [b.width, b.height]);
+    let differing = 0;
+    for (let i = 0; i < a.pixels.length; i++) if (Math.abs(a.pixels[i]! - b.pixels[i]!) > 2) differing++;
+    assert.equal(differing, 0, "the same pixels");
+    assert.ok(grid.svg.length < 0.6 * drawing.svg.length, `${grid.svg.length} bytes against RDKit's ${drawing.svg.length}`);
+  } finally {
+    own.delete();
+  }
 });
 
 test("align_smarts: every matching molecule gets the template's coordinates for the matched core; the others keep their own", async () => {

@@ -40,6 +40,11 @@ export const GRID_MIN_FONT_PX = 11;
  */
 export const GRID_BOND_SHARE = 0.15;
 
+/** RDKit drawing options of a w x h cell (readable labels, bonds no longer than GRID_BOND_SHARE of the cell). */
+export function cellDrawOptions(w: number, h: number): Record<string, unknown> {
+  return { minFontSize: GRID_MIN_FONT_PX, fixedBondLength: (Math.min(w, h) * GRID_BOND_SHARE) / 1.5 };
+}
+
 export interface GridOptions {
   subWidth: number;
   subHeight: number;
@@ -227,7 +232,7 @@ export function drawGrid(rdkit: RDKit, list: readonly string[], options: GridOpt
         highlightSmarts: options.highlightSmarts,
         atomIndices: options.atomIndices,
         stereoAnnotation: options.stereoAnnotation,
-        drawOptions: { minFontSize: GRID_MIN_FONT_PX, fixedBondLength: (Math.min(w, h) * GRID_BOND_SHARE) / 1.5 },
+        drawOptions: cellDrawOptions(w, h),
       });
       if (drawing.highlight && drawing.highlight.match_count > 0) highlighted.push(i);
       return { svg: drawing.svg, title: legend || entry.input };
