@@ -220,23 +220,37 @@ function gridTooLarge(format: "png" | "svg", bytes: number, maxBytes: number): T
   );
 }
 
+/** Each form's arguments at their declared defaults, which a client that fills in defaults sends with either form. */
+const FORM_DEFAULTS: Record<string, unknown> = { width: 400, height: 300, sub_width: 250, sub_height: 200 };
+
+/**
+ * An argument of the other form (width with smiles_list, legends with smiles, ...) is refused, naming the one to use,
+ * unless it is that argument's declared default: clients that fill every default in send those with either form.
+ */
+function checkFormArguments(args: Args): void {
+  const grid = args.smiles_list !== undefined;
+  const foreign = (grid ? SINGLE_ONLY : GRID_ONLY).filter((k) => args[k] !== undefined && args[k] !== FORM_DEFAULTS[k]);
+  if (foreign.length === 0) return;
+  const hint = grid
+    ? "For a grid, size each cell with sub_width/sub_height and caption entries with legends; width, height and legend belong to one molecule (smiles)."
+    : "For one molecule, use width, height and legend; legends, mols_per_row, sub_width, sub_height and align_smarts belong to a grid (smiles_list).";
+  throw new ToolError(
+    "INVALID_ARGUMENTS",
+    `${foreign.join(", ")} ${foreign.length === 1 ? "applies" : "apply"} only with ${grid ? "smiles" : "smiles_list"}`,
+    { path: `/${foreign[0]}` },
+    hint,
+  );
+}
+
 export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult>> = {
   kind: "chem",
   toolset: "chem",
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:
-    "Draw the 2D structure of a molecule with RDKit so you or the user can look at it. PNG by default: the picture comes back as an " +
-    "MCP image content block (image/png) next to a small JSON summary (size, bytes, canonical SMILES). format svg returns the SVG " +
-    "markup as text in the `svg` field instead (no image block: most model APIs accept only raster images). Optional: " +
-    "highlight_smarts colours every atom and bond matched by a SMARTS pattern (the summary lists them), legend adds a caption, " +
-    "atom_indices labels atoms with the 0-based indices other tools use, stereo_annotation shows CIP labels (R/S, E/Z). " +
-    `Width and height ${DEPICT_MIN_SIZE}-${DEPICT_MAX_SIZE} px (default 400x300); at most ${DEPICT_MAX_ATOMS} atoms. ` +
-    `Grid: smiles_list (up to ${GRID_MAX_ENTRIES}) instead of smiles draws them all in one picture, in input order, mols_per_row per row ` +
-    "(default up to 4), each in a sub_width x sub_height cell (default 250x200), with optional legends (one per entry); align_smarts " +
-    "orients every molecule that matches it like the first one that does, so a common core looks the same in every cell. An entry " +
-    "that does not parse keeps its cell, marked, and the summary's entries say why. " +
-    `Cells ${GRID_MIN_CELL}-${GRID_MAX_CELL} px, at most ${GRID_MAX_PIXELS.toLocaleString("en-US")} pixels in all and ${GRID_MAX_CELL_ATOMS} atoms per cell.`,
+    `Draw molecules (RDKit 2D) to show them: one molecule (smiles), or up to ${GRID_MAX_ENTRIES} as one grid picture (smiles_list, with legends, mols_per_row ` +
+    "and align_smarts to orient a common core alike). PNG by default, as an MCP image block beside a small JSON summary; format svg returns the markup in svg. " +
+    "One molecule takes highlight_smarts, legend, atom_indices (0-based, as other tools use) and stereo_annotation (R/S, E/Z).",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -247,7 +261,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         minItems: 1,
         maxItems: GRID_MAX_ENTRIES,
         items: { type: "string", maxLength: SMILES_MAX_LENGTH },
-        description: `Instead of smiles: up to ${GRID_MAX_ENTRIES} molecules drawn as one grid picture, in input order.`,
+        description: `Instead of smiles: up to ${GRID_MAX_ENTRIES} molecules drawn as one grid picture in input order (a bad entry keeps a marked cell); at most ${GRID_MAX_CELL_ATOMS} atoms a cell and ${GRID_MAX_PIXELS.toLocaleString("en-US")} pixels in all.`,
       },
       format: { type: "string", enum: ["png", "svg"], default: "png", description: "png (an image block, default) or svg (markup as text)." },
       width: size("Picture width in pixels (default 400).", 400),
@@ -278,16 +292,13 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
       },
     },
     oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }],
-    dependentRequired: {
-      ...Object.fromEntries(GRID_ONLY.map((k) => [k, ["smiles_list"]])),
-      ...Object.fromEntries(SINGLE_ONLY.map((k) => [k, ["smiles"]])),
-    },
     additionalProperties: false,
   },
   outputSchema: { type: "object", anyOf: [SINGLE_OUTPUT, GRID_OUTPUT] },
   errors: ["INVALID_SMILES", "INVALID_SMARTS", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
   run(args, { rdkit }) {
+    checkFormArguments(args);
     if (args.smiles_list !== undefined) return depictGrid(rdkit, args.smiles_list, args);
     const format = args.format ?? "png";
     const width = args.width ?? 400;

@@ -250,7 +250,7 @@ test("align_smarts: every matching molecule gets the template's coordinates for 
   assert.deepEqual(hl.highlight, { smarts: "[OX2H]", matched: [0] });
 });
 
-test("grid limits: 49 entries and grid-only or single-only arguments refused by the schema; legends length, pixel cap and response budget are typed errors", async () => {
+test("grid limits: 49 entries refused by the schema; the other form's arguments, legends length, pixel cap and response budget are typed errors", async () => {
   const validate = createAjv().compile(depictTool.inputSchema);
   const refused = (args: Record<string, unknown>) => {
     assert.equal(validate(args), false, JSON.stringify(args).slice(0, 80));
@@ -262,13 +262,26 @@ test("grid limits: 49 entries and grid-only or single-only arguments refused by 
   refused({ smiles: "CCO", smiles_list: ["CCO"] });
   refused({});
   refused({ smiles_list: [] });
-  refused({ smiles: "CCO", legends: ["x"] });
-  refused({ smiles: "CCO", align_smarts: "c1ccccc1" });
-  refused({ smiles_list: ["CCO"], width: 300 });
-  refused({ smiles_list: ["CCO"], legend: "x" });
   refused({ smiles_list: ["CCO"], mols_per_row: 13 });
   refused({ smiles_list: ["CCO"], sub_width: 99 });
   const c = await ctx();
+  // The other form's arguments: refused naming the argument to use, except at their declared defaults (clients that
+  // fill every default in send width 400 and sub_width 250 with either form).
+  const otherForm = (args: Record<string, unknown>, path: string) =>
+    assert.throws(
+      () => depictTool.run(args, c),
+      (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENTS" && e.details.path === path && /smiles/.test(e.hint),
+      JSON.stringify(args),
+    );
+  otherForm({ smiles: "CCO", legends: ["x"] }, "/legends");
+  otherForm({ smiles: "CCO", align_smarts: "c1ccccc1" }, "/align_smarts");
+  otherForm({ smiles: "CCO", sub_width: 300 }, "/sub_width");
+  otherForm({ smiles_list: ["CCO"], width: 300 }, "/width");
+  otherForm({ smiles_list: ["CCO"], legend: "x" }, "/legend");
+  const filled = { format: "svg", width: 400, height: 300, sub_width: 250, sub_height: 200, atom_indices: false, stereo_annotation: false };
+  assert.equal(validate({ smiles_list: ["CCO"], ...filled }), true);
+  assert.ok(String((depictTool.run({ smiles_list: ["CCO", "CCN"], ...filled } as never, c) as { svg: string }).svg).includes("<svg"));
+  assert.ok(String((depictTool.run({ smiles: "CCO", ...filled } as never, c) as { svg: string }).svg).includes("<svg"));
   assert.throws(
     () => depictTool.run({ smiles_list: ["CCO", "CCN"], legends: ["one"] }, c),
     (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENTS" && e.details.path === "/legends" && /one legend per/.test(e.hint),
