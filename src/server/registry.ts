@@ -60,8 +60,10 @@ export function describeIssues(errors: ErrorObject[] | null | undefined): Schema
   // the alternatives' own errors are not repeated.
   const all = errors ?? [];
   const choice = all.find((e) => e.schemaPath === "#/oneOf" && e.instancePath === "");
+  // An "if" failure only says that its "then" failed, whose own errors are reported.
   const plain = all.filter(
     (e) =>
+      e.keyword !== "if" &&
       !(e.instancePath === "" && (e.schemaPath === "#/oneOf" || e.schemaPath.startsWith("#/oneOf/") || e.schemaPath.startsWith("#/dependentSchemas/fields/"))),
   );
   const issues = plain.map(describeIssue);

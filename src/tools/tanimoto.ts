@@ -256,6 +256,9 @@ export const tanimotoTool: ChemTool<Args> = {
       ...morganOptionProperties(false),
     },
     dependentRequired: { smiles1: ["smiles2"], smiles2: ["smiles1"], smiles_list: ["smiles"], sdf: ["smiles"] },
+    // The query needs its candidates: smiles_list, unless they come as sdf.
+    if: { not: { required: ["sdf"] } },
+    then: { dependentRequired: { smiles: ["smiles_list"] } },
     additionalProperties: false,
   },
   outputSchema: {
