@@ -11,7 +11,8 @@
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { ToolError, type DomainErrorPayload } from "../domain/errors.js";
 import type { AnyTool, ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
-import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import { splitSdf } from "../domain/chem/input-format.js";
 import type { ListOutcome, WorkerPool } from "./pool.js";
 import { describeIssues } from "./registry.js";
 
@@ -51,7 +52,9 @@ export function withListSchemas(tool: AnyTool): AnyTool {
   const properties = asSchema(input.properties) ?? {};
   const required = Array.isArray(input.required) ? (input.required as string[]) : [];
   if (!asSchema(properties.smiles) || !required.includes("smiles")) throw new Error(`tool ${tool.name}: a list needs a required smiles argument`);
-  if ("smiles_list" in properties || "fields" in properties) throw new Error(`tool ${tool.name}: smiles_list and fields are the list's own arguments`);
+  if ("smiles_list" in properties || "sdf" in properties || "fields" in properties) {
+    throw new Error(`tool ${tool.name}: smiles_list, sdf and fields are the list's own arguments`);
+  }
   const output = tool.outputSchema;
   const resultKeys = Object.keys(asSchema(output.properties) ?? {});
   const rest = required.filter((r) => r !== "smiles");
@@ -64,18 +67,26 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         maxItems,
         items: { type: "string" },
-        description: `Instead of smiles: up to ${maxItems} molecules, answered { results: [{index, input, result | error}], summary } in input order.`,
+        description: `Instead of smiles: up to ${maxItems} molecules (each as smiles takes it), answered { results: [{index, input, result | error}], summary } in input order.`,
+      },
+      sdf: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_STRING_BYTES,
+        description:
+          `Instead of smiles or smiles_list: SDF text of up to ${maxItems} records (about 100 fit the 256 KiB string limit), answered as smiles_list is; ` +
+          "each entry's input is the record's title (or 'sdf record N'), its data items kept as properties.",
       },
       fields: {
         type: "array",
         minItems: 1,
         uniqueItems: true,
         items: { type: "string", enum: resultKeys },
-        description: "With smiles_list: keep only these result keys.",
+        description: "With smiles_list or sdf: keep only these result keys.",
       },
     },
-    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }],
-    dependentRequired: { fields: ["smiles_list"] },
+    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["sdf"] }],
+    dependentSchemas: { fields: { anyOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }] } },
   };
   if (rest.length > 0) inputSchema.required = rest;
   else delete inputSchema.required;
@@ -84,7 +95,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
   const { required: resultRequired, description: resultDescription, ...resultSchema } = output;
   const listOutput: JsonSchema = {
     type: "object",
-    description: "The answer for smiles_list.",
+    description: "The answer for smiles_list or sdf.",
     properties: {
       results: {
         type: "array",
@@ -92,7 +103,12 @@ export function withListSchemas(tool: AnyTool): AnyTool {
           type: "object",
           properties: {
             index: { type: "integer", minimum: 0 },
-            input: { type: "string" },
+            input: { type: "string", description: "The entry as sent; for an sdf record its title line, or 'sdf record N' (from 1) when it has none." },
+            properties: {
+              type: "object",
+              additionalProperties: { type: "string" },
+              description: "For an sdf record with data items: each tag and its value (lines joined by newlines).",
+            },
             result: { $ref: "#/$defs/result", description: "As for one molecule (only the fields keys when given)." },
             error: ERROR_SCHEMA,
           },
@@ -128,7 +144,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
 
 /** Whether a call's arguments ask for the list form. */
 export function isListCall(tool: AnyTool, args: Record<string, unknown>): tool is ChemTool & { list: NonNullable<ChemTool["list"]> } {
-  return tool.kind === "chem" && tool.list !== undefined && Array.isArray(args.smiles_list);
+  return tool.kind === "chem" && tool.list !== undefined && (Array.isArray(args.smiles_list) || typeof args.sdf === "string");
 }
 
 export interface ListCallContext {
@@ -152,12 +168,18 @@ export async function runListCall(
   args: Record<string, unknown>,
   ctx: ListCallContext,
 ): Promise<Record<string, unknown>> {
-  const { smiles_list: rawList, fields, ...shared } = args;
-  const list = rawList as string[];
+  const { smiles_list: rawList, sdf, fields, ...shared } = args;
+  const source = typeof sdf === "string" ? sdfEntries(sdf, tool.list.maxItems) : { list: rawList as string[] };
+  const list = source.list;
   const outcomes: (ListOutcome | undefined)[] = new Array<ListOutcome | undefined>(list.length).fill(undefined);
   const toRun: Record<string, unknown>[] = [];
   const positions: number[] = [];
   list.forEach((smiles, index) => {
+    const problem = source.problems?.[index];
+    if (problem !== undefined) {
+      outcomes[index] = { ok: false, error: new ToolError("INVALID_SMILES", `Invalid SDF record ${index + 1}: ${problem}`, { record: index + 1 }).toPayload() };
+      return;
+    }
     const entry = { ...shared, smiles };
     if (ctx.validateInput(entry)) {
       toRun.push(entry);
@@ -172,7 +194,39 @@ export async function runListCall(
     });
     ran.forEach((outcome, k) => (outcomes[positions[k] as number] = outcome));
   }
-  return listAnswer(list, outcomes as ListOutcome[], Array.isArray(fields) ? (fields as string[]) : undefined);
+  const fieldList = Array.isArray(fields) ? (fields as string[]) : undefined;
+  if (!source.labels) return listAnswer(list, outcomes as ListOutcome[], fieldList);
+  return listAnswer(source.labels, outcomes as ListOutcome[], fieldList, MAX_RESPONSE_BYTES, { properties: source.properties, sdf: true });
+}
+
+interface ListSource {
+  /** What each entry runs with (a molblock for an sdf record). */
+  list: string[];
+  /** For sdf: each entry's `input` (its title, or "sdf record N"). */
+  labels?: string[];
+  /** For sdf: each record's data items, when it has any. */
+  properties?: (Record<string, string> | undefined)[];
+  /** For sdf: why a record is not a molecule, by index. */
+  problems?: (string | undefined)[];
+}
+
+/** The entries of an sdf argument: one a record (see splitSdf). More records than the tool's maxItems is an INVALID_ARGUMENTS. */
+function sdfEntries(sdf: string, maxItems: number): ListSource {
+  const records = splitSdf(sdf);
+  if (records.length === 0) throw new ToolError("INVALID_ARGUMENTS", "Invalid arguments: sdf holds no record", { path: "/sdf" });
+  if (records.length > maxItems) {
+    throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments: sdf holds ${records.length} records; this tool takes at most ${maxItems} a call`, {
+      path: "/sdf",
+      records: records.length,
+      max_items: maxItems,
+    });
+  }
+  return {
+    list: records.map((r) => r.molblock ?? ""),
+    labels: records.map((r, i) => (r.title !== "" ? r.title : `sdf record ${i + 1}`)),
+    properties: records.map((r) => r.properties),
+    problems: records.map((r) => r.problem),
+  };
 }
 
 function pick(value: unknown, fields: readonly string[] | undefined): unknown {
@@ -192,6 +246,7 @@ export function listAnswer(
   outcomes: readonly ListOutcome[],
   fields?: readonly string[],
   limit = MAX_RESPONSE_BYTES,
+  sdf?: { properties?: readonly (Record<string, string> | undefined)[]; sdf: true },
 ): Record<string, unknown> {
   let succeeded = 0;
   for (const outcome of outcomes) if (outcome.ok) succeeded++;
@@ -200,7 +255,9 @@ export function listAnswer(
   for (let index = 0; index < outcomes.length; index++) {
     const outcome = outcomes[index] as ListOutcome;
     const input = list[index] as string;
-    const item: Record<string, unknown> = outcome.ok ? { index, input, result: pick(outcome.value, fields) } : { index, input, error: outcome.error };
+    const properties = sdf?.properties?.[index];
+    const head: Record<string, unknown> = properties ? { index, input, properties } : { index, input };
+    const item: Record<string, unknown> = outcome.ok ? { ...head, result: pick(outcome.value, fields) } : { ...head, error: outcome.error };
     const json = JSON.stringify(item);
     // Once as structuredContent, once escaped inside the text block; a comma each.
     const cost = Buffer.byteLength(json, "utf8") + Buffer.byteLength(JSON.stringify(json), "utf8") + 2;
@@ -215,7 +272,10 @@ export function listAnswer(
     summary.next_index = results.length;
     answer.note =
       `Entries from index ${results.length} on (${list.length - results.length} of ${list.length}) were computed but not returned: the answer would pass ` +
-      `the ${limit} byte response limit. Send smiles_list from entry ${results.length} on to get them, or fewer keys with fields.`;
+      `the ${limit} byte response limit. ` +
+      (sdf
+        ? `Send the SDF records from record ${results.length + 1} on (index ${results.length}) to get them, or fewer keys with fields.`
+        : `Send smiles_list from entry ${results.length} on to get them, or fewer keys with fields.`);
   }
   return answer;
 }

@@ -55,18 +55,33 @@ export function createAjv(): Ajv2020 {
 }
 
 export function describeIssues(errors: ErrorObject[] | null | undefined): SchemaIssue[] {
-  // A top-level oneOf is the choice between smiles and smiles_list (list.ts): its failure is told as one
+  // A top-level oneOf is the choice between smiles, smiles_list and sdf (list.ts): its failure is told as one
   // issue after the others (so a call without either reads "/smiles is required", as before lists), and
   // the alternatives' own errors are not repeated.
   const all = errors ?? [];
   const choice = all.find((e) => e.schemaPath === "#/oneOf" && e.instancePath === "");
-  const plain = all.filter((e) => !(e.instancePath === "" && (e.schemaPath === "#/oneOf" || e.schemaPath.startsWith("#/oneOf/"))));
+  // An "if" failure only says that its "then" failed, whose own errors are reported.
+  const plain = all.filter(
+    (e) =>
+      e.keyword !== "if" &&
+      !(e.instancePath === "" && (e.schemaPath === "#/oneOf" || e.schemaPath.startsWith("#/oneOf/") || e.schemaPath.startsWith("#/dependentSchemas/fields/"))),
+  );
   const issues = plain.map(describeIssue);
+  // fields without a list (list.ts's dependentSchemas): one issue, not each alternative's "required".
+  if (all.some((e) => e.instancePath === "" && e.schemaPath.startsWith("#/dependentSchemas/fields/"))) {
+    issues.push({ path: "/fields", message: "is for a list: send it with smiles_list or sdf" });
+  }
   if (choice) {
     const passing = (choice.params as { passingSchemas?: unknown }).passingSchemas;
     const first = all.find((e) => e.schemaPath.startsWith("#/oneOf/0/") && e.instancePath === "");
     if (passing === null && first) issues.push(describeIssue(first));
-    else issues.push({ path: "/", message: "must carry exactly one of smiles and smiles_list" });
+    else {
+      // The alternatives' names, from their "required" (when all pass, none is reported: then the list's own).
+      const names = [
+        ...new Set(all.filter((e) => /^#\/oneOf\/\d+\/required$/.test(e.schemaPath)).map((e) => (e.params as { missingProperty: string }).missingProperty)),
+      ];
+      issues.push({ path: "/", message: `must carry exactly one of ${names.length >= 2 ? names.join(", ") : "smiles, smiles_list and sdf"}` });
+    }
   }
   return issues;
 }

@@ -2,6 +2,9 @@ import { findMcs, parseAll, type AtomCompare, type BondCompare } from "../domain
 import { parseSmiles } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { MAX_STRING_BYTES } from "../contract/limits.js";
+import { splitSdf } from "../domain/chem/input-format.js";
+import { ToolError } from "../domain/errors.js";
 
 /**
  * Per-molecule cap (heavy atoms). RDKit's FMCS timeout bounds only its search: the set-up before it
@@ -17,12 +20,29 @@ export const MCS_MAX_TIMEOUT_S = 30;
 const DEFAULT_TIMEOUT_S = 5;
 
 interface FindMcsArgs {
-  smiles_list: string[];
+  smiles_list?: string[];
+  sdf?: string;
   ring_matches_ring_only?: boolean;
   complete_rings_only?: boolean;
   atom_compare?: AtomCompare;
   bond_compare?: BondCompare;
   timeout_s?: number;
+}
+
+/** The molblocks of an sdf argument: 2 to MCS_MAX_MOLECULES records, each with its M  END line. */
+function sdfMolblocks(sdf: string): string[] {
+  const records = splitSdf(sdf);
+  if (records.length < 2 || records.length > MCS_MAX_MOLECULES) {
+    throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments: sdf holds ${records.length} records; find_mcs takes 2 to ${MCS_MAX_MOLECULES}`, {
+      path: "/sdf",
+      records: records.length,
+    });
+  }
+  return records.map((r, i) => {
+    if (r.molblock === undefined)
+      throw new ToolError("INVALID_SMILES", `Invalid SDF record ${i + 1}: ${r.problem ?? "no molblock"}`, { argument: `sdf record ${i + 1}` });
+    return r.molblock;
+  });
 }
 
 export const findMcsTool: ChemTool<FindMcsArgs> = {
@@ -43,6 +63,12 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
         maxItems: MCS_MAX_MOLECULES,
         items: smilesProperty("One molecule as SMILES."),
         description: `The molecules (2 to ${MCS_MAX_MOLECULES}, each at most ${MCS_MAX_ATOMS} heavy atoms). The SMILES answer is taken from the first.`,
+      },
+      sdf: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_STRING_BYTES,
+        description: `Instead of smiles_list: the molecules as SDF text, one a record (2 to ${MCS_MAX_MOLECULES} records; data items are not used).`,
       },
       ring_matches_ring_only: {
         type: "boolean",
@@ -74,7 +100,7 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
         description: `Search time limit in whole seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MCS_MAX_TIMEOUT_S}); past it the best result so far is returned with timed_out true.`,
       },
     },
-    required: ["smiles_list"],
+    oneOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }],
     additionalProperties: false,
   },
   outputSchema: {
@@ -122,7 +148,10 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
       bondCompare: args.bond_compare ?? "order",
       timeoutS: args.timeout_s ?? DEFAULT_TIMEOUT_S,
     };
-    const mols = parseAll((smiles, argName) => parseSmiles(rdkit, smiles, { maxAtoms: MCS_MAX_ATOMS, argName }), args.smiles_list);
+    const mols =
+      args.sdf !== undefined
+        ? parseAll((molblock, i) => parseSmiles(rdkit, molblock, { maxAtoms: MCS_MAX_ATOMS, argName: `sdf record ${i + 1}` }), sdfMolblocks(args.sdf))
+        : parseAll((smiles, i) => parseSmiles(rdkit, smiles, { maxAtoms: MCS_MAX_ATOMS, argName: `smiles_list[${i}]` }), args.smiles_list ?? []);
     try {
       const r = findMcs(rdkit, mols, options);
       const notes: string[] = [];

@@ -12,6 +12,7 @@ import {
 import type { Conformer } from "../domain/chem/conformers.js";
 import { molGraph } from "../domain/chem/graph.js";
 import { parseSmiles, round } from "../domain/chem/rdkit.js";
+import { inputFormatOf } from "../domain/chem/input-format.js";
 import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -330,7 +331,8 @@ export const generate3dTool: ChemTool<Args> = {
         warnings.push("OpenChemLib's fragment cache could not be switched off: the same seed may give slightly different coordinates in another call");
       if (best.check.assigned.length > 0) warnings.push("The input leaves stereo unspecified; the 3D structure fixes one configuration (assigned_stereo)");
       const e0 = best.conformer.energy;
-      const comment = args.smiles.trim();
+      // The input names the structure in the XYZ comment line; a molblock or CXSMILES by its canonical SMILES.
+      const comment = inputFormatOf(args.smiles) === "smiles" ? args.smiles.trim() : canonical;
       const xyz = xyzFromMolfile(best.conformer.molfile, comment);
       return {
         smiles: canonical,

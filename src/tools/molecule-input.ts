@@ -6,6 +6,7 @@
  * it reads tools/standardize.ts, which itself imports common.ts.
  */
 import { standardize } from "../domain/chem/standardize.js";
+import { inputFormatOf } from "../domain/chem/input-format.js";
 import { MAX_ATOMS, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import type { JsonSchema } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
@@ -149,7 +150,8 @@ export function withInputMolecule<T extends object>(
     used,
     (mol) => {
       // Only "." separates fragments in SMILES (a ring-closure digit can join them again, as in C1.C1): without one, one fragment.
-      const warning = used.includes(".") ? fragmentWarning(rdkit, mol) : undefined;
+      // A molblock says nothing so cheap: its molecule is always checked.
+      const warning = used.includes(".") || inputFormatOf(used) === "molblock" ? fragmentWarning(rdkit, mol) : undefined;
       const notes: MoleculeNotes = {};
       if (parent === true) notes.parent_smiles = used;
       if (warning) notes.warnings = [warning];

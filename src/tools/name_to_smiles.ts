@@ -38,7 +38,9 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
           type: "string",
           minLength: 1,
           maxLength: NAME_MAX_LENGTH,
-          description: 'The chemical name, synonym or CAS number to look up, e.g. "aspirin" (1 to 500 characters).',
+          description:
+            'The chemical name, synonym or CAS number to look up, e.g. "aspirin" (1 to 500 characters). A standard InChI ' +
+            "(InChI=1S/...) is looked up by PubChem's InChI search instead of its name search.",
         },
       },
       required: ["name"],
