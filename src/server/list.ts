@@ -24,7 +24,7 @@ export const LIST_ENVELOPE_RESERVE = 16 * 1024;
 
 const ERROR_SCHEMA: JsonSchema = {
   type: "object",
-  description: "Why this entry has no result (the same error a single call with it would answer).",
+  description: "Why this entry has no result (as a single call would answer).",
   properties: {
     code: { type: "string" },
     message: { type: "string" },
@@ -73,9 +73,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         type: "string",
         minLength: 1,
         maxLength: MAX_STRING_BYTES,
-        description:
-          `Instead of smiles or smiles_list: SDF text of up to ${maxItems} records (about 100 fit the 256 KiB string limit), answered as smiles_list is; ` +
-          "each entry's input is the record's title (or 'sdf record N'), its data items kept as properties.",
+        description: `Instead of smiles or smiles_list: SDF text of up to ${maxItems} records, answered as smiles_list (input: the record's title; its data items as properties).`,
       },
       fields: {
         type: "array",
@@ -103,11 +101,11 @@ export function withListSchemas(tool: AnyTool): AnyTool {
           type: "object",
           properties: {
             index: { type: "integer", minimum: 0 },
-            input: { type: "string", description: "The entry as sent; for an sdf record its title line, or 'sdf record N' (from 1) when it has none." },
+            input: { type: "string", description: "The entry as sent; an sdf record's title, or 'sdf record N' (from 1)." },
             properties: {
               type: "object",
               additionalProperties: { type: "string" },
-              description: "For an sdf record with data items: each tag and its value (lines joined by newlines).",
+              description: "An sdf record's data items, tag to value.",
             },
             result: { $ref: "#/$defs/result", description: "As for one molecule (only the fields keys when given)." },
             error: ERROR_SCHEMA,
@@ -122,13 +120,13 @@ export function withListSchemas(tool: AnyTool): AnyTool {
           count: { type: "integer", minimum: 0, description: "Entries sent." },
           succeeded: { type: "integer", minimum: 0 },
           failed: { type: "integer", minimum: 0 },
-          returned: { type: "integer", minimum: 0, description: "Present when not every entry fits the answer: entries in results." },
-          next_index: { type: "integer", minimum: 0, description: "Present when not every entry fits the answer: send the entries from this index on again." },
+          returned: { type: "integer", minimum: 0, description: "Entries in results, when not all fit." },
+          next_index: { type: "integer", minimum: 0, description: "When not all fit: send the entries from this index on again." },
         },
         required: ["count", "succeeded", "failed"],
         additionalProperties: false,
       },
-      note: { type: "string", description: "Present when entries were left out of the answer: why, and how to get them." },
+      note: { type: "string", description: "Why entries were left out, and how to get them." },
     },
     required: ["results", "summary"],
     additionalProperties: false,

@@ -10,9 +10,7 @@ export { SMILES_MAX_LENGTH };
 export const MOLECULE_TEXT_MAX_LENGTH = MAX_STRING_BYTES;
 
 /** What every molecule argument says about the formats it reads (input-format.ts). */
-export const INPUT_FORMATS_NOTE =
-  `Also a molblock (V2000/V3000, with its M  END line) or CXSMILES (SMILES, a space, then |...|); SMILES at most ${SMILES_MAX_LENGTH} characters, ` +
-  "a molblock up to the 256 KiB string limit. An InChI is not read: resolve it with name_to_smiles.";
+export const INPUT_FORMATS_NOTE = "Also a molblock (with its M  END line) or CXSMILES; not InChI (resolve it with name_to_smiles).";
 
 /** The `smiles` property every SMILES tool shares. */
 export function smilesProperty(description = "The molecule as a SMILES string, e.g. CC(=O)Oc1ccccc1C(=O)O (aspirin)."): JsonSchema {
