@@ -109,8 +109,22 @@ export function withExtraContent<R extends Record<string, unknown>>(result: R, b
   return { ...result, [EXTRA_CONTENT_KEY]: blocks };
 }
 
+/**
+ * A per-molecule chemistry tool's list form: the server also accepts `smiles_list` (and `fields`) for it,
+ * derives the list input and output schemas from the single ones, and runs the entries in chunks over all
+ * workers as one call (src/server/list.ts).
+ */
+export interface ListSpec {
+  /** Most entries one call may carry (at most MAX_ARRAY_LENGTH). */
+  maxItems: number;
+  /** Time budget of a whole list call (at most MAX_TOOL_BUDGET_MS); entries not done by then answer TIMEOUT. */
+  budgetMs: number;
+}
+
 export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknown>> extends ToolBase {
   kind: "chem";
+  /** Declared by tools whose input is one molecule (`smiles`): they also take `smiles_list`. */
+  list?: ListSpec;
   run(args: A, ctx: ChemContext): R;
 }
 

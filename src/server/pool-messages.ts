@@ -9,6 +9,11 @@ export interface WorkerData {
 
 export type ToWorker =
   | { type: "run"; jobId: number; tool: string; args: Record<string, unknown> }
+  /**
+   * Run one tool on each entry of a list chunk, in order. The worker starts no entry past `deadline`
+   * (epoch ms) and stops at the first entry that broke the engine: entries not run come back as { skipped }.
+   */
+  | { type: "runList"; jobId: number; tool: string; items: Record<string, unknown>[]; deadline: number }
   | { type: "stats"; requestId: number }
   /** Load RDKit now. A worker holds every other message until it has. */
   | { type: "start" };
@@ -18,9 +23,12 @@ export type ToMain =
   | { type: "ready"; heapBytes: number; engineStackProblem?: string | undefined }
   | { type: "progress"; jobId: number; progress: number; total?: number | undefined; message?: string | undefined }
   /** `heapBytes`: the worker's WASM heap after the call (the pool recycles a worker whose heap grew too big). */
-  | { type: "done"; jobId: number; ok: true; value: unknown; heapBytes?: number }
+  | { type: "done"; jobId: number; ok: true; value: unknown; heapBytes?: number; replaceWorker?: boolean }
   | { type: "done"; jobId: number; ok: false; error?: DomainErrorPayload; internal?: string; replaceWorker?: boolean; heapBytes?: number }
   | { type: "stats"; requestId: number; heapBytes: number };
+
+/** One list entry's outcome, as a worker answers it (the value of a runList "done"). */
+export type ItemOutcome = { ok: true; value: unknown } | { ok: false; error: DomainErrorPayload } | { ok: false; skipped: true };
 
 /** A worker's answer to one call. */
 export type Done = Extract<ToMain, { type: "done" }>;

@@ -18,7 +18,8 @@ import { Worker } from "node:worker_threads";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { ToolError } from "../domain/errors.js";
-import type { ToMain, ToWorker, WorkerData } from "./pool-messages.js";
+import type { ItemOutcome, ToMain, ToWorker, WorkerData } from "./pool-messages.js";
+import type { DomainErrorPayload } from "../domain/errors.js";
 import type { ProgressReporter } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
@@ -54,6 +55,24 @@ export interface PoolOptions {
   horizonMs?: number;
 }
 
+/** A list entry's outcome (runList): its value, or the error it answered. */
+export type ListOutcome = { ok: true; value: unknown } | { ok: false; error: DomainErrorPayload };
+
+export interface ListRunOptions {
+  /** The whole list's budget, counted from its arrival. */
+  budgetMs: number;
+  signal?: AbortSignal | undefined;
+  /** Called after each chunk with the entries done so far. */
+  onChunk?: ((done: number, total: number) => void) | undefined;
+  /** Entries per chunk (default: about eight chunks a worker, at most MAX_CHUNK). */
+  chunkSize?: number | undefined;
+}
+
+/** Most entries in one list chunk. */
+export const MAX_CHUNK = 100;
+/** How long past a list's deadline a worker still inside an entry is given before it is replaced. */
+export const CHUNK_GRACE_MS = 1_000;
+
 export interface RunOptions {
   budgetMs: number;
   signal?: AbortSignal | undefined;
@@ -64,6 +83,8 @@ interface Job {
   id: number;
   tool: string;
   args: Record<string, unknown>;
+  /** A list chunk (runList): the entries, and the list's deadline (epoch ms). */
+  chunk?: { items: Record<string, unknown>[]; deadline: number };
   options: RunOptions;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -108,6 +129,10 @@ export class WorkerPool {
   readonly horizonMs: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
+  /** Chunks of list calls (runList), run when no single call waits; they never count against maxQueue. */
+  private readonly chunks: Job[] = [];
+  /** List calls admitted and not yet answered: each counts as one waiting call. */
+  private activeLists = 0;
   private nextJobId = 1;
   private nextStatsId = 1;
   private closed = false;
@@ -182,7 +207,7 @@ export class WorkerPool {
     const idle = this.slots.find((s) => s.ready && !s.job);
     // A worker still loading RDKit will take a queued call as soon as it is ready: count it as a place.
     const loading = this.slots.filter((s) => !s.ready).length;
-    if (!idle && this.queue.length >= this.maxQueue + loading) {
+    if (!idle && this.queue.length + this.activeLists >= this.maxQueue + loading) {
       return Promise.reject(
         new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${this.queue.length} calls are waiting`, {
           workers: this.size,
@@ -214,6 +239,108 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * Runs one tool on each entry of a list as one call: admitted like a single call (BUSY only when the queue
+   * is full without it), split into chunks that every free worker takes in turn, bounded by `budgetMs` (and
+   * the horizon). Resolves with one outcome per entry, in order: entries not done when the budget ends answer
+   * TIMEOUT; a cancelled list rejects with CancelledError and its running chunks' workers are replaced.
+   */
+  runList(tool: string, items: Record<string, unknown>[], options: ListRunOptions): Promise<ListOutcome[]> {
+    if (this.closed) return Promise.reject(new ToolError("BUSY", "The server is shutting down"));
+    if (options.signal?.aborted) return Promise.reject(new CancelledError());
+    this.spawnAll();
+    const idle = this.slots.some((s) => s.ready && !s.job);
+    const loading = this.slots.filter((s) => !s.ready).length;
+    if (!idle && this.queue.length + this.activeLists >= this.maxQueue + loading) {
+      return Promise.reject(
+        new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${this.queue.length + this.activeLists} calls are waiting`, {
+          workers: this.size,
+          queued: this.queue.length + this.activeLists,
+          max_queue: this.maxQueue,
+        }),
+      );
+    }
+    const arrivedAt = Date.now();
+    const budgetMs = Math.min(options.budgetMs, this.horizonMs);
+    const deadline = arrivedAt + budgetMs;
+    // Small enough that every worker gets several chunks (the load evens out, progress is frequent) and a
+    // budget cut loses little; big enough that messages stay few.
+    const chunkSize = options.chunkSize ?? Math.max(1, Math.min(MAX_CHUNK, Math.ceil(items.length / (this.size * 8))));
+    const outcomes: (ListOutcome | undefined)[] = new Array<ListOutcome | undefined>(items.length).fill(undefined);
+    let done = 0;
+    const jobs = new Set<Job>();
+    this.activeLists++;
+    return new Promise<ListOutcome[]>((resolve, reject) => {
+      let finished = false;
+      const timeoutError = () =>
+        new ToolError("TIMEOUT", `${tool} list: this entry was not done within the list's ${budgetMs} ms budget`, { budget_ms: budgetMs, tool }).toPayload();
+      const finish = (error?: Error) => {
+        if (finished) return;
+        finished = true;
+        this.activeLists--;
+        options.signal?.removeEventListener("abort", onAbort);
+        clearTimeout(cutTimer);
+        for (const job of jobs) this.stopJob(job, error ?? new ToolError("TIMEOUT", "list budget ended"));
+        jobs.clear();
+        if (error) reject(error);
+        else resolve(outcomes.map((o) => o ?? { ok: false, error: timeoutError() }));
+      };
+      const onAbort = () => finish(new CancelledError());
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      // Workers start no entry past the deadline and answer what they finished; one still inside an entry
+      // GRACE_MS later is replaced and its chunk's unfinished entries answer TIMEOUT.
+      const cutTimer = setTimeout(() => finish(), budgetMs + CHUNK_GRACE_MS);
+      const enqueue = (start: number, end: number) => {
+        const chunkItems = items.slice(start, end);
+        const job: Job = {
+          id: this.nextJobId++,
+          tool,
+          args: {},
+          chunk: { items: chunkItems, deadline },
+          options: { budgetMs: budgetMs + CHUNK_GRACE_MS },
+          resolve: (value) => {
+            jobs.delete(job);
+            const answers = value as ItemOutcome[];
+            let firstSkipped = -1;
+            answers.forEach((answer, k) => {
+              if ("skipped" in answer) {
+                if (firstSkipped < 0) firstSkipped = k;
+                return;
+              }
+              outcomes[start + k] = answer;
+              done++;
+            });
+            options.onChunk?.(done, items.length);
+            // Entries skipped before the deadline (after one broke the engine) run again in a new chunk.
+            if (firstSkipped >= 0 && Date.now() < deadline) enqueue(start + firstSkipped, end);
+            settleIfDone();
+          },
+          reject: (error) => {
+            jobs.delete(job);
+            if (finished) return;
+            if (error instanceof ToolError) {
+              const payload = error.toPayload();
+              for (let k = start; k < end; k++) outcomes[k] ??= { ok: false, error: payload };
+              settleIfDone();
+            } else finish(error);
+          },
+          arrivedAt,
+          settled: false,
+          timer: setTimeout(() => this.expire(job), budgetMs + CHUNK_GRACE_MS),
+        };
+        jobs.add(job);
+        const free = this.slots.find((s) => s.ready && !s.job);
+        if (free && this.queue.length === 0) this.start(free, job);
+        else this.chunks.push(job);
+      };
+      const settleIfDone = () => {
+        if (!finished && jobs.size === 0) finish();
+      };
+      for (let start = 0; start < items.length; start += chunkSize) enqueue(start, Math.min(items.length, start + chunkSize));
+      settleIfDone();
+    });
+  }
+
   /** WASM heap size of each worker (waits for running jobs to finish). */
   async heapBytes(): Promise<number[]> {
     if (this.closed) return this.slots.map(() => 0);
@@ -242,7 +369,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     const shuttingDown = () => new ToolError("BUSY", "The server is shutting down");
-    for (const job of this.queue.splice(0)) this.settle(job, shuttingDown());
+    for (const job of [...this.queue.splice(0), ...this.chunks.splice(0)]) this.settle(job, shuttingDown());
     for (const slot of this.slots) {
       const job = slot.job;
       slot.job = undefined;
@@ -306,7 +433,7 @@ export class WorkerPool {
         else if (m.error) this.settle(job, ToolError.fromPayload(m.error));
         else this.settle(job, new InternalToolError(m.internal ?? "unknown worker failure"));
         if (m.heapBytes !== undefined) slot.heapBytes = m.heapBytes;
-        if (!m.ok && m.replaceWorker) this.replace(slot, `a WASM trap in ${job.tool}`);
+        if (m.replaceWorker) this.replace(slot, `a WASM trap in ${job.tool}`);
         else if (slot.heapBytes > this.recycleHeapBytes) {
           const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
           this.replace(
@@ -322,7 +449,8 @@ export class WorkerPool {
   private start(slot: Slot, job: Job): void {
     clearTimeout(job.timer);
     const left = this.horizonMs - (Date.now() - job.arrivedAt);
-    job.runBudgetMs = Math.min(job.options.budgetMs, left);
+    // A list chunk runs until its list's deadline (and the grace), wherever in the list it comes.
+    job.runBudgetMs = job.chunk ? job.chunk.deadline + CHUNK_GRACE_MS - Date.now() : Math.min(job.options.budgetMs, left);
     if (job.runBudgetMs <= 0) {
       this.expire(job);
       this.next(slot);
@@ -331,11 +459,15 @@ export class WorkerPool {
     job.timer = setTimeout(() => this.expire(job), job.runBudgetMs);
     slot.job = job;
     job.slot = slot;
-    slot.worker.postMessage({ type: "run", jobId: job.id, tool: job.tool, args: job.args } satisfies ToWorker);
+    const message: ToWorker = job.chunk
+      ? { type: "runList", jobId: job.id, tool: job.tool, items: job.chunk.items, deadline: job.chunk.deadline }
+      : { type: "run", jobId: job.id, tool: job.tool, args: job.args };
+    slot.worker.postMessage(message);
   }
 
   private next(slot: Slot): void {
-    const job = this.queue.shift();
+    // Single calls first: a long list never makes a single call wait behind all its chunks.
+    const job = this.queue.shift() ?? this.chunks.shift();
     if (job) this.start(slot, job);
   }
 
@@ -374,6 +506,12 @@ export class WorkerPool {
     const queued = this.queue.indexOf(job);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
+      this.settle(job, reason);
+      return;
+    }
+    const chunk = this.chunks.indexOf(job);
+    if (chunk >= 0) {
+      this.chunks.splice(chunk, 1);
       this.settle(job, reason);
       return;
     }

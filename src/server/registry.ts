@@ -12,6 +12,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import { withListSchemas } from "./list.js";
 
 export interface SchemaIssue {
   path: string;
@@ -54,21 +55,51 @@ export function createAjv(): Ajv2020 {
 }
 
 export function describeIssues(errors: ErrorObject[] | null | undefined): SchemaIssue[] {
-  return (errors ?? []).map((e) => {
-    let path = e.instancePath || "/";
-    let message = e.message ?? "is invalid";
-    if (e.keyword === "additionalProperties") {
-      const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      path = `${e.instancePath}/${extra}`;
-      message = "is not an allowed property";
-    } else if (e.keyword === "required") {
-      path = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
-      message = "is required";
-    } else if (e.keyword === "enum") {
-      message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  // A top-level oneOf is the choice between smiles, smiles_list and sdf (list.ts): its failure is told as one
+  // issue after the others (so a call without either reads "/smiles is required", as before lists), and
+  // the alternatives' own errors are not repeated.
+  const all = errors ?? [];
+  const choice = all.find((e) => e.schemaPath === "#/oneOf" && e.instancePath === "");
+  // An "if" failure only says that its "then" failed, whose own errors are reported.
+  const plain = all.filter(
+    (e) =>
+      e.keyword !== "if" &&
+      !(e.instancePath === "" && (e.schemaPath === "#/oneOf" || e.schemaPath.startsWith("#/oneOf/") || e.schemaPath.startsWith("#/dependentSchemas/fields/"))),
+  );
+  const issues = plain.map(describeIssue);
+  // fields without a list (list.ts's dependentSchemas): one issue, not each alternative's "required".
+  if (all.some((e) => e.instancePath === "" && e.schemaPath.startsWith("#/dependentSchemas/fields/"))) {
+    issues.push({ path: "/fields", message: "is for a list: send it with smiles_list or sdf" });
+  }
+  if (choice) {
+    const passing = (choice.params as { passingSchemas?: unknown }).passingSchemas;
+    const first = all.find((e) => e.schemaPath.startsWith("#/oneOf/0/") && e.instancePath === "");
+    if (passing === null && first) issues.push(describeIssue(first));
+    else {
+      // The alternatives' names, from their "required" (when all pass, none is reported: then the list's own).
+      const names = [
+        ...new Set(all.filter((e) => /^#\/oneOf\/\d+\/required$/.test(e.schemaPath)).map((e) => (e.params as { missingProperty: string }).missingProperty)),
+      ];
+      issues.push({ path: "/", message: `must carry exactly one of ${names.length >= 2 ? names.join(", ") : "smiles, smiles_list and sdf"}` });
     }
-    return { path, message };
-  });
+  }
+  return issues;
+}
+
+function describeIssue(e: ErrorObject): SchemaIssue {
+  let path = e.instancePath || "/";
+  let message = e.message ?? "is invalid";
+  if (e.keyword === "additionalProperties") {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    path = `${e.instancePath}/${extra}`;
+    message = "is not an allowed property";
+  } else if (e.keyword === "required") {
+    path = `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`;
+    message = "is required";
+  } else if (e.keyword === "enum") {
+    message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  }
+  return { path, message };
 }
 
 export class ToolRegistry {
@@ -79,7 +110,9 @@ export class ToolRegistry {
 
   constructor(tools: readonly AnyTool[]) {
     const ajv = createAjv();
-    for (const tool of tools) {
+    for (const declared of tools) {
+      // A per-molecule tool that declares a list gets its smiles_list / fields schemas here (list.ts).
+      const tool = withListSchemas(declared);
       if (this.byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
       if (tool.budgetMs <= 0 || tool.budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: budget out of range`);
       if (!(TOOLSETS as readonly string[]).includes(tool.toolset)) throw new Error(`tool ${tool.name}: unknown tool set ${String(tool.toolset)}`);

@@ -23,6 +23,7 @@ import { InternalToolError, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
+import { isListCall, runListCall } from "./list.js";
 import { serverInfoMeta, shapeOutcome, splitExtraContent, type ServerInfo, type ToolOutcome, type WireVersion } from "./shape.js";
 import type { Logger } from "../logger.js";
 
@@ -285,7 +286,9 @@ export class McpServer {
 
     let value: unknown;
     try {
-      value = await this.execute(tool, args, ctx);
+      value = isListCall(tool, args)
+        ? await runListCall(tool, args, { pool: this.pool, validateInput: entry.validateInput, signal: ctx.signal, progress: ctx.progress ?? (() => {}) })
+        : await this.execute(tool, args, ctx);
     } catch (e) {
       // The Connection logs every failed call (id, tool, code): TIMEOUT and BUSY at warn.
       if (e instanceof ToolError) return { ok: false, error: e };

@@ -8,7 +8,8 @@ import { checkEngineStack, engineStackInfo } from "../domain/chem/engine-stack.j
 import { loadRDKit, wasmHeapBytes, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { chemToolsByName } from "../tools/index.js";
-import type { Done, ToMain, ToWorker, WorkerData } from "./pool-messages.js";
+import type { Done, ItemOutcome, ToMain, ToWorker, WorkerData } from "./pool-messages.js";
+import type { DomainErrorPayload } from "../domain/errors.js";
 
 if (!parentPort) throw new Error("worker.ts must run as a worker thread");
 const port = parentPort;
@@ -74,6 +75,10 @@ function handle(rdkit: RDKit, message: Held): void {
     post({ type: "stats", requestId: message.requestId, heapBytes: wasmHeapBytes() });
     return;
   }
+  if (message.type === "runList") {
+    runList(rdkit, message);
+    return;
+  }
   const { jobId, tool: name, args } = message;
   const tool = tools.get(name);
   let answer: Done;
@@ -111,4 +116,60 @@ function handle(rdkit: RDKit, message: Held): void {
     );
   }
   post({ ...answer, heapBytes: wasmHeapBytes() });
+}
+
+/**
+ * A list chunk: each entry run as its own call would be. An entry that broke the engine answers
+ * MOLECULE_TOO_LARGE and ends the chunk (the worker is replaced; the entries after it come back skipped and
+ * the pool runs them elsewhere); past the deadline no entry is started.
+ */
+function runList(rdkit: RDKit, message: Extract<Held, { type: "runList" }>): void {
+  const { jobId, tool: name, items, deadline } = message;
+  const tool = tools.get(name);
+  const outcomes: ItemOutcome[] = [];
+  let replaceWorker = false;
+  const progress = () => {};
+  for (const args of items) {
+    if (replaceWorker || !tool || Date.now() >= deadline) {
+      outcomes.push({ ok: false, skipped: true });
+      continue;
+    }
+    try {
+      outcomes.push({ ok: true, value: tool.run(args, { rdkit, progress }) });
+    } catch (e) {
+      if (e instanceof ToolError) outcomes.push({ ok: false, error: e.toPayload() });
+      else if (isWasmFailure(e)) {
+        const failure = engineFailure(jobId, "RDKit could not process this input: its WASM engine failed on it", String((e as Error).message));
+        outcomes.push({ ok: false, error: (failure as { error: DomainErrorPayload }).error });
+        replaceWorker = true;
+      } else {
+        const err = e as Error;
+        post({
+          type: "done",
+          jobId,
+          ok: false,
+          internal: `${err?.name ?? "Error"}: ${err?.message ?? String(e)}\n${err?.stack ?? ""}`,
+          heapBytes: wasmHeapBytes(),
+        });
+        return;
+      }
+    }
+    if (!replaceWorker && !checkEngineStack().sound) {
+      outcomes[outcomes.length - 1] = {
+        ok: false,
+        error: new ToolError(
+          "MOLECULE_TOO_LARGE",
+          "RDKit could not process this input safely: it used the whole stack of the WASM engine",
+          { reason: "engine_stack_exhausted" },
+          "Send a smaller molecule or pattern, or split it into fragments.",
+        ).toPayload(),
+      };
+      replaceWorker = true;
+    }
+  }
+  if (!tool) {
+    post({ type: "done", jobId, ok: false, internal: `no chemistry tool named ${name} in this worker`, heapBytes: wasmHeapBytes() });
+    return;
+  }
+  post({ type: "done", jobId, ok: true, value: outcomes, heapBytes: wasmHeapBytes(), ...(replaceWorker ? { replaceWorker: true } : {}) });
 }

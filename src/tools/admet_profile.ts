@@ -46,12 +46,9 @@ export const admetProfileTool: ChemTool<SmilesParentArgs> = {
   name: "admet_profile",
   title: "ADMET screening profile (rule-based)",
   description:
-    "Rule-based ADMET screening estimates for one molecule, each naming its published method: BBB (Clark logBB; BOILED-Egg " +
-    "yolk for bbb_passes), passive GI absorption (BOILED-Egg white), ESOL aqueous solubility (Delaney 2004) with SwissADME's " +
-    "class, hERG and CYP3A4 risk scores from Gleeson's 2008 rules of thumb (MW, logP, basic centre), AMES alert from Kazius " +
-    "2005 toxicophores, ionization class from acidic/basic groups and permanent cations, and the ECCS clearance-mechanism class. Values that need " +
-    "pKa or an unverifiable equation (caco2_logp, logd_74, pka_acid, pka_base, ppb_percent) are null with the reason under " +
-    "methods. Use it to triage or flag compounds early; these are estimates, never measurements." +
+    "Rule-based ADMET estimates for early triage, each naming its published method under methods: BBB (Clark logBB, BOILED-Egg), GI absorption, ESOL solubility, hERG and " +
+    "CYP3A4 risk (Gleeson 2008), AMES toxicophores (Kazius 2005), ionization class and ECCS clearance class. Values that would need pKa (caco2_logp, logd_74, pka_acid, " +
+    "pka_base, ppb_percent) are null with the reason. Estimates, never measurements." +
     PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
@@ -134,6 +131,7 @@ export const admetProfileTool: ChemTool<SmilesParentArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, parent }, { rdkit }) {
     return withInputMolecule(rdkit, smiles, parent, (mol) => ({ ...computeAdmet(rdkit, mol) }));
   },

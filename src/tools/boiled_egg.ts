@@ -24,12 +24,8 @@ export const boiledEggTool: ChemTool<SmilesParentArgs> = {
   name: "boiled_egg",
   title: "BOILED-Egg GI absorption and brain penetration",
   description:
-    "Predict passive gastrointestinal absorption and blood-brain-barrier penetration with the BOILED-Egg model " +
-    "(Daina & Zoete 2016): the molecule's point in the (TPSA, WLOGP) plane is tested against the published white (GI) " +
-    "and yolk (BBB) ellipses, as SwissADME does. Returns gi_absorbed, bbb_penetrant, the zone (yolk, white or grey), " +
-    "logP (Wildman-Crippen, = WLOGP), TPSA (N,O) and TPSA with S and P (the model's x axis), the normalised distance to " +
-    "each ellipse (< 1 inside) and the ellipse parameters with their source. Use it for a quick oral-absorption or CNS " +
-    "triage; for a broader rule-based profile use admet_profile. A screening estimate, not a measurement; no P-gp model." +
+    "BOILED-Egg (Daina & Zoete 2016, as SwissADME): passive GI absorption and BBB penetration from the molecule's point in the TPSA/WLOGP plane. Use it for a quick oral " +
+    "or CNS triage; admet_profile gives a broader profile. Returns gi_absorbed, bbb_penetrant, the zone (yolk, white or grey), WLOGP, TPSA and the distance to each ellipse." +
     PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
@@ -68,6 +64,7 @@ export const boiledEggTool: ChemTool<SmilesParentArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, parent }, { rdkit }) {
     return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const d = descriptorsOf(mol);

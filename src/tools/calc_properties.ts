@@ -12,10 +12,8 @@ export const calcPropertiesTool: ChemTool<SmilesParentArgs> = {
   name: "calc_properties",
   title: "Molecular properties and QED",
   description:
-    "Compute the standard physicochemical profile of one molecule with RDKit: molecular weight, exact mass, Crippen logP, TPSA, " +
-    "H-bond donors and acceptors, rotatable bonds (strict), heavy atoms, molecular formula, and QED drug-likeness (Bickerton 2012, " +
-    "RDKit's QED.qed) with its eight inputs. Values equal RDKit's. Use it to profile or compare compounds; for a pass/fail " +
-    "rule-of-five verdict use lipinski_check." +
+    "Physicochemical profile of a molecule, equal to RDKit: MW, exact mass, Crippen logP, TPSA, HBD/HBA, rotatable bonds, heavy atoms, formula, and QED with its eight inputs. " +
+    "Use it to profile or compare compounds; lipinski_check gives a rule-of-five verdict." +
     PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
@@ -55,6 +53,7 @@ export const calcPropertiesTool: ChemTool<SmilesParentArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, parent }, { rdkit }) {
     return withInputMolecule(rdkit, smiles, parent, (mol) => ({ ...computeProperties(rdkit, mol) }));
   },

@@ -7,6 +7,8 @@
 import type { ErrorCode } from "../domain/errors.js";
 import type { ContentBlock, JsonSchema, ToolAnnotations } from "../contract/tool.js";
 import { ID_LOOKUP_CAP } from "../domain/chembl/service.js";
+import type { Source, TargetRow } from "../domain/chembl/types.js";
+import { NO_LINE } from "./chembl-markdown.js";
 
 export const CHEMBL_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false };
 /** The tool budget; the service's own deadline (CHEMBL_DEADLINE_MS, at most 54 s) settles first. */
@@ -29,14 +31,42 @@ export function arr(description: string, items: JsonSchema): JsonSchema {
   return { type: "array", description, items };
 }
 
-export const SOURCE_SCHEMA = obj("Where the data came from: ChEMBL, its release, and the CC BY-SA 3.0 licence and attribution to keep with it.", {
-  database: { type: "string", const: "ChEMBL", description: "Always ChEMBL." },
+/** The source an answer carries once: the release and a one-line CC BY-SA 3.0 attribution with the citation's DOI. */
+export interface CompactSource {
+  release: string | null;
+  release_date: string | null;
+  attribution: string;
+}
+
+export const SOURCE_SCHEMA = obj("Where the data came from, once per answer: the ChEMBL release and the attribution to keep with it.", {
   release: nstr("The ChEMBL release the API reported (e.g. ChEMBL_36); null when its status endpoint did not answer."),
   release_date: nstr("That release's date (YYYY-MM-DD), or null."),
-  license: { type: "string", const: "CC BY-SA 3.0", description: "The data licence." },
-  license_url: str("The licence text."),
-  attribution: str("Attribution and citation to reproduce with the data."),
+  attribution: str("Attribution to reproduce with the data: ChEMBL, the CC BY-SA 3.0 licence and the citation's DOI."),
 });
+
+/** The compact form of the service's source (its long citation shortens to the DOI). */
+export function compactSource(s: Source): CompactSource {
+  return {
+    release: s.release,
+    release_date: s.release_date,
+    attribution: `ChEMBL, EMBL-EBI. ${s.license} ${s.license_url.replace(/^https:\/\//, "").replace(/\/$/, "")}. Cite doi:10.1093/nar/gkad1004`,
+  };
+}
+
+/** A copy of a row without its null fields and empty lists (an absent field is null): nothing empty repeats row by row. */
+export function dropEmpty<T extends object>(row: T): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) continue;
+    out[k] = v;
+  }
+  return out as Partial<T>;
+}
+
+/** A row schema whose fields are all optional: an absent field is null upstream (see dropEmpty). */
+export function rowObj(description: string, properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return { type: "object", description: `${description} Null fields and empty lists are left out.`, properties, required, additionalProperties: false };
+}
 
 export const REFS_SCHEMA = arr(
   "ChEMBL's references for the record (label, trial or paper).",
@@ -74,7 +104,54 @@ export const MOLECULE_ROW_PROPERTIES: Record<string, JsonSchema> = {
   similarity: nnum("Tanimoto similarity to the query in percent (similarity search only; null otherwise)."),
 };
 
-export const MOLECULE_ROW_SCHEMA = obj("One molecule.", MOLECULE_ROW_PROPERTIES);
+export const MOLECULE_ROW_SCHEMA = rowObj("One molecule: the default columns, plus those asked for in fields.", MOLECULE_ROW_PROPERTIES);
+
+/** The columns of a default molecule row: identity, family, structure, development status and safety flags. */
+export const DEFAULT_MOLECULE_FIELDS: readonly string[] = [
+  "molecule_chembl_id",
+  "pref_name",
+  "parent_chembl_id",
+  "molecule_type",
+  "max_phase",
+  "first_approval",
+  "withdrawn_flag",
+  "black_box_warning",
+  "canonical_smiles",
+  "standard_inchi_key",
+  "mw_freebase",
+  "similarity",
+];
+
+/** The `fields` input of a row-returning tool: columns to add to the defaults, or "all". */
+export function fieldsProperty(all: readonly string[], defaults: readonly string[], examples: string): JsonSchema {
+  return {
+    type: "array",
+    maxItems: all.length + 1,
+    uniqueItems: true,
+    items: { type: "string", enum: [...all, "all"] },
+    description: `Columns beyond the ${defaults.length} default ones, e.g. ${examples}; ["all"] for every column.`,
+  };
+}
+
+/** The columns an answer carries: the defaults plus those asked for, or every column for "all", in the schema's order. */
+export function selectFields<K extends string>(all: readonly K[], defaults: readonly string[], fields: string[] | undefined): K[] {
+  if (fields?.includes("all")) return [...all];
+  const wanted = new Set<string>([...defaults, ...(fields ?? [])]);
+  return all.filter((f) => wanted.has(f));
+}
+
+/** A row with only the columns given, its null ones left out. */
+export function projectRow<T extends object>(row: T, fields: readonly string[]): Partial<T> {
+  const out: Record<string, unknown> = {};
+  const r = row as Record<string, unknown>;
+  for (const f of fields) if (r[f] !== null && r[f] !== undefined) out[f] = r[f];
+  return out as Partial<T>;
+}
+
+/** An answer object without its null top-level keys, except those in `keep` (lists stay, even empty). */
+export function dropNulls<T extends object>(value: T, keep: readonly string[] = []): T {
+  return Object.fromEntries(Object.entries(value).filter(([k, v]) => v !== null || keep.includes(k))) as T;
+}
 
 export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
   target_chembl_id: nstr("ChEMBL target ID (the ID chembl_get_bioactivities takes)."),
@@ -86,7 +163,7 @@ export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
   component_count: int("Components the target has (the list below stops at 25)."),
   components: arr(
     "Its components (proteins, RNA), at most 25.",
-    obj("One component.", {
+    rowObj("One component.", {
       accession: nstr("UniProt accession (null for RNA and some components)."),
       component_type: nstr("PROTEIN, RNA, ..."),
       relationship: nstr("Its role, e.g. SINGLE PROTEIN, PROTEIN SUBUNIT, GROUP MEMBER."),
@@ -96,7 +173,12 @@ export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
   ),
 };
 
-export const TARGET_ROW_SCHEMA = obj("One target.", TARGET_ROW_PROPERTIES);
+export const TARGET_ROW_SCHEMA = rowObj("One target.", TARGET_ROW_PROPERTIES);
+
+/** A target row without its null fields, nor those of its components. */
+export function compactTarget(t: TargetRow): Partial<TargetRow> {
+  return dropEmpty({ ...t, components: t.components.map((c) => dropEmpty(c)) as TargetRow["components"] });
+}
 
 export const SECTION_STATUS_SCHEMA = (what: string) =>
   obj(`Whether ${what} were read completely.`, {
@@ -111,7 +193,14 @@ export const SECTION_STATUS_SCHEMA = (what: string) =>
 
 /** The markdown content hook a ChEMBL tool sets (ToolBase.content). */
 export function markdownContent<R>(render: (result: R) => string): (result: Record<string, unknown>) => ContentBlock[] {
-  return (result) => [{ type: "text", text: render(result as R) }];
+  return (result) => [{ type: "text", text: dropNoLines(render(result as R)) }];
+}
+
+function dropNoLines(text: string): string {
+  return text
+    .split("\n")
+    .filter((l) => l !== NO_LINE)
+    .join("\n");
 }
 
 /** The notice of a batch lookup: present only when something was not found or deferred. */

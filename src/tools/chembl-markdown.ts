@@ -5,7 +5,6 @@
  * line breaks and control characters collapsed, markdown punctuation backslash-escaped and HTML
  * metacharacters written as entities; structures (SMILES) go verbatim into code spans.
  */
-import type { Source } from "../domain/chembl/types.js";
 
 /** Markdown punctuation that can open inline syntax (emphasis, code, links, tables, math, entities). */
 const ESCAPED = /[\\`*_[\]|~$&]/g;
@@ -50,9 +49,17 @@ export function mdValue(v: FieldValue): string {
   return String(v);
 }
 
-/** "label: value" pairs on one bullet; labels are ours (field names), values go through mdValue. */
-export function mdFields(fields: Array<[string, FieldValue]>, indent = ""): string {
-  return `${indent}- ${fields.map(([k, v]) => `${k}: ${mdValue(v)}`).join(" · ")}`;
+/** The line a bullet with nothing to show becomes; the content hook (markdownContent) drops it. */
+export const NO_LINE = "\u0000";
+
+/**
+ * "label: value" pairs on one bullet; labels are ours (field names), values go through mdValue. A field left
+ * out of a compact row (undefined) is not shown; a bullet left with nothing is NO_LINE.
+ */
+export function mdFields(fields: Array<[string, FieldValue | undefined]>, indent = ""): string {
+  const kept = fields.filter((f): f is [string, FieldValue] => f[1] !== undefined);
+  if (kept.length === 0) return NO_LINE;
+  return `${indent}- ${kept.map(([k, v]) => `${k}: ${mdValue(v)}`).join(" · ")}`;
 }
 
 /** A sub-list of references (ref_type, ref_id, ref_url), one bullet each. */
@@ -69,16 +76,44 @@ export function mdRefs(refs: Array<{ ref_type: string | null; ref_id: string | n
   );
 }
 
-export function mdSource(source: Source): string {
+/** The source once, on one line: the release (and date), then the attribution as structuredContent gives it. */
+export function mdSource(source: { release: string | null; release_date: string | null; attribution: string }): string {
+  const release = `${source.release ?? "ChEMBL release unknown"}${source.release_date ? ` (${source.release_date})` : ""}`;
+  return `${mdInline(release)}; ${mdInline(source.attribution)}`;
+}
+
+/** A markdown table: the columns given, one row per record; a null or absent cell is left blank. */
+export function mdTable(columns: string[], rows: Array<Record<string, FieldValue | undefined>>): string {
+  if (rows.length === 0) return "none";
+  const cell = (v: FieldValue | undefined) => (v === undefined || v === null ? "" : mdValue(v));
   return [
-    "**Source**",
-    mdFields([
-      ["database", source.database],
-      ["release", source.release],
-      ["release_date", source.release_date],
-      ["license", source.license],
-      ["license_url", source.license_url],
-    ]),
-    `- attribution: ${mdInline(source.attribution)}`,
+    `| ${columns.join(" | ")} |`,
+    `|${columns.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${columns.map((c) => cell(r[c])).join(" | ")} |`),
   ].join("\n");
+}
+
+/** "label: value" pairs on one line, leaving out the null ones. */
+export function mdPresent(fields: Array<[string, FieldValue | undefined]>): string | null {
+  const kept = fields.filter((f): f is [string, FieldValue] => f[1] !== null && f[1] !== undefined);
+  return kept.length === 0 ? null : mdFields(kept);
+}
+
+/**
+ * A markdown table of records whose columns are those of `order` that hold a value in at least one row
+ * (a column null or absent in every row is left out, so sparse sections stay narrow); a cell with no value
+ * is blank.
+ */
+export function mdSparseTable(order: string[], rows: Array<Record<string, FieldValue | undefined>>): string {
+  const columns = order.filter((c) => rows.some((r) => r[c] !== undefined && r[c] !== null));
+  return mdTable(columns, rows);
+}
+
+/** References in one table cell: "ref_type ref_id (ref_url)" each, separated by semicolons; undefined when there are none. */
+export function mdRefsCell(refs: Array<{ ref_type?: string | null; ref_id?: string | null; ref_url?: string | null }> | undefined): string | undefined {
+  if (!refs || refs.length === 0) return undefined;
+  return refs
+    .map((r) => [r.ref_type, r.ref_id, r.ref_url ? `(${r.ref_url})` : null].filter((p): p is string => typeof p === "string" && p !== "").join(" "))
+    .filter((s) => s !== "")
+    .join("; ");
 }

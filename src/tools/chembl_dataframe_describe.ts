@@ -1,5 +1,5 @@
-import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
-import { SOURCE_SCHEMA, arr, int, markdownContent, nint, nstr, obj, str } from "./chembl-common.js";
+import { mdCode, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { SOURCE_SCHEMA, compactSource, type CompactSource, arr, int, markdownContent, nint, nstr, obj, str } from "./chembl-common.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { Source } from "../domain/chembl/types.js";
@@ -18,7 +18,7 @@ interface DescribedTable {
   truncated: boolean;
   truncated_by: string | null;
   applied_filters: Record<string, unknown> | null;
-  source: Source | null;
+  source: CompactSource | null;
   columns: Array<{ name: string; type: string; description: string }>;
 }
 
@@ -59,16 +59,7 @@ export function renderDescribe(r: DataframeDescribeResult): string {
           .join(" · ")}`,
       );
     }
-    if (t.source)
-      lines.push(
-        mdFields([
-          ["release", t.source.release],
-          ["release_date", t.source.release_date],
-          ["license", t.source.license],
-          ["license_url", t.source.license_url],
-        ]),
-        `- attribution: ${mdInline(t.source.attribution)}`,
-      );
+    if (t.source) lines.push(`- ${mdSource(t.source)}`);
     lines.push("- columns:");
     for (const c of t.columns) lines.push(`  - ${mdCode(c.name)} ${c.type}: ${mdInline(c.description)}`);
   }
@@ -138,7 +129,7 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
             truncated: p.truncated === true,
             truncated_by: typeof p.truncated_by === "string" ? p.truncated_by : null,
             applied_filters: p.applied_filters && typeof p.applied_filters === "object" ? (p.applied_filters as Record<string, unknown>) : null,
-            source: p.source && typeof p.source === "object" ? (p.source as Source) : null,
+            source: p.source && typeof p.source === "object" ? compactSource(p.source as Source) : null,
             columns: t.columns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
           };
         }),

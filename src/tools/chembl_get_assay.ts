@@ -1,10 +1,14 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { mdInline, mdSource, mdSparseTable } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  dropEmpty,
+  rowObj,
   arr,
   batchNotice,
   markdownContent,
@@ -14,7 +18,7 @@ import {
   obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
-import type { Assay, Source } from "../domain/chembl/types.js";
+import type { Assay } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -23,80 +27,71 @@ interface Args {
 }
 
 export interface AssayResult {
-  assays: Assay[];
+  assays: Array<Partial<Assay>>;
   not_found_ids: string[];
   deferred_ids: string[];
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
-
-const ID_LIST = (ids: string[]) => (ids.length > 0 ? ids.join(", ") : "none");
 
 export function renderAssays(r: AssayResult): string {
   const lines = ["**ChEMBL assays**"];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push(`- not_found_ids: ${mdInline(ID_LIST(r.not_found_ids))}`, `- deferred_ids: ${mdInline(ID_LIST(r.deferred_ids))}`, "");
-  for (const a of r.assays) {
-    lines.push(
-      `**${mdInline(a.assay_chembl_id ?? "assay")}**`,
-      mdFields([
-        ["assay_chembl_id", a.assay_chembl_id],
-        ["assay_type", a.assay_type],
-        ["assay_type_description", a.assay_type_description],
-        ["assay_category", a.assay_category],
-        ["assay_test_type", a.assay_test_type],
-        ["confidence_score", a.confidence_score],
-        ["confidence_description", a.confidence_description],
-        ["relationship_type", a.relationship_type],
-        ["relationship_description", a.relationship_description],
-      ]),
-      mdFields([
-        ["target_chembl_id", a.target_chembl_id],
-        ["assay_organism", a.assay_organism],
-        ["assay_tax_id", a.assay_tax_id],
-        ["assay_strain", a.assay_strain],
-        ["assay_tissue", a.assay_tissue],
-        ["assay_cell_type", a.assay_cell_type],
-        ["assay_subcellular_fraction", a.assay_subcellular_fraction],
-        ["cell_chembl_id", a.cell_chembl_id],
-        ["tissue_chembl_id", a.tissue_chembl_id],
-      ]),
-      mdFields([
-        ["bao_format", a.bao_format],
-        ["bao_label", a.bao_label],
-        ["document_chembl_id", a.document_chembl_id],
-        ["src_id", a.src_id],
-        ["variant.mutation", a.variant?.mutation ?? null],
-        ["variant.accession", a.variant?.accession ?? null],
-        ["variant.isoform", a.variant?.isoform ?? null],
-        ["variant.organism", a.variant?.organism ?? null],
-        ["variant.version", a.variant?.version ?? null],
-      ]),
-      `- description: ${a.description === null ? "null" : mdInline(a.description)}`,
-    );
-    for (const p of a.parameters) {
-      lines.push(
-        mdFields(
-          [
-            ["parameter", p.type],
-            ["relation", p.relation],
-            ["value", p.value],
-            ["units", p.units],
-            ["text_value", p.text_value],
-            ["comments", p.comments],
-          ],
-          "  ",
-        ),
-      );
-    }
-    lines.push("");
-  }
-  lines.push(mdSource(r.source));
+  if (r.not_found_ids.length > 0) lines.push(`- not_found_ids: ${mdInline(r.not_found_ids.join(", "))}`);
+  if (r.deferred_ids.length > 0) lines.push(`- deferred_ids: ${mdInline(r.deferred_ids.join(", "))}`);
+  // One row per assay; the variant and the assay parameters each in one cell.
+  const rows = r.assays.map((a) => {
+    const { variant, parameters, ...rest } = a;
+    const variantCell = variant
+      ? [variant.mutation, variant.accession, variant.isoform, variant.organism, variant.version].filter((v) => v !== null && v !== undefined).join(" · ") ||
+        undefined
+      : undefined;
+    const parameterCell =
+      (parameters ?? [])
+        .map((p) => [p.type, p.relation, p.value, p.units, p.text_value, p.comments].filter((v) => v !== null && v !== undefined).join(" "))
+        .join("; ") || undefined;
+    return { ...rest, variant: variantCell, parameters: parameterCell };
+  });
+  lines.push(
+    "",
+    mdSparseTable(
+      [
+        "assay_chembl_id",
+        "assay_type",
+        "assay_type_description",
+        "assay_category",
+        "assay_test_type",
+        "confidence_score",
+        "confidence_description",
+        "relationship_type",
+        "relationship_description",
+        "target_chembl_id",
+        "assay_organism",
+        "assay_tax_id",
+        "assay_strain",
+        "assay_tissue",
+        "assay_cell_type",
+        "assay_subcellular_fraction",
+        "cell_chembl_id",
+        "tissue_chembl_id",
+        "bao_format",
+        "bao_label",
+        "document_chembl_id",
+        "src_id",
+        "variant",
+        "parameters",
+        "description",
+      ],
+      rows,
+    ),
+    "",
+    mdSource(r.source),
+  );
   return lines.join("\n");
 }
 
-const ASSAY_SCHEMA = obj("One assay.", {
+const ASSAY_SCHEMA = rowObj("One assay.", {
   assay_chembl_id: nstr("ChEMBL assay ID."),
   description: nstr("What was measured, as curated."),
   assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
@@ -188,11 +183,11 @@ export function createChemblGetAssayTool(service: () => ChemblService = getChemb
       const ids = chemblIdList(args as Record<string, unknown>, "assay_chembl_ids", "assay_chembl_id");
       const lookup = await service().getAssays(ids, callOptions(ctx));
       return {
-        assays: lookup.items,
+        assays: lookup.items.map((a) => dropEmpty(a)),
         not_found_ids: lookup.not_found_ids,
         deferred_ids: lookup.deferred_ids,
         notice: batchNotice("assay", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
-        source: lookup.source,
+        source: compactSource(lookup.source),
       };
     },
   };

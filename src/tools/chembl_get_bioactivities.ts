@@ -10,12 +10,18 @@ import {
   queryFingerprint,
   textProperty,
 } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { mdFields, mdInline, mdPresent, mdSource, mdTable, type FieldValue, type Scalar } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
+  compactSource,
+  fieldsProperty,
+  projectRow,
+  rowObj,
+  selectFields,
+  type CompactSource,
   arr,
   int,
   markdownContent,
@@ -29,7 +35,7 @@ import { callOptions, getChemblService, type ActivityQuery, type ChemblService, 
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
-import type { ServiceTool } from "../contract/tool.js";
+import type { JsonSchema, ServiceTool } from "../contract/tool.js";
 
 interface Args {
   molecule_chembl_id?: string;
@@ -44,6 +50,7 @@ interface Args {
   limit?: number;
   cursor?: string;
   canvas_id?: string;
+  fields?: string[];
 }
 
 export interface AppliedFilters {
@@ -59,7 +66,7 @@ export interface AppliedFilters {
 }
 
 export interface BioactivitiesResult {
-  activities: Activity[];
+  activities: Array<Partial<Activity>>;
   potency_view: PotencyView;
   returned: number;
   offset: number;
@@ -73,7 +80,7 @@ export interface BioactivitiesResult {
   staged_row_count: number | null;
   truncated: boolean;
   truncated_by: "row_cap" | "time_budget" | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -91,7 +98,7 @@ export function parseVariant(v: string | undefined): ActivityQuery["variant"] | 
   return { kind: "mutation", mutation: s.toUpperCase().replace(/\s*,\s*/g, ",") };
 }
 
-const ACTIVITY_SCHEMA = obj("One measurement.", {
+const ACTIVITY_PROPERTIES: Record<string, JsonSchema> = {
   activity_id: nint("ChEMBL activity ID (unique; the walk's tie-breaker)."),
   molecule_chembl_id: nstr("The form measured (may be a salt)."),
   parent_molecule_chembl_id: nstr("Its family parent: merge on it across salts and forms."),
@@ -131,23 +138,59 @@ const ACTIVITY_SCHEMA = obj("One measurement.", {
   bao_label: nstr("BioAssay Ontology format label."),
   action_type: nstr("Action type (e.g. INHIBITOR), or null."),
   src_id: nint("ChEMBL source ID."),
-});
+};
+
+type ActivityField = keyof Activity;
+/** All columns a row can carry, in the schema's order. */
+export const ACTIVITY_FIELDS = Object.keys(ACTIVITY_PROPERTIES) as ActivityField[];
+/**
+ * The columns of a default row: what ranking and provenance need (IDs, structure, the standardised
+ * measurement and pchembl_value, assay and document, year) and the flags the skill's gates read. A flag
+ * or a mutation that is null is left out of the row, so on most rows they cost nothing.
+ */
+export const DEFAULT_ACTIVITY_FIELDS: readonly ActivityField[] = [
+  "activity_id",
+  "molecule_chembl_id",
+  "parent_molecule_chembl_id",
+  "canonical_smiles",
+  "standard_type",
+  "standard_relation",
+  "standard_value",
+  "standard_units",
+  "pchembl_value",
+  "assay_chembl_id",
+  "assay_type",
+  "assay_variant_mutation",
+  "document_chembl_id",
+  "document_year",
+  "target_chembl_id",
+  "activity_comment",
+  "data_validity_comment",
+  "potential_duplicate",
+];
+
+const ACTIVITY_SCHEMA = rowObj("One measurement: the default columns, plus those asked for in fields.", ACTIVITY_PROPERTIES);
+
+export function selectedFields(fields: string[] | undefined): ActivityField[] {
+  return selectFields(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, fields);
+}
 
 export function renderBioactivities(r: BioactivitiesResult): string {
   const f = r.applied_filters;
-  const lines = [
-    `**ChEMBL bioactivities** (${mdInline(r.potency_view)})`,
-    mdFields([
-      ["molecule_chembl_id", f.molecule_chembl_id],
-      ["parent_molecule_chembl_id", f.parent_molecule_chembl_id],
-      ["include_alternate_forms", f.include_alternate_forms],
-      ["target_chembl_id", f.target_chembl_id],
-      ["standard_type", f.standard_type],
-      ["pchembl_value_min", f.pchembl_value_min],
-      ["assay_type", f.assay_type],
-      ["organism", f.organism],
-      ["variant", f.variant],
-    ]),
+  const lines = [`**ChEMBL bioactivities** (${mdInline(r.potency_view)})`];
+  const filters = mdPresent([
+    ["molecule_chembl_id", f.molecule_chembl_id],
+    ["parent_molecule_chembl_id", f.parent_molecule_chembl_id],
+    ["include_alternate_forms", f.include_alternate_forms ? true : null],
+    ["target_chembl_id", f.target_chembl_id],
+    ["standard_type", f.standard_type],
+    ["pchembl_value_min", f.pchembl_value_min],
+    ["assay_type", f.assay_type],
+    ["organism", f.organism],
+    ["variant", f.variant],
+  ]);
+  if (filters) lines.push(filters);
+  lines.push(
     mdFields([
       ["returned", r.returned],
       ["offset", r.offset],
@@ -155,82 +198,27 @@ export function renderBioactivities(r: BioactivitiesResult): string {
       ["nextCursor", r.nextCursor],
       ["standard_types", r.standard_types.length > 0 ? r.standard_types.join(", ") : null],
     ]),
-    mdFields([
-      ["canvas_id", { code: r.canvas_id }],
-      ["table_name", { code: r.table_name }],
-      ["staged_row_count", r.staged_row_count],
-      ["truncated", r.truncated],
-      ["truncated_by", r.truncated_by],
-    ]),
-  ];
+  );
+  const staging = mdPresent([
+    ["canvas_id", r.canvas_id === null ? null : { code: r.canvas_id }],
+    ["table_name", r.table_name === null ? null : { code: r.table_name }],
+    ["staged_row_count", r.staged_row_count],
+    ["truncated", r.canvas_id === null ? null : r.truncated],
+    ["truncated_by", r.truncated_by],
+  ]);
+  if (staging) lines.push(staging);
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push("", "**Activities**");
-  if (r.activities.length === 0) lines.push("- none");
-  for (const a of r.activities) {
-    lines.push(
-      mdFields([
-        ["activity_id", a.activity_id],
-        ["molecule_chembl_id", a.molecule_chembl_id],
-        ["parent_molecule_chembl_id", a.parent_molecule_chembl_id],
-        ["molecule_pref_name", a.molecule_pref_name],
-        ["target_chembl_id", a.target_chembl_id],
-        ["target_pref_name", a.target_pref_name],
-        ["target_organism", a.target_organism],
-        ["target_tax_id", a.target_tax_id],
-      ]),
-      mdFields(
-        [
-          ["standard_type", a.standard_type],
-          ["standard_relation", a.standard_relation],
-          ["standard_value", a.standard_value],
-          ["standard_upper_value", a.standard_upper_value],
-          ["standard_units", a.standard_units],
-          ["pchembl_value", a.pchembl_value],
-          ["type", a.type],
-          ["relation", a.relation],
-          ["value", a.value],
-          ["units", a.units],
-        ],
-        "  ",
-      ),
-      mdFields(
-        [
-          ["assay_chembl_id", a.assay_chembl_id],
-          ["assay_type", a.assay_type],
-          ["assay_variant_mutation", a.assay_variant_mutation],
-          ["assay_variant_accession", a.assay_variant_accession],
-          ["bao_label", a.bao_label],
-          ["action_type", a.action_type],
-          ["assay_description", a.assay_description],
-        ],
-        "  ",
-      ),
-      mdFields(
-        [
-          ["document_chembl_id", a.document_chembl_id],
-          ["document_journal", a.document_journal],
-          ["document_year", a.document_year],
-          ["src_id", a.src_id],
-          ["activity_comment", a.activity_comment],
-          ["data_validity_comment", a.data_validity_comment],
-          ["data_validity_description", a.data_validity_description],
-          ["potential_duplicate", a.potential_duplicate],
-        ],
-        "  ",
-      ),
-      mdFields(
-        [
-          ["le", a.ligand_efficiency?.le ?? null],
-          ["lle", a.ligand_efficiency?.lle ?? null],
-          ["bei", a.ligand_efficiency?.bei ?? null],
-          ["sei", a.ligand_efficiency?.sei ?? null],
-          ["canonical_smiles", { code: a.canonical_smiles }],
-        ],
-        "  ",
-      ),
-    );
-  }
-  lines.push("", mdSource(r.source));
+  // The table has the answer's columns that hold a value on some row; ligand efficiency spreads into le, lle, bei, sei.
+  const cells = r.activities.map((a) => {
+    const { ligand_efficiency: le, canonical_smiles: smiles, ...rest } = a;
+    const row: Record<string, FieldValue> = { ...(rest as Record<string, Scalar>) };
+    if (smiles !== undefined && smiles !== null) row.canonical_smiles = { code: smiles };
+    if (le) for (const [k, v] of Object.entries(le)) row[k] = v;
+    return row;
+  });
+  const present = new Set(cells.flatMap((c) => Object.keys(c)));
+  const columns = ACTIVITY_FIELDS.flatMap((k) => (k === "ligand_efficiency" ? ["le", "lle", "bei", "sei"] : [k])).filter((k) => present.has(k));
+  lines.push("", "**Activities**", mdTable(columns, cells), "", mdSource(r.source));
   return lines.join("\n");
 }
 
@@ -255,15 +243,10 @@ export function createChemblGetBioactivitiesTool(
     name: "chembl_get_bioactivities",
     title: "ChEMBL: bioactivities",
     description:
-      "Bioactivity measurements linking compounds and targets: for a molecule, a target, or both (the compound-target pair). " +
-      "potency_view potency_ranked (default) holds the measurements with a pchembl_value, best first; null_potency holds exactly the " +
-      "others (inactive, censored >/<, percent inhibition, non-molar): read both before calling a compound inactive or selective. " +
-      "pchembl_value is comparable only within one standard_type: filter standard_type (IC50, Ki, ...) before ranking. " +
-      "include_alternate_forms widens a molecule to its family (salts and forms, by parent); variant keeps wild_type or one mutation " +
-      "(T790M). Rows carry assay_chembl_id (chembl_get_assay) and document_chembl_id (chembl_get_documents). " +
-      "A view larger than one page is staged whole (up to CHEMBL_MAX_SPILL_ROWS rows) as a SQL table on a canvas: the answer shows the " +
-      "first page and names canvas_id and table_name (bioactivities or bioactivities_null_potency) for chembl_dataframe_query; " +
-      "pass canvas_id to put another view on the same canvas. With the canvas off, or with cursor, pages come inline: page with nextCursor.",
+      "Bioactivity measurements for a molecule, a target, or the pair. potency_view potency_ranked (default) holds the rows with a pchembl_value, best first; null_potency exactly " +
+      "the others (inactive, censored, percent inhibition): read both before calling a compound inactive or selective. Compare pchembl_value within one standard_type only. " +
+      "include_alternate_forms widens a molecule to its family; variant keeps wild_type or one mutation. A view larger than one page is staged whole on a canvas: the answer shows " +
+      "the first rows and names canvas_id and table_name for chembl_dataframe_query. Rows carry assay and document IDs (chembl_get_assay, chembl_get_documents).",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -303,6 +286,7 @@ export function createChemblGetBioactivitiesTool(
           description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 25, or the server's CHEMBL_DEFAULT_LIMIT).`,
         },
         cursor: cursorProperty(),
+        fields: fieldsProperty(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, "assay_description, target_pref_name, ligand_efficiency"),
         canvas_id: {
           type: "string",
           maxLength: 40,
@@ -442,7 +426,7 @@ export function createChemblGetBioactivitiesTool(
         organism: organism ?? null,
         variant: variantLabel,
       });
-      const notes = { view, moleculeChemblId, includeAlternateForms };
+      const notes = { view, moleculeChemblId, includeAlternateForms, fields: selectedFields(args.fields) };
       const manager = canvases();
 
       // A cursor page is always served inline: it stages nothing and leaves a supplied canvas untouched.
@@ -532,7 +516,7 @@ interface AnswerParts {
   limit: number;
   fingerprint: string;
   filters: AppliedFilters;
-  notes: { view: PotencyView; moleculeChemblId: string | undefined; includeAlternateForms: boolean };
+  notes: { view: PotencyView; moleculeChemblId: string | undefined; includeAlternateForms: boolean; fields: readonly ActivityField[] };
   extra: string[];
   staging: Staging;
   source: Source;
@@ -563,7 +547,7 @@ function answer(p: AnswerParts): BioactivitiesResult {
   if (p.rows.some((a) => a.potential_duplicate === true)) notices.push("Some rows are flagged potential_duplicate (likely repeats of another measurement).");
   notices.push(...p.extra);
   return {
-    activities: shown,
+    activities: shown.map((a) => projectRow(a, p.notes.fields)),
     potency_view: view,
     returned,
     offset: p.offset,
@@ -573,7 +557,7 @@ function answer(p: AnswerParts): BioactivitiesResult {
     standard_types: standardTypes,
     notice: notices.length > 0 ? notices.join(" ") : null,
     ...p.staging,
-    source: p.source,
+    source: compactSource(p.source),
   };
 }
 

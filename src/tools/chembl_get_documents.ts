@@ -1,9 +1,23 @@
 import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, arr, batchNotice, markdownContent, nint, nstr, obj } from "./chembl-common.js";
+import { NO_LINE, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  dropEmpty,
+  rowObj,
+  arr,
+  batchNotice,
+  markdownContent,
+  nint,
+  nstr,
+} from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
 import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
-import type { ChemblDocument, Source } from "../domain/chembl/types.js";
+import type { ChemblDocument } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -12,25 +26,25 @@ interface Args {
 }
 
 export interface DocumentsResult {
-  documents: ChemblDocument[];
+  documents: Array<Partial<ChemblDocument>>;
   not_found_ids: string[];
   deferred_ids: string[];
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
-
-const ID_LIST = (ids: string[]) => (ids.length > 0 ? ids.join(", ") : "none");
 
 export function renderDocuments(r: DocumentsResult): string {
   const lines = ["**ChEMBL documents**"];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push(`- not_found_ids: ${mdInline(ID_LIST(r.not_found_ids))}`, `- deferred_ids: ${mdInline(ID_LIST(r.deferred_ids))}`, "");
+  if (r.not_found_ids.length > 0) lines.push(`- not_found_ids: ${mdInline(r.not_found_ids.join(", "))}`);
+  if (r.deferred_ids.length > 0) lines.push(`- deferred_ids: ${mdInline(r.deferred_ids.join(", "))}`);
+  lines.push("");
   for (const d of r.documents) {
     lines.push(
       `**${mdInline(d.document_chembl_id ?? "document")}**`,
-      `- title: ${d.title === null ? "null" : mdInline(d.title)}`,
-      `- authors: ${d.authors === null ? "null" : mdInline(d.authors)}`,
+      d.title ? `- title: ${mdInline(d.title)}` : NO_LINE,
+      d.authors ? `- authors: ${mdInline(d.authors)}` : NO_LINE,
       mdFields([
         ["document_chembl_id", d.document_chembl_id],
         ["doc_type", d.doc_type],
@@ -49,7 +63,7 @@ export function renderDocuments(r: DocumentsResult): string {
         ["src_id", d.src_id],
         ["abstract_truncated", d.abstract_truncated],
       ]),
-      `- abstract: ${d.abstract === null ? "null" : mdInline(d.abstract)}`,
+      d.abstract ? `- abstract: ${mdInline(d.abstract)}` : NO_LINE,
       "",
     );
   }
@@ -57,7 +71,7 @@ export function renderDocuments(r: DocumentsResult): string {
   return lines.join("\n");
 }
 
-const DOCUMENT_SCHEMA = obj("One document.", {
+const DOCUMENT_SCHEMA = rowObj("One document.", {
   document_chembl_id: nstr("ChEMBL document ID."),
   doc_type: nstr("PUBLICATION, PATENT, DATASET, BOOK, ..."),
   title: nstr("Title."),
@@ -121,11 +135,11 @@ export function createChemblGetDocumentsTool(service: () => ChemblService = getC
       const ids = chemblIdList(args as Record<string, unknown>, "document_chembl_ids", "document_chembl_id");
       const lookup = await service().getDocuments(ids, callOptions(ctx));
       return {
-        documents: lookup.items,
+        documents: lookup.items.map((d) => dropEmpty(d)),
         not_found_ids: lookup.not_found_ids,
         deferred_ids: lookup.deferred_ids,
         notice: batchNotice("document", lookup.items.length, lookup.not_found_ids.length, lookup.deferred_ids.length),
-        source: lookup.source,
+        source: compactSource(lookup.source),
       };
     },
   };

@@ -1,6 +1,6 @@
 import { ToolError } from "../domain/errors.js";
 import { chemblIdProperty, optionalChemblId } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdRefs, mdSource } from "./chembl-markdown.js";
+import { mdFields, mdInline, mdRefsCell, mdSource, mdSparseTable, type FieldValue } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -8,16 +8,19 @@ import {
   REFS_SCHEMA,
   SECTION_STATUS_SCHEMA,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  dropEmpty,
+  rowObj,
   arr,
   markdownContent,
   nbool,
   nint,
   nnum,
   nstr,
-  obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
-import type { Indication, Mechanism, Source, Warning } from "../domain/chembl/types.js";
+import type { Indication, Mechanism, Warning } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -40,19 +43,19 @@ export interface DrugInfoResult {
   withdrawn: boolean | null;
   black_box_warning: boolean | null;
   /** Absent when the section failed (family_status.status "failed"): missing, not empty. */
-  family?: FamilyForm[];
+  family?: Array<Partial<FamilyForm>>;
   family_status: SectionStatus;
   /** Absent when the section failed (mechanisms_status.status "failed"): missing, not empty. */
-  mechanisms?: Mechanism[];
+  mechanisms?: Array<Partial<Mechanism>>;
   mechanisms_status: SectionStatus;
   /** Absent when the section failed (indications_status.status "failed"): missing, not empty. */
-  indications?: Indication[];
+  indications?: Array<Partial<Indication>>;
   indications_status: SectionStatus;
   /** Absent when the section failed (warnings_status.status "failed"): missing, not empty. */
-  warnings?: Warning[];
+  warnings?: Array<Partial<Warning>>;
   warnings_status: SectionStatus;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -61,20 +64,31 @@ function statusOf(s: Section<unknown>): SectionStatus {
 }
 
 /** A section and its status: a failed section's items are absent (not an empty list that reads as "none"). */
-function section<K extends string, T>(name: K, s: Section<T>): Record<K, T[]> & Record<`${K}_status`, SectionStatus> {
+function section<K extends string, T extends object>(name: K, s: Section<T>): Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus> {
   const out: Record<string, unknown> = {};
-  if (s.status !== "failed") out[name] = s.items;
+  // Items leave out their null fields and empty reference lists (absent reads as null / none).
+  if (s.status !== "failed") out[name] = s.items.map((item) => dropEmpty(item));
   out[`${name}_status`] = statusOf(s);
-  return out as Record<K, T[]> & Record<`${K}_status`, SectionStatus>;
+  return out as Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus>;
 }
 
+/** A section's status after its heading: complete or truncated with the record count, or failed (not read: absent, not empty). */
 function renderStatus(name: string, s: SectionStatus): string {
-  const line = mdFields([
-    [`${name}.status`, s.status],
-    [`${name}.total_count`, s.total_count],
-    [`${name}.error_code`, s.error_code],
-  ]);
-  return s.status === "failed" ? `${line}\n- ${name} absent: not read (not empty)` : line;
+  if (s.status === "failed") return ` (failed: ${s.error_code ?? "unknown"}): ${name} absent: not read (not empty)`;
+  return ` (${s.status}, total_count ${s.total_count ?? "unknown"})`;
+}
+
+/** A section as a heading with its status and a table of its records (the columns any record fills, in `order`). */
+function renderSection(
+  title: string,
+  name: string,
+  s: SectionStatus,
+  order: string[],
+  rows: Array<Record<string, FieldValue | undefined>> | undefined,
+): string[] {
+  const head = `**${title}**${renderStatus(name, s)}`;
+  if (s.status === "failed") return ["", head];
+  return ["", head, mdSparseTable(order, rows ?? [])];
 }
 
 export function renderDrugInfo(r: DrugInfoResult): string {
@@ -94,94 +108,70 @@ export function renderDrugInfo(r: DrugInfoResult): string {
     ]),
   ];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push("", "**Family** (the parent and its forms)", renderStatus("family", r.family_status));
-  for (const f of r.family ?? []) {
-    lines.push(
-      mdFields(
-        [
-          ["molecule_chembl_id", f.molecule_chembl_id],
-          ["pref_name", f.pref_name],
-          ["is_parent", f.is_parent],
-          ["max_phase", f.max_phase],
-          ["first_approval", f.first_approval],
-          ["withdrawn_flag", f.withdrawn_flag],
-          ["black_box_warning", f.black_box_warning],
-        ],
-        "  ",
-      ),
-    );
-  }
-  lines.push("", "**Mechanisms**", renderStatus("mechanisms", r.mechanisms_status));
-  for (const m of r.mechanisms ?? []) {
-    lines.push(
-      mdFields(
-        [
-          ["mechanism_of_action", m.mechanism_of_action],
-          ["action_type", m.action_type],
-          ["target_chembl_id", m.target_chembl_id],
-          ["target_pref_name", m.target_pref_name],
-          ["target_type", m.target_type],
-          ["molecule_chembl_id", m.molecule_chembl_id],
-          ["parent_molecule_chembl_id", m.parent_molecule_chembl_id],
-          ["mec_id", m.mec_id],
-          ["max_phase", m.max_phase],
-          ["direct_interaction", m.direct_interaction],
-          ["disease_efficacy", m.disease_efficacy],
-          ["molecular_mechanism", m.molecular_mechanism],
-          ["mechanism_comment", m.mechanism_comment],
-          ["selectivity_comment", m.selectivity_comment],
-          ["binding_site_comment", m.binding_site_comment],
-        ],
-        "  ",
-      ),
-      ...mdRefs(m.refs, "    "),
-    );
-  }
-  lines.push("", "**Indications**", renderStatus("indications", r.indications_status));
-  for (const i of r.indications ?? []) {
-    lines.push(
-      mdFields(
-        [
-          ["mesh_heading", i.mesh_heading],
-          ["mesh_id", i.mesh_id],
-          ["efo_term", i.efo_term],
-          ["efo_id", i.efo_id],
-          ["max_phase_for_ind", i.max_phase_for_ind],
-          ["molecule_chembl_id", i.molecule_chembl_id],
-          ["parent_molecule_chembl_id", i.parent_molecule_chembl_id],
-          ["drugind_id", i.drugind_id],
-        ],
-        "  ",
-      ),
-      ...mdRefs(i.refs, "    "),
-    );
-  }
-  lines.push("", "**Warnings**", renderStatus("warnings", r.warnings_status));
-  for (const w of r.warnings ?? []) {
-    lines.push(
-      mdFields(
-        [
-          ["warning_type", w.warning_type],
-          ["warning_class", w.warning_class],
-          ["warning_description", w.warning_description],
-          ["warning_country", w.warning_country],
-          ["warning_year", w.warning_year],
-          ["efo_term", w.efo_term],
-          ["efo_id", w.efo_id],
-          ["molecule_chembl_id", w.molecule_chembl_id],
-          ["parent_molecule_chembl_id", w.parent_molecule_chembl_id],
-          ["warning_id", w.warning_id],
-        ],
-        "  ",
-      ),
-      ...mdRefs(w.refs, "    "),
-    );
-  }
+  lines.push(
+    ...renderSection(
+      "Family (the parent and its forms)",
+      "family",
+      r.family_status,
+      ["molecule_chembl_id", "pref_name", "is_parent", "max_phase", "first_approval", "withdrawn_flag", "black_box_warning"],
+      r.family,
+    ),
+    ...renderSection(
+      "Mechanisms",
+      "mechanisms",
+      r.mechanisms_status,
+      [
+        "mechanism_of_action",
+        "action_type",
+        "target_chembl_id",
+        "target_pref_name",
+        "target_type",
+        "molecule_chembl_id",
+        "parent_molecule_chembl_id",
+        "mec_id",
+        "max_phase",
+        "direct_interaction",
+        "disease_efficacy",
+        "molecular_mechanism",
+        "mechanism_comment",
+        "selectivity_comment",
+        "binding_site_comment",
+        "refs",
+      ],
+      r.mechanisms?.map(({ refs, ...m }) => ({ ...m, refs: mdRefsCell(refs) })),
+    ),
+    ...renderSection(
+      "Indications",
+      "indications",
+      r.indications_status,
+      ["mesh_heading", "mesh_id", "efo_term", "efo_id", "max_phase_for_ind", "molecule_chembl_id", "parent_molecule_chembl_id", "drugind_id", "refs"],
+      r.indications?.map(({ refs, ...i }) => ({ ...i, refs: mdRefsCell(refs) })),
+    ),
+    ...renderSection(
+      "Warnings",
+      "warnings",
+      r.warnings_status,
+      [
+        "warning_type",
+        "warning_class",
+        "warning_description",
+        "warning_country",
+        "warning_year",
+        "efo_term",
+        "efo_id",
+        "molecule_chembl_id",
+        "parent_molecule_chembl_id",
+        "warning_id",
+        "refs",
+      ],
+      r.warnings?.map(({ refs, ...w }) => ({ ...w, refs: mdRefsCell(refs) })),
+    ),
+  );
   lines.push("", mdSource(r.source));
   return lines.join("\n");
 }
 
-const FAMILY_FORM_SCHEMA = obj("One form of the family.", {
+const FAMILY_FORM_SCHEMA = rowObj("One form of the family.", {
   molecule_chembl_id: nstr("The form's ChEMBL ID."),
   pref_name: nstr("Its name."),
   is_parent: nbool("Whether it is the parent."),
@@ -191,7 +181,7 @@ const FAMILY_FORM_SCHEMA = obj("One form of the family.", {
   black_box_warning: nbool("Its black-box warning flag."),
 });
 
-const MECHANISM_SCHEMA = obj("One mechanism of action.", {
+const MECHANISM_SCHEMA = rowObj("One mechanism of action.", {
   mec_id: nint("ChEMBL mechanism ID."),
   molecule_chembl_id: nstr("The form the record hangs off (a salt or the parent)."),
   parent_molecule_chembl_id: nstr("Its parent."),
@@ -210,7 +200,7 @@ const MECHANISM_SCHEMA = obj("One mechanism of action.", {
   refs: REFS_SCHEMA,
 });
 
-const INDICATION_SCHEMA = obj("One indication.", {
+const INDICATION_SCHEMA = rowObj("One indication.", {
   drugind_id: nint("ChEMBL indication ID."),
   molecule_chembl_id: nstr("The form it hangs off."),
   parent_molecule_chembl_id: nstr("Its parent."),
@@ -222,7 +212,7 @@ const INDICATION_SCHEMA = obj("One indication.", {
   refs: REFS_SCHEMA,
 });
 
-const WARNING_SCHEMA = obj("One warning (withdrawal, black box).", {
+const WARNING_SCHEMA = rowObj("One warning (withdrawal, black box).", {
   warning_id: nint("ChEMBL warning ID."),
   molecule_chembl_id: nstr("The form it hangs off."),
   parent_molecule_chembl_id: nstr("Its parent."),
@@ -335,7 +325,7 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         ...section("indications", info.indications),
         ...section("warnings", info.warnings),
         notice: notices.length > 0 ? notices.join(" ") : null,
-        source: info.source,
+        source: compactSource(info.source),
       };
     },
   };

@@ -1,12 +1,20 @@
 import { ToolError } from "../domain/errors.js";
 import { cursorProperty, decodeCursor, encodeCursor, optionalNumber, optionalText, queryFingerprint } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { NO_LINE, mdInline, mdPresent, mdSource, mdTable, type FieldValue, type Scalar } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   MOLECULE_ROW_SCHEMA,
+  MOLECULE_ROW_PROPERTIES,
+  DEFAULT_MOLECULE_FIELDS,
+  fieldsProperty,
+  selectFields,
+  projectRow,
+  dropNulls,
   SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
   arr,
   int,
   markdownContent,
@@ -23,7 +31,7 @@ import {
 } from "../domain/chembl/service.js";
 import { checkStructure, smilesGrammarIssue, type StructureCheck } from "../domain/chembl/structure-check.js";
 import { parseSmilesTool } from "./parse_smiles.js";
-import type { MoleculeRow, Source } from "../domain/chembl/types.js";
+import type { MoleculeRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -34,6 +42,7 @@ interface Args {
   max_phase_min?: number;
   limit?: number;
   cursor?: string;
+  fields?: string[];
 }
 
 export interface SearchMoleculesResult {
@@ -43,14 +52,14 @@ export interface SearchMoleculesResult {
   similarity_threshold: number | null;
   max_phase_min: number | null;
   structure_check: StructureCheck | null;
-  molecules: MoleculeRow[];
+  molecules: Array<Partial<MoleculeRow>>;
   returned: number;
   offset: number;
   total_count: number | null;
   totalCountCapped: boolean;
   nextCursor: string | null;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -59,59 +68,39 @@ const CHEMBL_ID = /^CHEMBL\d{1,12}$/;
 /** ChEMBL refuses a substructure query shorter than this. */
 const MIN_SUBSTRUCTURE_LENGTH = 5;
 
+const MOLECULE_FIELDS = Object.keys(MOLECULE_ROW_PROPERTIES) as Array<keyof MoleculeRow>;
+
 export function renderSearchMolecules(r: SearchMoleculesResult): string {
-  const lines = [
-    `**ChEMBL molecule search** (${mdInline(r.search_type)})`,
-    mdFields([
-      ["query", r.query],
-      ["smiles", { code: r.smiles }],
-      ["similarity_threshold", r.similarity_threshold],
-      ["max_phase_min", r.max_phase_min],
-      ["structure_check", r.structure_check],
-    ]),
-    mdFields([
-      ["returned", r.returned],
-      ["offset", r.offset],
-      ["total_count", r.total_count],
-      ["totalCountCapped", r.totalCountCapped],
-      ["nextCursor", r.nextCursor],
-    ]),
-  ];
+  // One line says what was asked and what came back; offset 0 and a null nextCursor (the last page) are left out.
+  const head = mdPresent([
+    ["query", r.query],
+    ["smiles", r.smiles === null || r.smiles === undefined ? null : { code: r.smiles }],
+    ["similarity_threshold", r.similarity_threshold],
+    ["max_phase_min", r.max_phase_min],
+    ["structure_check", r.structure_check],
+    ["returned", r.returned],
+    ["offset", r.offset > 0 ? r.offset : null],
+    ["total_count", r.total_count],
+    ["totalCountCapped", r.totalCountCapped ? true : null],
+    ["nextCursor", r.nextCursor ?? null],
+  ]);
+  const lines = [`**ChEMBL molecule search** (${mdInline(r.search_type)})`, head ?? NO_LINE];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push("", "**Molecules**");
-  if (r.molecules.length === 0) lines.push("- none");
-  for (const m of r.molecules) {
-    lines.push(
-      mdFields([
-        ["molecule_chembl_id", m.molecule_chembl_id],
-        ["pref_name", m.pref_name],
-        ["parent_chembl_id", m.parent_chembl_id],
-        ["molecule_type", m.molecule_type],
-        ["max_phase", m.max_phase],
-        ["first_approval", m.first_approval],
-        ["withdrawn_flag", m.withdrawn_flag],
-        ["black_box_warning", m.black_box_warning],
-        ["therapeutic_flag", m.therapeutic_flag],
-        ["similarity", m.similarity],
-      ]),
-      mdFields(
-        [
-          ["canonical_smiles", { code: m.canonical_smiles }],
-          ["standard_inchi_key", m.standard_inchi_key],
-          ["full_molformula", m.full_molformula],
-          ["mw_freebase", m.mw_freebase],
-          ["alogp", m.alogp],
-          ["psa", m.psa],
-          ["hba", m.hba],
-          ["hbd", m.hbd],
-          ["num_ro5_violations", m.num_ro5_violations],
-          ["qed_weighted", m.qed_weighted],
-        ],
-        "  ",
-      ),
-    );
-  }
-  lines.push("", mdSource(r.source));
+  const cells = r.molecules.map((m) => {
+    const row: Record<string, FieldValue> = { ...(m as Record<string, Scalar>) };
+    if (typeof m.canonical_smiles === "string") row.canonical_smiles = { code: m.canonical_smiles };
+    return row;
+  });
+  const present = new Set(cells.flatMap((c) => Object.keys(c)));
+  lines.push(
+    "",
+    mdTable(
+      MOLECULE_FIELDS.filter((k) => present.has(k)),
+      cells,
+    ),
+    "",
+    mdSource(r.source),
+  );
   return lines.join("\n");
 }
 
@@ -162,6 +151,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         },
         limit: { type: "integer", minimum: 1, maximum: 100, description: "Molecules per page, 1 to 100 (default 25, or the server's CHEMBL_DEFAULT_LIMIT)." },
         cursor: cursorProperty(),
+        fields: fieldsProperty(MOLECULE_FIELDS, DEFAULT_MOLECULE_FIELDS, "alogp, psa, hba, hbd, qed_weighted, full_molformula"),
       },
       additionalProperties: false,
     },
@@ -191,22 +181,8 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         notice: nstr("Guidance about this result (no match, ceilings), or null."),
         source: SOURCE_SCHEMA,
       },
-      required: [
-        "search_type",
-        "query",
-        "smiles",
-        "similarity_threshold",
-        "max_phase_min",
-        "structure_check",
-        "molecules",
-        "returned",
-        "offset",
-        "total_count",
-        "totalCountCapped",
-        "nextCursor",
-        "notice",
-        "source",
-      ],
+      // The query echo and notice are left out when null.
+      required: ["search_type", "molecules", "returned", "offset", "total_count", "totalCountCapped", "nextCursor", "source"],
       additionalProperties: false,
     },
     errors: ["INVALID_STRUCTURE", ...CHEMBL_ERRORS],
@@ -317,22 +293,26 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
             "; refine the query.",
         );
       }
-      return {
-        search_type: type,
-        query: normalisedQuery ?? null,
-        smiles: type === "name" ? null : (smiles ?? null),
-        similarity_threshold: threshold ?? null,
-        max_phase_min: maxPhaseMin ?? null,
-        structure_check: structureCheck,
-        molecules: result.molecules,
-        returned,
-        offset,
-        total_count: result.total_count,
-        totalCountCapped: result.totalCountCapped,
-        nextCursor: more && reachable && returned > 0 ? encodeCursor(end, fingerprint) : null,
-        notice: notices.length > 0 ? notices.join(" ") : null,
-        source: result.source,
-      };
+      const columns = selectFields(MOLECULE_FIELDS, DEFAULT_MOLECULE_FIELDS, args.fields);
+      return dropNulls(
+        {
+          search_type: type,
+          query: normalisedQuery ?? null,
+          smiles: type === "name" ? null : (smiles ?? null),
+          similarity_threshold: threshold ?? null,
+          max_phase_min: maxPhaseMin ?? null,
+          structure_check: structureCheck,
+          molecules: result.molecules.map((m) => projectRow(m, columns)),
+          returned,
+          offset,
+          total_count: result.total_count,
+          totalCountCapped: result.totalCountCapped,
+          nextCursor: more && reachable && returned > 0 ? encodeCursor(end, fingerprint) : null,
+          notice: notices.length > 0 ? notices.join(" ") : null,
+          source: compactSource(result.source),
+        },
+        ["nextCursor"],
+      );
     },
   };
 }

@@ -9,10 +9,23 @@ import {
   queryFingerprint,
   textProperty,
 } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource } from "./chembl-markdown.js";
-import { CHEMBL_ANNOTATIONS, CHEMBL_BUDGET_MS, CHEMBL_ERRORS, SOURCE_SCHEMA, TARGET_ROW_SCHEMA, arr, int, markdownContent, nstr } from "./chembl-common.js";
+import { mdFields, mdInline, mdSource, mdSparseTable } from "./chembl-markdown.js";
+import {
+  CHEMBL_ANNOTATIONS,
+  CHEMBL_BUDGET_MS,
+  CHEMBL_ERRORS,
+  SOURCE_SCHEMA,
+  compactSource,
+  type CompactSource,
+  TARGET_ROW_SCHEMA,
+  compactTarget,
+  arr,
+  int,
+  markdownContent,
+  nstr,
+} from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
-import type { Source, TargetRow } from "../domain/chembl/types.js";
+import type { TargetRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -27,14 +40,14 @@ interface Args {
 }
 
 export interface SearchTargetsResult {
-  targets: TargetRow[];
+  targets: Array<Partial<TargetRow>>;
   matched_by: TargetMatch;
   returned: number;
   offset: number;
   total_count: number | null;
   nextCursor: string | null;
   notice: string | null;
-  source: Source;
+  source: CompactSource;
   [k: string]: unknown;
 }
 
@@ -50,39 +63,33 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
       ["returned", r.returned],
       ["offset", r.offset],
       ["total_count", r.total_count],
-      ["nextCursor", r.nextCursor],
+      ["nextCursor", r.nextCursor ?? undefined],
     ]),
   ];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  lines.push("", "**Targets**");
-  if (r.targets.length === 0) lines.push("- none");
-  for (const t of r.targets) {
-    lines.push(
-      mdFields([
-        ["target_chembl_id", t.target_chembl_id],
-        ["pref_name", t.pref_name],
-        ["target_type", t.target_type],
-        ["organism", t.organism],
-        ["tax_id", t.tax_id],
-        ["species_group_flag", t.species_group_flag],
-        ["component_count", t.component_count],
-      ]),
-    );
-    for (const c of t.components) {
-      lines.push(
-        mdFields(
-          [
-            ["accession", c.accession],
-            ["component_type", c.component_type],
-            ["relationship", c.relationship],
-            ["description", c.description],
-            ["gene_symbols", c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null],
-          ],
-          "  ",
-        ),
-      );
-    }
-  }
+  // One row per target; its components in one cell ("accession · type · relationship · description · gene symbols", "; " between).
+  const rows = r.targets.map((t) => ({
+    target_chembl_id: t.target_chembl_id,
+    pref_name: t.pref_name,
+    target_type: t.target_type,
+    organism: t.organism,
+    tax_id: t.tax_id,
+    species_group_flag: t.species_group_flag,
+    component_count: t.component_count,
+    components:
+      (t.components ?? [])
+        .map((c) =>
+          [c.accession, c.component_type, c.relationship, c.description, c.gene_symbols && c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null]
+            .filter((v): v is string => typeof v === "string" && v !== "")
+            .join(" · "),
+        )
+        .join("; ") || undefined,
+  }));
+  lines.push(
+    "",
+    "**Targets**",
+    mdSparseTable(["target_chembl_id", "pref_name", "target_type", "organism", "tax_id", "species_group_flag", "component_count", "components"], rows),
+  );
   lines.push("", mdSource(r.source));
   return lines.join("\n");
 }
@@ -183,14 +190,14 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         notices.push("The protein appears in several targets: pick the SINGLE PROTEIN one for its own measurements; complexes and families hold others.");
       }
       return {
-        targets: result.targets,
+        targets: result.targets.map(compactTarget),
         matched_by: result.matched_by,
         returned,
         offset,
         total_count: result.total_count,
         nextCursor: more && returned > 0 ? encodeCursor(end, fingerprint) : null,
         notice: notices.length > 0 ? notices.join(" ") : null,
-        source: result.source,
+        source: compactSource(result.source),
       };
     },
   };

@@ -1,12 +1,28 @@
 /** Schema fragments and annotations the chemistry tools share (the `smiles` argument, read-only local hints). */
-import type { JsonSchema, ToolAnnotations } from "../contract/tool.js";
+import type { ChemTool, JsonSchema, ToolAnnotations } from "../contract/tool.js";
+import { inputFormatOf } from "../domain/chem/input-format.js";
+import { MAX_STRING_BYTES } from "../contract/limits.js";
+import { SMILES_MAX_LENGTH } from "../domain/chem/rdkit.js";
 
-export const SMILES_MAX_LENGTH = 100_000;
+export { SMILES_MAX_LENGTH };
+
+/** The longest molecule string: a molblock may be as long as the codec's string limit (a SMILES at most SMILES_MAX_LENGTH). */
+export const MOLECULE_TEXT_MAX_LENGTH = MAX_STRING_BYTES;
+
+/** What every molecule argument says about the formats it reads (input-format.ts). */
+export const INPUT_FORMATS_NOTE = "Also a molblock (with its M  END line) or CXSMILES; not InChI (resolve it with name_to_smiles).";
 
 /** The `smiles` property every SMILES tool shares. */
 export function smilesProperty(description = "The molecule as a SMILES string, e.g. CC(=O)Oc1ccccc1C(=O)O (aspirin)."): JsonSchema {
-  return { type: "string", minLength: 1, maxLength: SMILES_MAX_LENGTH, description };
+  return { type: "string", minLength: 1, maxLength: MOLECULE_TEXT_MAX_LENGTH, description: `${description} ${INPUT_FORMATS_NOTE}` };
 }
+
+/** The `input_format` result property: named only when the molecule was not sent as SMILES (so SMILES answers are unchanged). */
+export const INPUT_FORMAT_PROPERTY: JsonSchema = {
+  type: "string",
+  enum: ["molblock", "cxsmiles"],
+  description: "Present only when the molecule was sent as a molblock or CXSMILES instead of SMILES: which.",
+};
 
 /** The input schema of a tool whose only argument is one molecule. */
 export const SMILES_ONLY_INPUT: JsonSchema = {
@@ -17,3 +33,27 @@ export const SMILES_ONLY_INPUT: JsonSchema = {
 };
 
 export const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
+
+/**
+ * The tool with `input_format` in its results and output schema: a per-molecule tool (one `smiles`
+ * argument) names the format when the molecule came as a molblock or CXSMILES, after its own keys. A SMILES
+ * input's answer is untouched. Tools that read several molecules (tanimoto, find_mcs) are left as they are.
+ */
+export function withInputFormat<A, R>(tool: ChemTool<A, R>): ChemTool<A, R> {
+  // The single-molecule result schema: the output itself, or the first branch of an output that is "single or grid" (depict).
+  const branches = Array.isArray(tool.outputSchema.anyOf) ? (tool.outputSchema.anyOf as JsonSchema[]) : undefined;
+  const single = branches ? branches[0] : tool.outputSchema;
+  const properties = single?.properties as Record<string, JsonSchema> | undefined;
+  const input = tool.inputSchema.properties as Record<string, JsonSchema> | undefined;
+  if (!single || !properties || input?.smiles === undefined || input.smiles1 !== undefined || "input_format" in properties) return tool;
+  const run: ChemTool<A, R>["run"] = (args, ctx) => {
+    const value = tool.run(args, ctx);
+    const smiles = (args as { smiles?: unknown }).smiles;
+    if (typeof smiles !== "string" || value === null || typeof value !== "object") return value;
+    const format = inputFormatOf(smiles);
+    return format === "smiles" ? value : { ...value, input_format: format };
+  };
+  const patched: JsonSchema = { ...single, properties: { ...properties, input_format: INPUT_FORMAT_PROPERTY } };
+  const outputSchema = branches ? { ...tool.outputSchema, anyOf: [patched, ...branches.slice(1)] } : patched;
+  return { ...tool, run, outputSchema };
+}

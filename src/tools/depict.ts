@@ -1,12 +1,22 @@
 import { DEPICT_MAX_ATOMS, DEPICT_MAX_SIZE, DEPICT_MIN_SIZE, drawSvg, imageTooLarge, jsonStringBytes, rasterise } from "../domain/chem/depict.js";
 import type { Highlight } from "../domain/chem/depict.js";
-import { withMol } from "../domain/chem/rdkit.js";
-import { MAX_RESPONSE_BYTES } from "../contract/limits.js";
+import { GRID_MAX_CELL, GRID_MAX_CELL_ATOMS, GRID_MAX_ENTRIES, GRID_MAX_PER_ROW, GRID_MAX_PIXELS, GRID_MIN_CELL, drawGrid } from "../domain/chem/grid.js";
+import type { GridAlignment, GridEntry } from "../domain/chem/grid.js";
+import { withMol, type RDKit } from "../domain/chem/rdkit.js";
+import { ToolError } from "../domain/errors.js";
+import { MAX_RESPONSE_BYTES, clipText } from "../contract/limits.js";
 import { withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { SMILES_MAX_LENGTH } from "./common.js";
 
 interface Args {
-  smiles: string;
+  smiles?: string;
+  smiles_list?: string[];
+  legends?: string[];
+  mols_per_row?: number;
+  sub_width?: number;
+  sub_height?: number;
+  align_smarts?: string;
   format?: "png" | "svg";
   width?: number;
   height?: number;
@@ -28,29 +38,231 @@ interface DepictResult extends Record<string, unknown> {
   highlight?: Highlight;
 }
 
+interface GridResult extends Record<string, unknown> {
+  format: "png" | "svg";
+  mime_type: "image/png" | "image/svg+xml";
+  width: number;
+  height: number;
+  byte_length: number;
+  count: number;
+  failed: number;
+  rows: number;
+  cols: number;
+  sub_width: number;
+  sub_height: number;
+  entries: GridEntry[];
+  alignment?: GridAlignment;
+  highlight?: { smarts: string; matched: number[] };
+  svg?: string;
+}
+
+/** An entry's input as the grid answer echoes it (index is the key; a huge input is not sent back whole). */
+const ECHO_MAX_CHARS = 1000;
+
 /** What a response may spend on the picture: the 1 MiB limit less room for the envelope and the small JSON. */
 export const IMAGE_RESPONSE_BUDGET = MAX_RESPONSE_BYTES - 32 * 1024;
 
 const size = (description: string, dflt: number) => ({ type: "integer", minimum: DEPICT_MIN_SIZE, maximum: DEPICT_MAX_SIZE, default: dflt, description });
 const intList = (description: string) => ({ type: "array", items: { type: "integer", minimum: 0 }, description });
+const cellSize = (description: string, dflt: number) => ({ type: "integer", minimum: GRID_MIN_CELL, maximum: GRID_MAX_CELL, default: dflt, description });
+const GRID_ONLY = ["legends", "mols_per_row", "sub_width", "sub_height", "align_smarts"] as const;
+const SINGLE_ONLY = ["width", "height", "legend"] as const;
 
-export const depictTool: ChemTool<Args, WithExtraContent<DepictResult> | DepictResult> = {
+const ERROR_SCHEMA = {
+  type: "object",
+  description: "Why this entry was not drawn (its cell is marked).",
+  properties: { code: { type: "string" }, message: { type: "string" }, hint: { type: "string" }, details: { type: "object" } },
+  required: ["code", "message"],
+  additionalProperties: false,
+};
+
+const SINGLE_OUTPUT = {
+  type: "object",
+  properties: {
+    smiles: { type: "string", description: "RDKit canonical SMILES of the molecule drawn." },
+    format: { type: "string", enum: ["png", "svg"], description: "Format of the picture." },
+    mime_type: { type: "string", enum: ["image/png", "image/svg+xml"], description: "MIME type of the picture." },
+    width: { type: "integer", description: "Width in pixels." },
+    height: { type: "integer", description: "Height in pixels." },
+    byte_length: { type: "integer", minimum: 0, description: "Size of the PNG or SVG in bytes (before base64 for PNG)." },
+    atom_count: { type: "integer", minimum: 0, description: "Atoms drawn (heavy atoms plus any explicit hydrogens)." },
+    svg: { type: "string", description: "The SVG markup (format svg only; PNG travels as an image content block)." },
+    highlight: {
+      type: "object",
+      description: "What highlight_smarts matched (present when it was given).",
+      properties: {
+        smarts: { type: "string", description: "The SMARTS used." },
+        match_count: { type: "integer", minimum: 0, description: "Number of matches (0: nothing highlighted)." },
+        atoms: intList("Highlighted atom indices."),
+        bonds: intList("Highlighted bond indices."),
+      },
+      required: ["smarts", "match_count", "atoms", "bonds"],
+      additionalProperties: false,
+    },
+  },
+  required: ["smiles", "format", "mime_type", "width", "height", "byte_length", "atom_count"],
+  additionalProperties: false,
+};
+
+const GRID_OUTPUT = {
+  type: "object",
+  description: "The answer for smiles_list: one picture of the whole grid.",
+  properties: {
+    format: { type: "string", enum: ["png", "svg"], description: "Format of the picture." },
+    mime_type: { type: "string", enum: ["image/png", "image/svg+xml"], description: "MIME type of the picture." },
+    width: { type: "integer", description: "Width of the whole picture in pixels (cols x sub_width)." },
+    height: { type: "integer", description: "Height of the whole picture in pixels (rows x sub_height)." },
+    byte_length: { type: "integer", minimum: 0, description: "Size of the PNG or SVG in bytes (before base64 for PNG)." },
+    count: { type: "integer", minimum: 1, description: "Entries sent (one cell each)." },
+    failed: { type: "integer", minimum: 0, description: "Entries not drawn (their cells are marked)." },
+    rows: { type: "integer", minimum: 1 },
+    cols: { type: "integer", minimum: 1 },
+    sub_width: { type: "integer", description: "Cell width in pixels." },
+    sub_height: { type: "integer", description: "Cell height in pixels." },
+    entries: {
+      type: "array",
+      description: "Every entry in input order (cell i is row floor(i / cols), column i mod cols): its canonical SMILES, or why it was not drawn.",
+      items: {
+        type: "object",
+        properties: {
+          index: { type: "integer", minimum: 0 },
+          input: { type: "string", description: `The entry as sent (cut to ${ECHO_MAX_CHARS} characters).` },
+          smiles: { type: "string", description: "RDKit canonical SMILES of the molecule drawn." },
+          error: ERROR_SCHEMA,
+        },
+        required: ["index", "input"],
+        additionalProperties: false,
+      },
+    },
+    alignment: {
+      type: "object",
+      description: "What align_smarts did (present when it was given).",
+      properties: {
+        smarts: { type: "string" },
+        template_index: {
+          type: "integer",
+          minimum: 0,
+          description: "The first entry the SMARTS matches: the others are oriented like it (absent: no entry matched).",
+        },
+        aligned: intList("Entries drawn aligned on the template (the template included)."),
+        unmatched: intList("Drawn entries the SMARTS does not match (drawn with their own orientation)."),
+      },
+      required: ["smarts", "aligned", "unmatched"],
+      additionalProperties: false,
+    },
+    highlight: {
+      type: "object",
+      description: "What highlight_smarts matched (present when it was given).",
+      properties: { smarts: { type: "string" }, matched: intList("Entries in which the SMARTS matched (and is highlighted).") },
+      required: ["smarts", "matched"],
+      additionalProperties: false,
+    },
+    svg: { type: "string", description: "The SVG markup of the whole grid (format svg only), one nested <svg id='cell-i'> per entry." },
+  },
+  required: ["format", "mime_type", "width", "height", "byte_length", "count", "failed", "rows", "cols", "sub_width", "sub_height", "entries"],
+  additionalProperties: false,
+};
+
+type Answer<R> = R | WithExtraContent<R>;
+
+/** The grid form (smiles_list): one picture of every entry, and a summary saying what each cell holds. */
+function depictGrid(rdkit: RDKit, list: string[], args: Args): Answer<GridResult> {
+  const format = args.format ?? "png";
+  const subWidth = args.sub_width ?? 250;
+  const subHeight = args.sub_height ?? 200;
+  const grid = drawGrid(rdkit, list, {
+    subWidth,
+    subHeight,
+    molsPerRow: args.mols_per_row,
+    legends: args.legends,
+    alignSmarts: args.align_smarts,
+    highlightSmarts: args.highlight_smarts,
+    atomIndices: args.atom_indices,
+    stereoAnnotation: args.stereo_annotation,
+  });
+  const entries = grid.entries.map((e) => (e.input.length > ECHO_MAX_CHARS ? { ...e, input: clipText(e.input, ECHO_MAX_CHARS) } : e));
+  const summary = {
+    format,
+    width: grid.width,
+    height: grid.height,
+    count: list.length,
+    failed: entries.filter((e) => "error" in e).length,
+    rows: grid.rows,
+    cols: grid.cols,
+    sub_width: subWidth,
+    sub_height: subHeight,
+    entries,
+    ...(grid.alignment ? { alignment: grid.alignment } : {}),
+    ...(grid.highlight ? { highlight: grid.highlight } : {}),
+  };
+  // The summary travels twice too (structuredContent and the text block); what is left is the picture's.
+  const budget = IMAGE_RESPONSE_BUDGET - 2 * jsonStringBytes(JSON.stringify(summary));
+  if (format === "svg") {
+    const bytes = jsonStringBytes(grid.svg) + jsonStringBytes(JSON.stringify(grid.svg));
+    if (bytes > budget) throw gridTooLarge("svg", bytes, budget);
+    return { ...summary, mime_type: "image/svg+xml", byte_length: Buffer.byteLength(grid.svg, "utf8"), svg: grid.svg };
+  }
+  const png = rasterise(grid.svg);
+  const data = Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString("base64");
+  if (data.length > budget) throw gridTooLarge("png", data.length, budget);
+  return withExtraContent<GridResult>({ ...summary, mime_type: "image/png", byte_length: png.byteLength }, [{ type: "image", data, mimeType: "image/png" }]);
+}
+
+function gridTooLarge(format: "png" | "svg", bytes: number, maxBytes: number): ToolError {
+  const error = imageTooLarge(format, bytes, maxBytes);
+  return new ToolError(
+    error.code,
+    error.message,
+    error.details,
+    format === "svg"
+      ? "Ask for format png (a fraction of the size), or send fewer entries per call."
+      : "Ask for a smaller sub_width and sub_height, or send fewer entries per call.",
+  );
+}
+
+/** Each form's arguments at their declared defaults, which a client that fills in defaults sends with either form. */
+const FORM_DEFAULTS: Record<string, unknown> = { width: 400, height: 300, sub_width: 250, sub_height: 200 };
+
+/**
+ * An argument of the other form (width with smiles_list, legends with smiles, ...) is refused, naming the one to use,
+ * unless it is that argument's declared default: clients that fill every default in send those with either form.
+ */
+function checkFormArguments(args: Args): void {
+  const grid = args.smiles_list !== undefined;
+  const foreign = (grid ? SINGLE_ONLY : GRID_ONLY).filter((k) => args[k] !== undefined && args[k] !== FORM_DEFAULTS[k]);
+  if (foreign.length === 0) return;
+  const hint = grid
+    ? "For a grid, size each cell with sub_width/sub_height and caption entries with legends; width, height and legend belong to one molecule (smiles)."
+    : "For one molecule, use width, height and legend; legends, mols_per_row, sub_width, sub_height and align_smarts belong to a grid (smiles_list).";
+  throw new ToolError(
+    "INVALID_ARGUMENTS",
+    `${foreign.join(", ")} ${foreign.length === 1 ? "applies" : "apply"} only with ${grid ? "smiles" : "smiles_list"}`,
+    { path: `/${foreign[0]}` },
+    hint,
+  );
+}
+
+export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult>> = {
   kind: "chem",
   toolset: "chem",
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:
-    "Draw the 2D structure of a molecule with RDKit so you or the user can look at it. PNG by default: the picture comes back as an " +
-    "MCP image content block (image/png) next to a small JSON summary (size, bytes, canonical SMILES). format svg returns the SVG " +
-    "markup as text in the `svg` field instead (no image block: most model APIs accept only raster images). Optional: " +
-    "highlight_smarts colours every atom and bond matched by a SMARTS pattern (the summary lists them), legend adds a caption, " +
-    "atom_indices labels atoms with the 0-based indices other tools use, stereo_annotation shows CIP labels (R/S, E/Z). " +
-    `Width and height ${DEPICT_MIN_SIZE}-${DEPICT_MAX_SIZE} px (default 400x300); at most ${DEPICT_MAX_ATOMS} atoms.`,
+    `Draw molecules (RDKit 2D) to show them: one molecule (smiles), or up to ${GRID_MAX_ENTRIES} as one grid picture (smiles_list, with legends, mols_per_row ` +
+    "and align_smarts to orient a common core alike). PNG by default, as an MCP image block beside a small JSON summary; format svg returns the markup in svg. " +
+    "One molecule takes highlight_smarts, legend, atom_indices (0-based, as other tools use) and stereo_annotation (R/S, E/Z).",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
       smiles: smilesProperty(),
+      smiles_list: {
+        type: "array",
+        minItems: 1,
+        maxItems: GRID_MAX_ENTRIES,
+        items: { type: "string", maxLength: SMILES_MAX_LENGTH },
+        description: `Instead of smiles: up to ${GRID_MAX_ENTRIES} molecules drawn as one grid picture in input order (a bad entry keeps a marked cell); at most ${GRID_MAX_CELL_ATOMS} atoms a cell and ${GRID_MAX_PIXELS.toLocaleString("en-US")} pixels in all.`,
+      },
       format: { type: "string", enum: ["png", "svg"], default: "png", description: "png (an image block, default) or svg (markup as text)." },
       width: size("Picture width in pixels (default 400).", 400),
       height: size("Picture height in pixels (default 300).", 300),
@@ -58,46 +270,42 @@ export const depictTool: ChemTool<Args, WithExtraContent<DepictResult> | DepictR
       legend: { type: "string", maxLength: 200, description: "Caption drawn under the molecule." },
       atom_indices: { type: "boolean", default: false, description: "Label each atom with its 0-based index (default false)." },
       stereo_annotation: { type: "boolean", default: false, description: "Show CIP stereo labels, R/S and E/Z (default false)." },
-    },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
-  outputSchema: {
-    type: "object",
-    properties: {
-      smiles: { type: "string", description: "RDKit canonical SMILES of the molecule drawn." },
-      format: { type: "string", enum: ["png", "svg"], description: "Format of the picture." },
-      mime_type: { type: "string", enum: ["image/png", "image/svg+xml"], description: "MIME type of the picture." },
-      width: { type: "integer", description: "Width in pixels." },
-      height: { type: "integer", description: "Height in pixels." },
-      byte_length: { type: "integer", minimum: 0, description: "Size of the PNG or SVG in bytes (before base64 for PNG)." },
-      atom_count: { type: "integer", minimum: 0, description: "Atoms drawn (heavy atoms plus any explicit hydrogens)." },
-      svg: { type: "string", description: "The SVG markup (format svg only; PNG travels as an image content block)." },
-      highlight: {
-        type: "object",
-        description: "What highlight_smarts matched (present when it was given).",
-        properties: {
-          smarts: { type: "string", description: "The SMARTS used." },
-          match_count: { type: "integer", minimum: 0, description: "Number of matches (0: nothing highlighted)." },
-          atoms: intList("Highlighted atom indices."),
-          bonds: intList("Highlighted bond indices."),
-        },
-        required: ["smarts", "match_count", "atoms", "bonds"],
-        additionalProperties: false,
+      legends: {
+        type: "array",
+        maxItems: GRID_MAX_ENTRIES,
+        items: { type: "string", maxLength: 200 },
+        description: "With smiles_list: one caption per entry, same length as smiles_list (an empty string for none).",
+      },
+      mols_per_row: {
+        type: "integer",
+        minimum: 1,
+        maximum: GRID_MAX_PER_ROW,
+        description: "With smiles_list: cells per row (default: the entry count, at most 4).",
+      },
+      sub_width: cellSize("With smiles_list: cell width in pixels (default 250).", 250),
+      sub_height: cellSize("With smiles_list: cell height in pixels (default 200).", 200),
+      align_smarts: {
+        type: "string",
+        minLength: 1,
+        maxLength: 10_000,
+        description: "With smiles_list: SMARTS of a common core; every molecule it matches is oriented like the first one it matches.",
       },
     },
-    required: ["smiles", "format", "mime_type", "width", "height", "byte_length", "atom_count"],
+    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }],
     additionalProperties: false,
   },
+  outputSchema: { type: "object", anyOf: [SINGLE_OUTPUT, GRID_OUTPUT] },
   errors: ["INVALID_SMILES", "INVALID_SMARTS", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
   run(args, { rdkit }) {
+    checkFormArguments(args);
+    if (args.smiles_list !== undefined) return depictGrid(rdkit, args.smiles_list, args);
     const format = args.format ?? "png";
     const width = args.width ?? 400;
     const height = args.height ?? 300;
     return withMol(
       rdkit,
-      args.smiles,
+      args.smiles ?? "",
       (mol): DepictResult | WithExtraContent<DepictResult> => {
         const drawing = drawSvg(rdkit, mol, {
           width,

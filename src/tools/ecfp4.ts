@@ -66,11 +66,8 @@ export const ecfp4Tool: ChemTool<Args> = {
   name: "ecfp4",
   title: "ECFP4 (Morgan) fingerprint",
   description:
-    "Compute the ECFP4 fingerprint of one molecule: RDKit's Morgan fingerprint, radius 2, 2048 bits, bit-identical to RDKit's " +
-    "GetMorganFingerprintAsBitVect. Use it to store or compare structure keys, feed a similarity search or a model; to compare " +
-    "molecules directly, tanimoto is quicker. Returns the bits as lowercase hex (bit i is in byte i>>3, lowest bit first: " +
-    "byte 0 is the first two hex digits), the popcount and the sorted list of on bits. Options: radius (0-6), n_bits " +
-    "(power of two, 64-16384), use_chirality.",
+    "ECFP4 fingerprint of a molecule (RDKit Morgan, radius 2, 2048 bits by default; bit-identical to RDKit), to store or feed a model; to compare molecules use tanimoto. " +
+    "Returns the bits as hex, the popcount and the on bits; radius, n_bits and use_chirality are options.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -99,6 +96,7 @@ export const ecfp4Tool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run(args, { rdkit }) {
     const options = morganOptionsOf(args);
     return withMol(rdkit, args.smiles, (mol) => {

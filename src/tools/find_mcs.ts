@@ -2,6 +2,9 @@ import { findMcs, parseAll, type AtomCompare, type BondCompare } from "../domain
 import { parseSmiles } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { MAX_STRING_BYTES } from "../contract/limits.js";
+import { splitSdf } from "../domain/chem/input-format.js";
+import { ToolError } from "../domain/errors.js";
 
 /**
  * Per-molecule cap (heavy atoms). RDKit's FMCS timeout bounds only its search: the set-up before it
@@ -17,12 +20,29 @@ export const MCS_MAX_TIMEOUT_S = 30;
 const DEFAULT_TIMEOUT_S = 5;
 
 interface FindMcsArgs {
-  smiles_list: string[];
+  smiles_list?: string[];
+  sdf?: string;
   ring_matches_ring_only?: boolean;
   complete_rings_only?: boolean;
   atom_compare?: AtomCompare;
   bond_compare?: BondCompare;
   timeout_s?: number;
+}
+
+/** The molblocks of an sdf argument: 2 to MCS_MAX_MOLECULES records, each with its M  END line. */
+function sdfMolblocks(sdf: string): string[] {
+  const records = splitSdf(sdf);
+  if (records.length < 2 || records.length > MCS_MAX_MOLECULES) {
+    throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments: sdf holds ${records.length} records; find_mcs takes 2 to ${MCS_MAX_MOLECULES}`, {
+      path: "/sdf",
+      records: records.length,
+    });
+  }
+  return records.map((r, i) => {
+    if (r.molblock === undefined)
+      throw new ToolError("INVALID_SMILES", `Invalid SDF record ${i + 1}: ${r.problem ?? "no molblock"}`, { argument: `sdf record ${i + 1}` });
+    return r.molblock;
+  });
 }
 
 export const findMcsTool: ChemTool<FindMcsArgs> = {
@@ -31,12 +51,8 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
   name: "find_mcs",
   title: "Maximum common substructure",
   description:
-    "Find the maximum common substructure (MCS) shared by 2 to 50 molecules with RDKit's FMCS. Returns the MCS as SMARTS, as a " +
-    "SMILES (the common part cut out of the first molecule, cut bonds replaced by hydrogens), its atom and bond counts, and " +
-    "timed_out: when true the search hit timeout_s and the answer is the largest common substructure found so far, not " +
-    "necessarily the maximum. Use it to find the shared scaffold of a series, align analogues, or explain why two compounds are " +
-    `similar. Options: ring atoms match only ring atoms, rings whole or not at all (both on by default), atom and bond comparison. ` +
-    `Molecules are limited to ${MCS_MAX_ATOMS} heavy atoms; large sets of large flexible molecules need a longer timeout.`,
+    "Maximum common substructure of 2 to 50 molecules (RDKit FMCS), to find a series' shared scaffold or explain a similarity. Returns the MCS as SMARTS and as SMILES, its atom " +
+    "and bond counts, and timed_out (true: the best found within timeout_s, not necessarily the maximum). Options for ring matching and atom and bond comparison; up to 200 heavy atoms a molecule.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -47,6 +63,12 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
         maxItems: MCS_MAX_MOLECULES,
         items: smilesProperty("One molecule as SMILES."),
         description: `The molecules (2 to ${MCS_MAX_MOLECULES}, each at most ${MCS_MAX_ATOMS} heavy atoms). The SMILES answer is taken from the first.`,
+      },
+      sdf: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_STRING_BYTES,
+        description: `Instead of smiles_list: the molecules as SDF text, one a record (2 to ${MCS_MAX_MOLECULES} records; data items are not used).`,
       },
       ring_matches_ring_only: {
         type: "boolean",
@@ -78,7 +100,7 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
         description: `Search time limit in whole seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MCS_MAX_TIMEOUT_S}); past it the best result so far is returned with timed_out true.`,
       },
     },
-    required: ["smiles_list"],
+    oneOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }],
     additionalProperties: false,
   },
   outputSchema: {
@@ -126,7 +148,10 @@ export const findMcsTool: ChemTool<FindMcsArgs> = {
       bondCompare: args.bond_compare ?? "order",
       timeoutS: args.timeout_s ?? DEFAULT_TIMEOUT_S,
     };
-    const mols = parseAll((smiles, argName) => parseSmiles(rdkit, smiles, { maxAtoms: MCS_MAX_ATOMS, argName }), args.smiles_list);
+    const mols =
+      args.sdf !== undefined
+        ? parseAll((molblock, i) => parseSmiles(rdkit, molblock, { maxAtoms: MCS_MAX_ATOMS, argName: `sdf record ${i + 1}` }), sdfMolblocks(args.sdf))
+        : parseAll((smiles, i) => parseSmiles(rdkit, smiles, { maxAtoms: MCS_MAX_ATOMS, argName: `smiles_list[${i}]` }), args.smiles_list ?? []);
     try {
       const r = findMcs(rdkit, mols, options);
       const notes: string[] = [];

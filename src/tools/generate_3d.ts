@@ -12,6 +12,7 @@ import {
 import type { Conformer } from "../domain/chem/conformers.js";
 import { molGraph } from "../domain/chem/graph.js";
 import { parseSmiles, round } from "../domain/chem/rdkit.js";
+import { inputFormatOf } from "../domain/chem/input-format.js";
 import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -155,16 +156,9 @@ export const generate3dTool: ChemTool<Args> = {
   name: "generate_3d",
   title: "3D structure (conformers, OpenChemLib MMFF94s+)",
   description:
-    "Build 3D coordinates for a molecule: OpenChemLib's conformer generator (torsion preferences from crystal structures, seeded and " +
-    "reproducible) followed by OpenChemLib's MMFF94s+ force-field minimisation. Returns xyz (XYZ text, comment line = the input SMILES) and " +
-    "atom_count (the reference's keys), a V2000 molblock with the same coordinates, the energy in OpenChemLib's MMFF94s+ (named in " +
-    "force_field; not RDKit's MMFF94s, which differs by more than 0.1 kcal/mol on some molecules), and with num_conformers > 1 " +
-    "up to 10 distinct minimised conformers sorted by energy (each with its XYZ). Stereo given in the SMILES is kept and checked; " +
-    "centres left unspecified get one configuration, listed in assigned_stereo. Hydrogens are included unless add_hydrogens is " +
-    `false. One connected molecule of at most ${GENERATE_3D_MAX_HEAVY_ATOMS} heavy atoms (strip salts with standardize first). Takes ` +
-    "a few seconds for a drug-sized molecule, 20-40 s for large peptides or macrocycles; extra conformers cost about 1 s each. " +
-    "The same seed gives the same coordinates. Atoms MMFF94s+ cannot type (metals such as Pt, *, B, Se) answer EMBEDDING_FAILED " +
-    "(details.cause force_field) rather than unminimised coordinates.",
+    "3D coordinates for one molecule: OpenChemLib conformers minimised with MMFF94s+, reproducible with seed. Returns xyz, a V2000 molblock with the same coordinates, the " +
+    "energy (force_field names the field) and, with num_conformers, up to 10 conformers by energy. Stereo is kept; centres left unspecified are listed in assigned_stereo. " +
+    "At most 100 heavy atoms and rings of 30; a few seconds for a drug-sized molecule. Strip salts with standardize first.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -255,6 +249,7 @@ export const generate3dTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "DISCONNECTED_MOLECULE", "EMBEDDING_FAILED"],
   budgetMs: BUDGET_MS,
+  list: { maxItems: 20, budgetMs: 50_000 }, // conformer search is seconds a molecule
   run(args, { rdkit, progress }) {
     const start = performance.now();
     const numConformers = args.num_conformers ?? 1;
@@ -336,7 +331,8 @@ export const generate3dTool: ChemTool<Args> = {
         warnings.push("OpenChemLib's fragment cache could not be switched off: the same seed may give slightly different coordinates in another call");
       if (best.check.assigned.length > 0) warnings.push("The input leaves stereo unspecified; the 3D structure fixes one configuration (assigned_stereo)");
       const e0 = best.conformer.energy;
-      const comment = args.smiles.trim();
+      // The input names the structure in the XYZ comment line; a molblock or CXSMILES by its canonical SMILES.
+      const comment = inputFormatOf(args.smiles) === "smiles" ? args.smiles.trim() : canonical;
       const xyz = xyzFromMolfile(best.conformer.molfile, comment);
       return {
         smiles: canonical,

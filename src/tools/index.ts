@@ -36,9 +36,10 @@ import { chemblGetDocumentsTool } from "./chembl_get_documents.js";
 import { chemblDataframeQueryTool } from "./chembl_dataframe_query.js";
 import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
+import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
-const PRODUCTION_TOOLS: readonly AnyTool[] = [
+const DECLARED_TOOLS: readonly AnyTool[] = [
   nameToSmilesTool,
   parseSmilesTool,
   canonicalSmilesTool,
@@ -70,6 +71,9 @@ const PRODUCTION_TOOLS: readonly AnyTool[] = [
   chemblDataframeQueryTool,
   chemblDataframeDescribeTool,
 ];
+
+/** Every per-molecule chemistry tool names a molblock or CXSMILES input in its results (withInputFormat). */
+const PRODUCTION_TOOLS: readonly AnyTool[] = DECLARED_TOOLS.map((tool) => (tool.kind === "chem" ? withInputFormat(tool) : tool));
 
 const TEST_TOOLS: readonly AnyTool[] = [testSleepTool, testCrashTool, testMemoryTool];
 

@@ -23,9 +23,8 @@ export const lipinskiCheckTool: ChemTool<SmilesParentArgs> = {
   name: "lipinski_check",
   title: "Lipinski rule of five",
   description:
-    "Check Lipinski's rule of five (oral drug-likeness, 1997): MW <= 500, logP <= 5, H-bond donors (NH+OH) <= 5, acceptors (N+O) <= 10. " +
-    "Returns passes (all four rules met, the reference's verdict), the number of violations, passes_ro5 (at most one violation, " +
-    "Lipinski's own criterion), a per-rule breakdown with value and limit, and the values used." +
+    "Lipinski's rule of five (MW <= 500, logP <= 5, HBD <= 5, HBA <= 10) for oral drug-likeness. Returns passes (all four met), the violation count, " +
+    "passes_ro5 (at most one violation, Lipinski's own criterion) and each rule's value and limit." +
     PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
@@ -62,6 +61,7 @@ export const lipinskiCheckTool: ChemTool<SmilesParentArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, parent }, { rdkit }) {
     return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const d = descriptorsOf(mol);

@@ -6,6 +6,7 @@
  * it reads tools/standardize.ts, which itself imports common.ts.
  */
 import { standardize } from "../domain/chem/standardize.js";
+import { inputFormatOf } from "../domain/chem/input-format.js";
 import { MAX_ATOMS, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import type { JsonSchema } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
@@ -42,18 +43,13 @@ export interface SmilesParentArgs {
 }
 
 /** The sentence each per-molecule tool's description ends with. */
-export const PARENT_DESCRIPTION =
-  " A salt or mixture (several fragments) is computed as one molecule and the answer carries a MULTIPLE_FRAGMENTS warning listing " +
-  "the fragments; parent: true computes on the standardised parent instead (as standardize gives it) and names it in parent_smiles.";
+export const PARENT_DESCRIPTION = " Salts and mixtures get a MULTIPLE_FRAGMENTS warning; parent: true computes on the standardised parent.";
 
 /** The `parent` argument. */
 export const PARENT_PROPERTY: JsonSchema = {
   type: "boolean",
   default: false,
-  description:
-    "Compute on the standardised parent (what the standardize tool returns by default: salts and solvents stripped, largest organic " +
-    "fragment kept, charges neutralised) instead of the input as written; the answer names it in parent_smiles. Use it for salts and " +
-    `mixtures (default false; inputs up to ${STANDARDIZE_MAX_ATOMS} atoms, as standardize).`,
+  description: `Compute on the standardised parent (as standardize gives it: salts stripped, largest organic fragment, neutralised; up to ${STANDARDIZE_MAX_ATOMS} atoms), named in parent_smiles.`,
 };
 
 /** The input schema of a per-molecule tool: one molecule, and `parent`. */
@@ -154,7 +150,8 @@ export function withInputMolecule<T extends object>(
     used,
     (mol) => {
       // Only "." separates fragments in SMILES (a ring-closure digit can join them again, as in C1.C1): without one, one fragment.
-      const warning = used.includes(".") ? fragmentWarning(rdkit, mol) : undefined;
+      // A molblock says nothing so cheap: its molecule is always checked.
+      const warning = used.includes(".") || inputFormatOf(used) === "molblock" ? fragmentWarning(rdkit, mol) : undefined;
       const notes: MoleculeNotes = {};
       if (parent === true) notes.parent_smiles = used;
       if (warning) notes.warnings = [warning];

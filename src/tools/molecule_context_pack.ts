@@ -20,10 +20,8 @@ export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: Contex
   name: "molecule_context_pack",
   title: "Molecule context pack",
   description:
-    "Everything an agent needs about one molecule in one call, for reasoning or RAG: identifiers (canonical SMILES, InChI, " +
-    "InChIKey, formula, MW), properties (logP, TPSA, HBD/HBA, rotatable bonds, QED, SA score), drug-likeness (Lipinski, PAINS " +
-    "and Brenk alerts), rule-based ADMET estimates, and representations (canonical SMILES, MolJSON). Values equal the single " +
-    "tools'. format json (default) returns the sections as objects; markdown or prompt return `context`, a ready-to-paste text." +
+    "Everything about one molecule in one call, for reasoning or RAG: identifiers, properties, drug-likeness with PAINS and Brenk alerts, ADMET estimates and representations, " +
+    "equal to the single tools' values. format json (default) returns sections; markdown or prompt return a ready-to-paste text in context." +
     PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
@@ -99,6 +97,7 @@ export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: Contex
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
+  list: { maxItems: 1_000, budgetMs: 50_000 }, // the full profile: a few ms a molecule
   run({ smiles, format = "json", parent }, { rdkit }) {
     return withInputMolecule(
       rdkit,

@@ -71,11 +71,8 @@ export const moljsonToSmilesTool: ChemTool<Args> = {
   name: "moljson_to_smiles",
   title: "MolJSON graph to SMILES",
   description:
-    "Turn a MolJSON molecule graph (as produced by smiles_to_moljson, possibly edited) back into RDKit canonical isomeric SMILES. " +
-    "Pass it as `json` (the reference's argument name) or `moljson`, exactly one of them, either as an object or as a JSON string. " +
-    "Atoms need element and implicit_hydrogens; aromatic bonds may be given as order 1.5 or as a Kekulé order with aromatic true. " +
-    "A malformed or chemically impossible graph gives INVALID_MOLJSON whose details.path points at the field to fix " +
-    "(e.g. /bonds/3/atoms/1 for an out-of-range atom index, /atoms/5 for a valence problem). Returns canonical_smiles.",
+    "Turn a MolJSON graph (from smiles_to_moljson, possibly edited) back into canonical SMILES. Pass it as `json` or `moljson`, an object or a JSON string. A malformed or " +
+    "impossible graph answers INVALID_MOLJSON with details.path naming the field to fix.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

@@ -27,12 +27,9 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
     name: "name_to_smiles",
     title: "Chemical name to SMILES (PubChem)",
     description:
-      "Look a chemical name up in PubChem (PUG REST) and return its SMILES: common, trade, IUPAC or systematic names, synonyms and " +
-      "CAS numbers all work (e.g. aspirin, acetaminophen, 50-78-2). Use it when you have a name but need a structure for the other " +
-      "tools. The name is sent to PubChem over the network (10 s timeout). Returns name, smiles (PubChem's isomeric SMILES as PubChem " +
-      'writes it; run canonical_smiles for RDKit\'s canonical form), source "PubChem" and cid (PubChem Compound ID), plus other_cids ' +
-      "when the name matches several compounds. Failures give PUBCHEM_LOOKUP_FAILED with details.reason not_found (check spelling or " +
-      "try a synonym), unavailable or timeout (retry later); OFFLINE when the server runs with CHEMATIC_OFFLINE.",
+      "Resolve a chemical name, synonym or CAS number (aspirin, acetaminophen, 50-78-2) to a SMILES with PubChem, over the network (10 s timeout): use it when you have a name but need a structure. " +
+      "Returns smiles (PubChem's isomeric SMILES; canonical_smiles gives RDKit's form), cid, and other_cids when the name matches several compounds. " +
+      "Fails as PUBCHEM_LOOKUP_FAILED (details.reason not_found, unavailable or timeout) or OFFLINE.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false },
     inputSchema: {
       type: "object",
@@ -41,7 +38,9 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
           type: "string",
           minLength: 1,
           maxLength: NAME_MAX_LENGTH,
-          description: 'The chemical name, synonym or CAS number to look up, e.g. "aspirin" (1 to 500 characters).',
+          description:
+            'The chemical name, synonym or CAS number to look up, e.g. "aspirin" (1 to 500 characters). A standard InChI ' +
+            "(InChI=1S/...) is looked up by PubChem's InChI search instead of its name search.",
         },
       },
       required: ["name"],

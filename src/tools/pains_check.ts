@@ -50,6 +50,7 @@ export function alertCheckTool(
     },
     errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
     budgetMs: 15_000,
+    list: { maxItems: 10_000, budgetMs: 50_000 },
     run({ smiles }, { rdkit }) {
       return withMol(rdkit, smiles, (mol) => {
         const hits = screenAlerts(rdkit, mol, set);
@@ -71,10 +72,7 @@ export const painsCheckTool = alertCheckTool("pains", {
   name: "pains_check",
   title: "PAINS alerts (pan-assay interference)",
   description:
-    "Screen one molecule against the 480 PAINS substructure alerts (Baell & Holloway 2010, families A, B, C): motifs that often give " +
-    "false positives in high-throughput assays (redox cyclers, covalent modifiers, chelators, dyes). Hits equal RDKit's FilterCatalog " +
-    "PAINS. Returns passes (no alert), alert_count, alert names and, for each alert, its family and the matched atoms. Use it to " +
-    "triage screening hits before investing in them; a PAINS alert is a warning to confirm activity orthogonally, not a proof of " +
-    "interference. For reactive or toxic groups use brenk_check.",
+    "Screen a molecule for the 480 PAINS assay-interference alerts (Baell & Holloway 2010; equal to RDKit's FilterCatalog PAINS). Use it to triage screening hits: an alert " +
+    "asks for orthogonal confirmation, it is no proof of interference. Returns passes, alert_count and each alert's name, family and matched atoms. For reactive or toxic groups use brenk_check.",
   familyDescription: "PAINS family: A, B or C (Baell & Holloway's frequency classes; A most frequent).",
 });

@@ -12,9 +12,8 @@ export const parseSmilesTool: ChemTool<Args> = {
   name: "parse_smiles",
   title: "Parse SMILES",
   description:
-    "Check that a SMILES string is a valid molecule and get its basic size. Use it first when a SMILES comes from a user or a model " +
-    "and may be wrong: an invalid SMILES answers INVALID_SMILES with RDKit's parse message (where the mistake is). " +
-    "Returns valid, heavy-atom and bond counts, average molecular weight (g/mol, 3 dp) and the SMILES as RDKit writes it.",
+    "Check that a SMILES is a valid molecule: use it first on a SMILES from a user or a model. Returns valid, heavy-atom and bond counts, molecular weight and RDKit's SMILES; " +
+    "an invalid one answers INVALID_SMILES with RDKit's message saying where the mistake is.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {
@@ -32,6 +31,7 @@ export const parseSmilesTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => {
       const d = descriptorsOf(mol);

@@ -25,13 +25,9 @@ export const representationRouterTool: ChemTool<Args> = {
   name: "representation_router",
   title: "Best molecule representation for a task",
   description:
-    "Pick the molecule representation that suits a task and return it: " +
-    `${TABLE}. ` +
-    "Returns task, format, representation (always a string; MolJSON serialised) and the reason. " +
-    "With `formats` it also returns any of canonical_smiles, inchi, inchikey (standard InChI/InChIKey), moljson (object), " +
-    'cml (Chemical Markup Language; 2D coordinates with coordinates: true) and molblock (MDL V2000, V3000 over 999 atoms), or "all" of them, under ' +
-    `representations. Limits: InChI up to ${INCHI_MAX_ATOMS} atoms, 2D coordinates (molblock, CML x2/y2) up to ${COORDS_MAX_ATOMS}, ` +
-    `MolJSON/CML up to ${MOLJSON_OUTPUT_MAX_ATOMS}; beyond them the value is null and notes say why (identification then falls back to canonical SMILES).`,
+    "Pick the representation that suits a task and return it with the reason: structural_reasoning and shortest_path -> MolJSON, identification -> InChI, editing -> CML, " +
+    "otherwise canonical SMILES. formats adds any of canonical_smiles, inchi, inchikey, moljson, cml and molblock (or all) under representations. " +
+    `Limits: InChI ${INCHI_MAX_ATOMS} atoms, 2D coordinates ${COORDS_MAX_ATOMS}, MolJSON and CML ${MOLJSON_OUTPUT_MAX_ATOMS}; beyond, the value is null and notes say why.`,
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -87,6 +83,7 @@ export const representationRouterTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, task = "default", formats = [], coordinates = false }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => {
       const extra = new Set<Format>(formats.includes("all") ? FORMATS : (formats as Format[]));

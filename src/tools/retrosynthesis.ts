@@ -47,15 +47,8 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
   name: "retrosynthesis",
   title: "BRICS retrosynthetic disconnections",
   description:
-    "Suggest where a molecule could be disconnected into synthetically accessible building blocks, with the BRICS rules " +
-    "(Degen et al. 2008: 16 link-atom types and 46 allowed bond pairs such as amide, ester, ether, amine-aryl, biaryl). " +
-    "Default mode 'single': every BRICS bond is cut on its own; each disconnection gives the two fragments as canonical " +
-    "SMILES with labelled dummy atoms ([1*]C(C)=O: the label is the BRICS link type), the SA score of each fragment and " +
-    "max_fragment_sa (the harder one); disconnections are sorted easiest first (max_fragment_sa ascending, ties in RDKit's " +
-    "bond order), at most max_disconnections are returned (truncated tells). Mode 'full' adds the complete BRICS " +
-    "decomposition (all BRICS bonds broken, RDKit's BRICSDecompose) with an SA score per building block. Equal to native " +
-    "RDKit's BRICS module. One connected molecule of at most 500 atoms. Use it for fragment-based design, building-block " +
-    "sourcing or a first look at a synthesis; it is rule-based, not a route planner.",
+    "BRICS disconnections (Degen et al. 2008, equal to RDKit's BRICS) for fragment-based design or building-block sourcing: mode single cuts each BRICS bond on its own and ranks " +
+    "the fragment pairs by SA score, easiest first; mode full adds the complete BRICS decomposition. Fragments are SMILES with labelled dummy atoms ([1*]). Rule-based, not a route planner.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -159,6 +152,7 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "DISCONNECTED_MOLECULE"],
   budgetMs: BUDGET_MS,
+  list: { maxItems: 50, budgetMs: 50_000 }, // a BRICS search is up to seconds a molecule
   run(args, { rdkit, progress }) {
     const deadline = performance.now() + WORK_MS;
     const mode = args.mode ?? "single";

@@ -18,12 +18,8 @@ export const saScoreTool: ChemTool<SmilesParentArgs> = {
   name: "sa_score",
   title: "Synthetic accessibility score",
   description:
-    "Estimate how hard a molecule is to synthesise: the SA score of Ertl & Schuffenhauer (2009), equal to RDKit's sascorer " +
-    "(fragment contributions from RDKit's table of about 700,000 ECFP4 environments, minus size, stereo, spiro, bridgehead " +
-    "and macrocycle penalties, plus a symmetry correction). 1 = easiest, 10 = hardest; most drugs score 2-5, and above 6 is " +
-    "usually challenging. Use it to triage generated or proposed molecules. Returns sa_score (3 dp), easy_to_synthesize " +
-    "(score < 6), the fragment score, the complexity penalty with its parts, and the counts behind them. It is an estimate " +
-    "from fragment statistics, not a synthesis plan." +
+    "Synthetic accessibility (Ertl & Schuffenhauer 2009, equal to RDKit's sascorer): 1 easy to 10 hard, most drugs 2-5, above 6 usually challenging. Use it to triage generated " +
+    "or proposed molecules. Returns sa_score, easy_to_synthesize (< 6) and the fragment and complexity terms behind it; an estimate, not a synthesis plan." +
     PARENT_DESCRIPTION,
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
@@ -75,6 +71,7 @@ export const saScoreTool: ChemTool<SmilesParentArgs> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, parent }, { rdkit }) {
     return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const r = computeSaScore(rdkit, mol, descriptorsOf(mol), molGraph(mol));

@@ -71,12 +71,8 @@ export const smartsMatchTool: ChemTool<SmartsMatchArgs, SmartsMatchResult> = {
   name: "smarts_match",
   title: "SMARTS substructure search",
   description:
-    "Search one molecule for a SMARTS pattern with RDKit (GetSubstructMatches semantics). Returns whether it matches, how many " +
-    "matches there are (up to max_matches, default 1000; truncated is true when that cap was reached), and the atom maps: for " +
-    "each match, the molecule's atom indices (0-based, SMILES order) in the order of the pattern's atoms. Use it to test for a " +
-    "functional group, count occurrences, or locate atoms for highlighting; uniquify=false lists every atom mapping (symmetry " +
-    "copies included). Errors: INVALID_SMARTS (the pattern is checked first), INVALID_SMILES, MOLECULE_TOO_LARGE (a pattern over " +
-    `${SMARTS_MAX_QUERY_ATOMS} atoms).`,
+    "Find a SMARTS pattern in a molecule (RDKit GetSubstructMatches): test for a functional group, count occurrences or locate atoms. Returns matched, the match count (up to " +
+    "max_matches, default 1000; truncated says when capped) and each match's atom indices in pattern order; uniquify false lists symmetry copies too.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -135,6 +131,7 @@ export const smartsMatchTool: ChemTool<SmartsMatchArgs, SmartsMatchResult> = {
   errors: ["INVALID_SMARTS", "INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   // RDKit's matcher cannot be interrupted; a pathological pattern is stopped by the pool at this budget (TIMEOUT).
   budgetMs: 15_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run(args, { rdkit }) {
     const maxMatches = args.max_matches ?? SMARTS_DEFAULT_MAX_MATCHES;
     const uniquify = args.uniquify ?? true;

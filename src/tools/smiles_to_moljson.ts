@@ -9,12 +9,8 @@ export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
   name: "smiles_to_moljson",
   title: "SMILES to MolJSON graph",
   description:
-    "Convert a SMILES into MolJSON, an explicit atom/bond graph for reasoning about structure: every atom (element, formal charge, " +
-    "isotope, implicit hydrogens, aromatic flag, tetrahedral chirality with its neighbour order) and every bond (the two atom indices, " +
-    "Kekulé order 1/2/3 plus an aromatic flag, cis/trans geometry with its reference atoms), indexed from 0 in RDKit's atom order. " +
-    "Use it to count, locate or trace atoms and paths, or to edit a structure and turn it back into SMILES with moljson_to_smiles " +
-    "(the round trip keeps the canonical isomeric SMILES). Returns moljson (an object; the reference server returned it as a JSON " +
-    `string) and canonical_smiles. Molecules of up to ${MOLJSON_OUTPUT_MAX_ATOMS} atoms.`,
+    "Convert a SMILES into MolJSON, an explicit atom/bond graph (elements, charges, hydrogens, aromaticity, stereo; 0-based RDKit atom order), to count, locate or trace atoms, " +
+    "or to edit and convert back with moljson_to_smiles. Returns moljson and canonical_smiles; up to 2000 atoms.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -40,6 +36,7 @@ export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 10_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles }, { rdkit }) {
     return withMol(
       rdkit,

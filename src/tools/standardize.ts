@@ -28,13 +28,8 @@ export const standardizeTool: ChemTool<Args> = {
   name: "standardize",
   title: "Standardise to the parent structure",
   description:
-    "Clean a structure into its parent, the form registries such as ChEMBL use to compare compounds: disconnects metal-ligand " +
-    "bonds, applies RDKit's normalisation rules (nitro, azide, sulfoxide, charge-separated forms...) and reionisation, strips salts " +
-    "and solvents from RDKit's salt list (HCl, Na+, water, TFA, mesylate, tosylate, maleate...), keeps the largest organic fragment, " +
-    "then neutralises charges by adding or removing hydrogens (zwitterions and quaternary ammonium keep their charges). Equals " +
-    "RDKit's rdMolStandardize.ChargeParent except that listed counter-ions are removed even when larger than the parent. Returns " +
-    "parent_smiles (canonical), the canonical input, every change made, the fragments removed and each atom whose charge changed. " +
-    "Use it before comparing, deduplicating or looking up compounds given as salts or charged forms.",
+    "Standardise a structure to its parent, as registries such as ChEMBL do: metal disconnection, normalisation, reionisation, salt and solvent stripping, largest organic fragment, " +
+    "neutralisation (RDKit's ChargeParent; stereo kept). Use it before comparing, deduplicating or looking up salts and charged forms. Returns parent_smiles and every change made.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -112,6 +107,7 @@ export const standardizeTool: ChemTool<Args> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 30_000,
+  list: { maxItems: 10_000, budgetMs: 50_000 },
   run({ smiles, strip_salts = true, keep_largest_fragment = true, neutralize = true }, { rdkit }) {
     return withMol(
       rdkit,

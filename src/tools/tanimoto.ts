@@ -1,12 +1,13 @@
 import { fingerprintWords, morganBitVector, popcount, tanimoto } from "../domain/chem/morgan.js";
 import type { MorganOptions } from "../domain/chem/morgan.js";
 import { ToolError } from "../domain/errors.js";
-import { estimateSmilesAtoms, parseSmiles, round, withMol } from "../domain/chem/rdkit.js";
+import { estimateInputAtoms, parseSmiles, round, withMol } from "../domain/chem/rdkit.js";
 import type { RDKit } from "../domain/chem/rdkit.js";
 import { morganOptionProperties, morganOptionsOf } from "./ecfp4.js";
 import type { MorganArgs } from "./ecfp4.js";
 import { type ChemTool, type ProgressReporter } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty } from "./common.js";
+import { splitSdf } from "../domain/chem/input-format.js";
+import { INPUT_FORMATS_NOTE, MOLECULE_TEXT_MAX_LENGTH, READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 export const MAX_LIST = 10_000;
 export const MAX_TOP_K = 1_000;
@@ -30,6 +31,7 @@ interface Args extends MorganArgs {
   smiles2?: string;
   smiles?: string;
   smiles_list?: string[];
+  sdf?: string;
   threshold?: number;
   top_k?: number;
 }
@@ -37,12 +39,14 @@ interface Args extends MorganArgs {
 interface BulkHit {
   index: number;
   smiles?: string;
+  title?: string;
   similarity: number;
 }
 
 interface InvalidEntry {
   index: number;
   smiles?: string;
+  title?: string;
   code: string;
   message: string;
 }
@@ -57,7 +61,7 @@ function present(args: Args, key: keyof Args): boolean {
 /** Which form the arguments use; refuses a mix of both or neither. */
 function formOf(args: Args): "pair" | "bulk" {
   const pairKeys = (["smiles1", "smiles2"] as const).filter((k) => present(args, k));
-  const bulkKeys = (["smiles", "smiles_list", "threshold", "top_k"] as const).filter((k) => present(args, k));
+  const bulkKeys = (["smiles", "smiles_list", "sdf", "threshold", "top_k"] as const).filter((k) => present(args, k));
   if (pairKeys.length > 0 && bulkKeys.length > 0) {
     throw new ToolError(
       "INVALID_ARGUMENTS",
@@ -72,9 +76,12 @@ function formOf(args: Args): "pair" | "bulk" {
     return "pair";
   }
   if (bulkKeys.length > 0) {
-    for (const k of ["smiles", "smiles_list"] as const) {
+    if (present(args, "smiles_list") && present(args, "sdf"))
+      throw new ToolError("INVALID_ARGUMENTS", "Give the candidates as smiles_list or as sdf, not both", { path: "/sdf" });
+    const list = present(args, "sdf") ? "sdf" : "smiles_list";
+    for (const k of ["smiles", list] as const) {
       if (!present(args, k))
-        throw new ToolError("INVALID_ARGUMENTS", `The bulk form needs both smiles (the query) and smiles_list: ${k} is missing`, { path: `/${k}` });
+        throw new ToolError("INVALID_ARGUMENTS", `The bulk form needs both smiles (the query) and smiles_list (or sdf): ${k} is missing`, { path: `/${k}` });
     }
     return "bulk";
   }
@@ -103,11 +110,26 @@ function pairSimilarity(rdkit: RDKit, args: Args, options: MorganOptions): Recor
 
 const echo = (smiles: string): { smiles?: string } => (smiles.length <= MAX_ECHO_LENGTH ? { smiles } : {});
 
+/** The candidates of the bulk form: smiles_list, or the records of sdf (with their titles, and why a record is no molecule). */
+function candidates(args: Args): { list: string[]; titles?: string[]; problems?: (string | undefined)[] } {
+  if (args.sdf === undefined) return { list: args.smiles_list! };
+  const records = splitSdf(args.sdf);
+  if (records.length === 0) throw new ToolError("INVALID_ARGUMENTS", "sdf holds no record", { path: "/sdf" });
+  return { list: records.map((r) => r.molblock ?? ""), titles: records.map((r) => r.title), problems: records.map((r) => r.problem) };
+}
+
 function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progress: ProgressReporter): Record<string, unknown> {
-  const list = args.smiles_list!;
+  const { list, titles, problems } = candidates(args);
   if (list.length > MAX_LIST) {
-    throw new ToolError("INVALID_ARGUMENTS", `smiles_list holds ${list.length} entries; at most ${MAX_LIST}`, { path: "/smiles_list" });
+    throw new ToolError("INVALID_ARGUMENTS", `${titles ? "sdf" : "smiles_list"} holds ${list.length} entries; at most ${MAX_LIST}`, {
+      path: titles ? "/sdf" : "/smiles_list",
+    });
   }
+  // A candidate is named by its SMILES when short, and an sdf record by its title when it has one.
+  const named = (i: number): { smiles?: string; title?: string } => {
+    const title = titles?.[i];
+    return title ? { ...echo(list[i]!), title } : echo(list[i]!);
+  };
   const threshold = args.threshold ?? 0;
   const topK = args.top_k ?? DEFAULT_TOP_K;
   if (!(threshold >= 0 && threshold <= 1)) throw new ToolError("INVALID_ARGUMENTS", "threshold must be between 0 and 1", { path: "/threshold" });
@@ -126,7 +148,9 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
     const smiles = list[i]!;
     let words: Uint32Array;
     try {
-      const estimate = estimateSmilesAtoms(smiles);
+      const problem = problems?.[i];
+      if (problem !== undefined) throw new ToolError("INVALID_SMILES", `Invalid SDF record ${i + 1}: ${problem}`, { argument: `sdf record ${i + 1}` });
+      const estimate = estimateInputAtoms(smiles);
       if (estimate > MAX_LIST_ENTRY_ATOMS) {
         throw new ToolError(
           "MOLECULE_TOO_LARGE",
@@ -147,7 +171,7 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
       invalidCount++;
-      if (invalid.length < MAX_INVALID_LISTED) invalid.push({ index: i, ...echo(smiles), code: err.code, message: err.message });
+      if (invalid.length < MAX_INVALID_LISTED) invalid.push({ index: i, ...named(i), code: err.code, message: err.message });
       continue;
     }
     const s = tanimoto(query, words, queryCount);
@@ -160,7 +184,7 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
   const hits: number[] = [];
   for (let i = 0; i < list.length; i++) if (similarities[i]! >= 0 && similarities[i]! >= threshold) hits.push(i);
   hits.sort((p, q) => similarities[q]! - similarities[p]! || p - q);
-  const results: BulkHit[] = hits.slice(0, topK).map((i) => ({ index: i, ...echo(list[i]!), similarity: round(similarities[i]!, 3) }));
+  const results: BulkHit[] = hits.slice(0, topK).map((i) => ({ index: i, ...named(i), similarity: round(similarities[i]!, 3) }));
   return {
     form: "bulk",
     results,
@@ -186,13 +210,8 @@ export const tanimotoTool: ChemTool<Args> = {
   name: "tanimoto",
   title: "Tanimoto similarity (ECFP4)",
   description:
-    "Structural similarity by the Tanimoto coefficient of ECFP4 (RDKit Morgan radius 2, 2048-bit) fingerprints, equal to RDKit's " +
-    "TanimotoSimilarity. Two forms: (1) smiles1 + smiles2 compares two molecules and returns similarity (0-1, 3 dp) and " +
-    "similarity_percent; (2) smiles (the query) + smiles_list (up to 10,000 SMILES) ranks the list by similarity to the query: " +
-    "results [{index, smiles, similarity}] best first (ties in list order), filtered by threshold (default 0) and cut to top_k " +
-    "(default 100, at most 1,000), with count_above_threshold and truncated. Invalid SMILES in the list do not fail the call: " +
-    "they are reported per item under invalid. Use the bulk form for similarity search and nearest-neighbour lookups. " +
-    "Rough guide: above 0.7 close analogues, 0.4-0.7 related, below 0.3 unrelated.",
+    "ECFP4 Tanimoto similarity, equal to RDKit's: smiles1 + smiles2 compares two molecules; smiles (the query) + smiles_list (up to 10,000) ranks the list best first, with " +
+    "threshold and top_k (default 100), invalid entries listed under invalid. Use it for similarity search and nearest neighbours: above 0.7 close analogues, 0.4-0.7 related, below 0.3 unrelated.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -204,8 +223,16 @@ export const tanimotoTool: ChemTool<Args> = {
         type: "array",
         minItems: 1,
         maxItems: MAX_LIST,
-        items: { type: "string", maxLength: SMILES_MAX_LENGTH, description: "A SMILES to compare with the query." },
+        items: { type: "string", maxLength: MOLECULE_TEXT_MAX_LENGTH, description: `A SMILES to compare with the query. ${INPUT_FORMATS_NOTE}` },
         description: `Bulk form: up to ${MAX_LIST} SMILES to rank by similarity to smiles, each of at most ${MAX_LIST_ENTRY_ATOMS} atoms. An entry that does not parse (or is larger) is reported under invalid.`,
+      },
+      sdf: {
+        type: "string",
+        minLength: 1,
+        maxLength: MOLECULE_TEXT_MAX_LENGTH,
+        description:
+          "Bulk form, instead of smiles_list: the candidates as SDF text, one a record (index counts records from 0; results and invalid " +
+          "name a record by its title line when it has one). A record that does not parse is reported under invalid.",
       },
       threshold: {
         type: "number",
@@ -223,7 +250,10 @@ export const tanimotoTool: ChemTool<Args> = {
       },
       ...morganOptionProperties(false),
     },
-    dependentRequired: { smiles1: ["smiles2"], smiles2: ["smiles1"], smiles: ["smiles_list"], smiles_list: ["smiles"] },
+    dependentRequired: { smiles1: ["smiles2"], smiles2: ["smiles1"], smiles_list: ["smiles"], sdf: ["smiles"] },
+    // The query needs its candidates: smiles_list, unless they come as sdf.
+    if: { not: { required: ["sdf"] } },
+    then: { dependentRequired: { smiles: ["smiles_list"] } },
     additionalProperties: false,
   },
   outputSchema: {
@@ -242,6 +272,7 @@ export const tanimotoTool: ChemTool<Args> = {
           properties: {
             index: { type: "integer", minimum: 0, description: "Position in smiles_list (0-based)." },
             smiles: { type: "string", description: `The list entry (left out when longer than ${MAX_ECHO_LENGTH} characters).` },
+            title: { type: "string", description: "With sdf: the record's title line, when it has one." },
             similarity: similarityProp,
           },
           required: ["index", "similarity"],
@@ -261,6 +292,7 @@ export const tanimotoTool: ChemTool<Args> = {
           properties: {
             index: { type: "integer", minimum: 0, description: "Position in smiles_list." },
             smiles: { type: "string", description: "The entry (left out when long)." },
+            title: { type: "string", description: "With sdf: the record's title line, when it has one." },
             code: { type: "string", description: "Error code, e.g. INVALID_SMILES or MOLECULE_TOO_LARGE." },
             message: { type: "string", description: "What is wrong with it." },
           },

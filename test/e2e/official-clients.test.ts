@@ -23,6 +23,13 @@ test("@modelcontextprotocol/sdk 1.x (legacy initialize) lists and calls tools", 
     assert.ok(names.includes("parse_smiles") && names.includes("canonical_smiles"));
     const result = await client.callTool({ name: "canonical_smiles", arguments: { smiles: "OCC" } });
     assert.deepEqual((result.structuredContent as { canonical: string }).canonical, "CCO");
+    // A list answer and a fields-trimmed one: the client validates both against the $defs/$ref output schema.
+    const list = await client.callTool({ name: "calc_properties", arguments: { smiles_list: ["CCO", "C1CC", "c1ccccc1"], fields: ["mw"] } });
+    assert.notEqual(list.isError, true);
+    const listed = list.structuredContent as { results: Array<{ result?: { mw: number }; error?: { code: string } }>; summary: { failed: number } };
+    assert.equal(listed.results[0]!.result!.mw, 46.069);
+    assert.equal(listed.results[1]!.error!.code, "INVALID_SMILES");
+    assert.equal(listed.summary.failed, 1);
     const failed = await client.callTool({ name: "parse_smiles", arguments: { smiles: "C1CC" } });
     assert.equal(failed.isError, true);
     const text = (failed.content as Array<{ type: string; text: string }>)[0]!.text;
@@ -42,6 +49,10 @@ test("@modelcontextprotocol/client 2.x (2026-07-28) discovers, lists and calls t
     assert.ok(parse?.outputSchema && parse.annotations?.readOnlyHint === true && parse.title);
     const result = await client.callTool({ name: "parse_smiles", arguments: { smiles: "c1ccccc1O" } });
     assert.equal((result.structuredContent as { atoms: number }).atoms, 7);
+    const list = await client.callTool({ name: "sa_score", arguments: { smiles_list: ["CCO", "C1CC"] } });
+    const listed = list.structuredContent as { results: Array<{ result?: { sa_score: number }; error?: { code: string } }> };
+    assert.equal(typeof listed.results[0]!.result!.sa_score, "number");
+    assert.equal(listed.results[1]!.error!.code, "INVALID_SMILES");
     const failed = await client.callTool({ name: "parse_smiles", arguments: { smiles: "c1cc" } });
     assert.equal(failed.isError, true);
     assert.equal((failed.structuredContent as { error: { code: string } }).error.code, "INVALID_SMILES");

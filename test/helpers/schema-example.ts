@@ -9,7 +9,13 @@ export function exampleFor(schema: Schema, name: string): unknown {
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   const variants = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
-  if (variants?.[0]) return exampleFor(variants[0], name);
+  if (variants?.[0]) {
+    // An alternative that only names required keys (smiles or smiles_list) applies to the schema around it.
+    const { oneOf: _oneOf, anyOf: _anyOf, ...rest } = schema;
+    const first = variants[0];
+    if (first.type !== undefined || rest.type === undefined) return exampleFor(first, name);
+    return exampleFor({ ...rest, ...first, required: [...((rest.required ?? []) as string[]), ...((first.required ?? []) as string[])] }, name);
+  }
   switch (schema.type) {
     case "string":
       if (/smarts/i.test(name)) return "[OX2H]";

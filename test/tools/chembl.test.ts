@@ -27,15 +27,15 @@ const rows = (v: Row, key: string) => v[key] as Row[];
 
 describe("chembl_search_molecules", () => {
   test("by name: rows name their parent, numbers are numbers, the answer names the release", async () => {
-    const { value } = await ok(tools.searchMolecules, { query: "aspirin" });
+    const { value } = await ok(tools.searchMolecules, { query: "aspirin", fields: ["alogp"] });
     const [m] = rows(value, "molecules");
     assert.equal(m!.molecule_chembl_id, "CHEMBL25");
     assert.equal(m!.parent_chembl_id, "CHEMBL25");
     assert.equal(m!.max_phase, 4);
     assert.equal(m!.alogp, 1.31);
-    assert.equal(m!.similarity, null);
+    assert.ok(!("similarity" in m!), "a null column is left out of the row");
     assert.equal(value.search_type, "name");
-    assert.equal(value.structure_check, null);
+    assert.ok(!("structure_check" in value), "a null echo is left out");
     assert.equal((value.source as Row).release, "ChEMBL_36");
   });
 
@@ -177,13 +177,11 @@ describe("chembl_search_molecules", () => {
     assert.equal(e.code, "INVALID_ARGUMENTS");
   });
 
-  test("a sparse record answers nulls", async () => {
-    const { value } = await ok(tools.searchMolecules, { query: "CHEMBL3989520" });
+  test("a sparse record leaves its null fields out (absent reads as null, never 0)", async () => {
+    const { value } = await ok(tools.searchMolecules, { query: "CHEMBL3989520", fields: ["all"] });
     const [m] = rows(value, "molecules");
-    assert.equal(m!.pref_name, null);
-    assert.equal(m!.max_phase, null);
-    assert.equal(m!.mw_freebase, null);
-    assert.equal(m!.parent_chembl_id, null);
+    assert.equal(m!.molecule_chembl_id, "CHEMBL3989520");
+    for (const k of ["pref_name", "max_phase", "mw_freebase", "parent_chembl_id"]) assert.ok(!(k in m!), k);
   });
 });
 
@@ -253,8 +251,7 @@ describe("chembl_get_bioactivities", () => {
       [31863, 31867, 40005, 40006],
     );
     const nd = acts.find((a) => a.activity_id === 31867)!;
-    assert.equal(nd.standard_value, null);
-    assert.equal(nd.pchembl_value, null);
+    assert.ok(!("standard_value" in nd) && !("pchembl_value" in nd), "null values are left out, not 0");
     assert.equal(nd.activity_comment, "Not Determined");
     assert.equal(acts.find((a) => a.activity_id === 40006)!.data_validity_comment, "Outside typical range");
   });
@@ -271,7 +268,7 @@ describe("chembl_get_bioactivities", () => {
 
   test("variant keeps wild type or one mutation", async () => {
     const wt = await ok(tools.bioactivities, { target_chembl_id: "CHEMBL203", variant: "wild-type" });
-    assert.ok(rows(wt.value, "activities").every((a) => a.assay_variant_mutation === null));
+    assert.ok(rows(wt.value, "activities").every((a) => a.assay_variant_mutation === undefined));
     assert.equal((wt.value.applied_filters as Row).variant, "wild_type");
     const mut = await ok(tools.bioactivities, { target_chembl_id: "CHEMBL203", variant: "t790m" });
     assert.deepEqual(
@@ -426,11 +423,10 @@ describe("chembl_get_assay and chembl_get_documents", () => {
     assert.equal((value.deferred_ids as string[]).length, 21);
   });
 
-  test("documents: a patent without journal fields answers nulls; pubmed ids are numbers", async () => {
+  test("documents: a patent without journal fields leaves them out (absent is null); pubmed ids are numbers", async () => {
     const { value } = await ok(tools.documents, { document_chembl_id: "CHEMBL3301361" });
     const [d] = rows(value, "documents");
-    assert.equal(d!.journal, null);
-    assert.equal(d!.pubmed_id, null);
+    assert.ok(!("journal" in d!) && !("pubmed_id" in d!));
     assert.equal(d!.patent_id, "US-1234567-A");
     const { value: v2 } = await ok(tools.documents, { document_chembl_ids: ["CHEMBL1146658"] });
     assert.equal(rows(v2, "documents")[0]!.pubmed_id, 15000002);

@@ -22,6 +22,13 @@ const json = (res: Parameters<Handler>[1], status: number, body: unknown) =>
 
 const fakePubChem: Handler = (req, res, body) => {
   const path = req.url ?? "";
+  // PubChem's InChI lookup: POST compound/inchi with the form field inchi (its name lookup does not resolve InChI).
+  if (req.method === "POST" && path === `/rest/pug/compound/inchi${SUFFIX}` && req.headers["content-type"] === "application/x-www-form-urlencoded") {
+    const inchi = new URLSearchParams(body.toString("utf8")).get("inchi");
+    if (inchi === "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3") json(res, 200, { PropertyTable: { Properties: [{ CID: 702, SMILES: "CCO" }] } });
+    else json(res, 404, FAULT_404);
+    return;
+  }
   let name: string | undefined;
   if (req.method === "GET" && path.startsWith(PREFIX) && path.endsWith(SUFFIX)) name = decodeURIComponent(path.slice(PREFIX.length, -SUFFIX.length));
   else if (req.method === "POST" && path === `/rest/pug/compound/name${SUFFIX}` && req.headers["content-type"] === "application/x-www-form-urlencoded") {
@@ -131,6 +138,23 @@ test("a found name: SMILES (falling back to IsomericSMILES), cid, other_cids; na
   const slash = await lookup("N,N'-bis(2-chloroethyl)-N/N-test");
   assert.equal(slash.smiles, "ClCCNCCCl");
   assert.equal(pubchem.requests.at(-1)!.method, "POST");
+});
+
+test("an InChI goes to PubChem's InChI lookup (POST compound/inchi, form field inchi), not its name lookup", async () => {
+  assert.deepEqual(await lookup("InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"), {
+    name: "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3",
+    smiles: "CCO",
+    source: "PubChem",
+    cid: 702,
+  });
+  const request = pubchem.requests.at(-1)!;
+  assert.equal(request.method, "POST");
+  assert.equal(request.url, `/rest/pug/compound/inchi${SUFFIX}`);
+  assert.equal(new URLSearchParams(request.body).get("inchi"), "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3");
+  const unknown = await lookupError("InChI=1S/XX/unknown");
+  assert.equal(unknown.code, "PUBCHEM_LOOKUP_FAILED");
+  assert.equal(unknown.details.reason, "not_found");
+  assert.match(unknown.message, /that InChI/);
 });
 
 test("PubChem's failures map to PUBCHEM_LOOKUP_FAILED with details.reason, without PubChem's text", async () => {

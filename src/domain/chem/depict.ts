@@ -25,6 +25,8 @@ export interface DepictOptions {
   legend?: string | undefined;
   atomIndices?: boolean | undefined;
   stereoAnnotation?: boolean | undefined;
+  /** More MolDrawOptions for RDKit's drawer (e.g. minFontSize), merged into the drawing details. */
+  drawOptions?: Record<string, unknown> | undefined;
 }
 
 export interface Highlight {
@@ -69,6 +71,7 @@ export function drawSvg(rdkit: RDKit, mol: RDKitMol, options: DepictOptions): Dr
     highlight = withQuery(rdkit, smarts, (query) => highlightOf(mol, query, smarts), "highlight_smarts");
   }
   const details: Record<string, unknown> = {
+    ...options.drawOptions,
     width: options.width,
     height: options.height,
     addAtomIndices: options.atomIndices === true,

@@ -365,10 +365,10 @@ export function substructureSmiles(rdkit: RDKit, mol: RDKitMol, smarts: string):
 }
 
 /** Parses every SMILES of a list (argument smiles_list[i]); deletes what it parsed when one fails. */
-export function parseAll(parse: (smiles: string, argName: string) => RDKitMol, smilesList: readonly string[]): RDKitMol[] {
+export function parseAll(parse: (smiles: string, index: number) => RDKitMol, smilesList: readonly string[]): RDKitMol[] {
   const mols: RDKitMol[] = [];
   try {
-    smilesList.forEach((s, i) => mols.push(parse(s, `smiles_list[${i}]`)));
+    smilesList.forEach((s, i) => mols.push(parse(s, i)));
     return mols;
   } catch (err) {
     for (const m of mols) m.delete();

@@ -8,6 +8,7 @@ import initRDKitModule from "@rdkit/rdkit";
 import type { MainModule, Mol } from "@rdkit/rdkit";
 import { ToolError } from "../errors.js";
 import { DEFAULT_ENGINE_STACK_BYTES, installEngineStack } from "./engine-stack.js";
+import { inputFormatOf, isInchi, molblockAtomCount, molblockEnds, molblockTitle } from "./input-format.js";
 
 export type RDKit = MainModule;
 export type RDKitMol = Mol;
@@ -87,6 +88,12 @@ export function estimateSmilesAtoms(smiles: string): number {
   return count;
 }
 
+/** Quick upper bound of atoms in a molecule string of any input format: a molblock's counts line, the SMILES part of a CXSMILES. */
+export function estimateInputAtoms(text: string): number {
+  if (inputFormatOf(text) === "molblock") return molblockAtomCount(text) ?? 0;
+  return estimateSmilesAtoms(text.trim().split(/\s/)[0] ?? "");
+}
+
 export interface ParseOptions {
   /** Atom cap for this tool (default MAX_ATOMS). */
   maxAtoms?: number;
@@ -94,14 +101,46 @@ export interface ParseOptions {
   argName?: string;
 }
 
-/** Parses a SMILES; throws INVALID_SMILES with RDKit's message, or MOLECULE_TOO_LARGE. Caller deletes. */
+/** The longest SMILES or CXSMILES read (a molblock may be longer, up to the codec's string limit). */
+export const SMILES_MAX_LENGTH = 100_000;
+
+/** The hint of an InChI input: RDKit MinimalLib has no InChI reader. */
+export const INCHI_HINT =
+  "RDKit here cannot read InChI: resolve it to a SMILES with name_to_smiles (it sends InChI= strings to PubChem's InChI lookup), then call again.";
+
+/**
+ * Parses a molecule string: SMILES, a molblock (V2000/V3000) or CXSMILES (see input-format.ts), all through
+ * RDKit's get_mol, so each gives the same molecule graph its SMILES would (a molblock's explicit hydrogens
+ * removed, as native RDKit's MolFromMolBlock does). Throws INVALID_SMILES with RDKit's message (also for an
+ * InChI, or several molblocks), MOLECULE_TOO_LARGE, or INVALID_ARGUMENTS for a SMILES over SMILES_MAX_LENGTH.
+ * Caller deletes.
+ */
 export function parseSmiles(rdkit: RDKit, smiles: string, options: ParseOptions = {}): RDKitMol {
   const maxAtoms = options.maxAtoms ?? MAX_ATOMS;
   const argName = options.argName ?? "smiles";
   if (smiles.trim().length === 0) {
     throw new ToolError("INVALID_SMILES", `Invalid SMILES in '${argName}': the string is empty`, { argument: argName });
   }
-  const estimate = estimateSmilesAtoms(smiles);
+  const format = inputFormatOf(smiles);
+  if (format !== "molblock" && isInchi(smiles)) {
+    throw new ToolError("INVALID_SMILES", `'${preview(smiles)}' is an InChI, not a SMILES`, { argument: argName, input_format: "inchi" }, INCHI_HINT);
+  }
+  if (format !== "molblock" && smiles.length > SMILES_MAX_LENGTH) {
+    throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments: ${argName} is a SMILES of ${smiles.length} characters; at most ${SMILES_MAX_LENGTH}`, {
+      argument: argName,
+      length: smiles.length,
+      max_length: SMILES_MAX_LENGTH,
+    });
+  }
+  if (format === "molblock" && molblockEnds(smiles) > 1) {
+    throw new ToolError(
+      "INVALID_SMILES",
+      `Invalid molblock in '${argName}': it holds ${molblockEnds(smiles)} records (M  END lines); one molecule has one`,
+      { argument: argName, input_format: "molblock" },
+      "Send one record, or send the records as sdf (each becomes a list entry).",
+    );
+  }
+  const estimate = estimateInputAtoms(smiles);
   if (estimate > maxAtoms * 2) {
     throw new ToolError("MOLECULE_TOO_LARGE", `Molecule has more than ${maxAtoms} atoms`, {
       argument: argName,
@@ -109,12 +148,24 @@ export function parseSmiles(rdkit: RDKit, smiles: string, options: ParseOptions 
       max_atoms: maxAtoms,
     });
   }
-  const { value: mol, log } = withErrorLog(rdkit, () => rdkit.get_mol(smiles));
-  if (!mol || !mol.is_valid()) {
+  const { value: mol, log } = withErrorLog(rdkit, () => (format === "molblock" ? rdkit.get_mol(smiles, MOLBLOCK_DETAILS) : rdkit.get_mol(smiles)));
+  // A failed RDKit invariant (e.g. an unknown element symbol) is logged, yet MinimalLib may still answer a molecule (with a dummy atom).
+  const violated = format === "molblock" && /Violation/.test(log);
+  if (!mol || !mol.is_valid() || violated) {
     mol?.delete();
-    const reason = firstLogLine(log) || "RDKit could not parse it";
-    throw new ToolError("INVALID_SMILES", `Invalid SMILES '${preview(smiles)}': ${reason}`, {
+    const reason = (violated ? violationLine(log) : firstLogLine(log)) || "RDKit could not parse it";
+    if (format === "molblock") {
+      const title = molblockTitle(smiles);
+      throw new ToolError(
+        "INVALID_SMILES",
+        `Invalid molblock${title ? ` '${preview(title)}'` : ""}: ${reason}`,
+        { argument: argName, input_format: "molblock", rdkit_message: reason },
+        "Check the molblock: three header lines (the first may be empty), the counts line, atom and bond blocks, then M  END; or send a SMILES.",
+      );
+    }
+    throw new ToolError("INVALID_SMILES", `Invalid ${format === "cxsmiles" ? "CXSMILES" : "SMILES"} '${preview(smiles)}': ${reason}`, {
       argument: argName,
+      ...(format === "cxsmiles" ? { input_format: "cxsmiles" } : {}),
       rdkit_message: reason,
     });
   }
@@ -128,6 +179,16 @@ export function parseSmiles(rdkit: RDKit, smiles: string, options: ParseOptions 
     });
   }
   return mol;
+}
+
+/** Native RDKit's MolFromMolBlock defaults: sanitise, and remove the explicit hydrogens (MinimalLib keeps them unless told). */
+const MOLBLOCK_DETAILS = JSON.stringify({ removeHs: true });
+
+/** The line of an RDKit invariant violation that says what failed (e.g. "Element 'Xx' not found"). */
+function violationLine(log: string): string {
+  const lines = log.split("\n").map((l) => l.replace(/^\[[0-9:.]+\]\s*/, "").trim());
+  const at = lines.findIndex((l) => /Violation$/.test(l));
+  return at >= 0 ? (lines[at + 1] ?? "") : "";
 }
 
 /** Parses, runs `fn`, and always deletes the molecule. */

@@ -40,6 +40,7 @@ import {
 } from "./graph.js";
 import { firstMatch, substructMatches } from "./match.js";
 import { bracketAtoms } from "./smiles-lexer.js";
+import { inputFormatOf } from "./input-format.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
 import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
@@ -562,6 +563,21 @@ export interface ChargeChange {
   hydrogens_after: number;
 }
 
+/**
+ * Bracket flags for a molecule read from a molblock, which has no brackets: those of its canonical SMILES
+ * (RDKit brackets exactly the atoms whose hydrogen count it cannot recompute), mapped back to the
+ * molblock's atom order, so a molblock is standardised as its SMILES is.
+ */
+function bracketAtomsOfMol(mol: RDKitMol): boolean[] | undefined {
+  const smiles = mol.get_smiles();
+  const order = JSON.parse(mol.get_prop("_smilesAtomOutputOrder")) as number[];
+  const written = bracketAtoms(smiles, order.length);
+  if (written === undefined || order.length !== mol.get_num_atoms()) return undefined;
+  const flags: boolean[] = [];
+  order.forEach((atom, position) => (flags[atom] = written[position]!));
+  return flags;
+}
+
 /** The order in which RDKit's canonical SMILES writes the atoms (stands in for its canonical atom ranks). */
 function canonicalRanks(mol: RDKitMol): number[] {
   mol.get_smiles();
@@ -700,7 +716,7 @@ export interface StandardizeResult {
  * would produce a structure RDKit rejects are skipped with a warning.
  */
 export function standardize(rdkit: RDKit, mol: RDKitMol, smiles: string, options: StandardizeOptions): StandardizeResult {
-  const flags = bracketAtoms(smiles, mol.get_num_atoms());
+  const flags = inputFormatOf(smiles) === "molblock" ? bracketAtomsOfMol(mol) : bracketAtoms(smiles, mol.get_num_atoms());
   let g = graphOf(mol, flags);
   const changes: Change[] = [];
   const removed: RemovedFragment[] = [];

@@ -11,6 +11,10 @@
  * (servers decode %2F), so it is sent as a form field instead: POST {base}/rest/pug/compound/name/property/
  * SMILES,IsomericSMILES/JSON with body name=...
  *
+ * An InChI ("InChI=1S/...") is not a name: PubChem's name lookup does not resolve it, its InChI lookup does.
+ * It is always sent as a form field (it holds "/"): POST {base}/rest/pug/compound/inchi/property/
+ * SMILES,IsomericSMILES/JSON with body inchi=... (PUG REST's "inchi" input namespace).
+ *
  * PUG REST errors: 404 PUGREST.NotFound (unknown name), 400 PUGREST.BadRequest, 503 PUGREST.ServerBusy,
  * 504 PUGREST.Timeout, 500 PUGREST.ServerError/Unknown. They map to PUBCHEM_LOOKUP_FAILED with details.reason
  * not_found (404, 400), timeout (504, our own deadline) or unavailable (everything else). PubChem's own text is
@@ -72,13 +76,24 @@ function plausibleSmiles(value: unknown): value is string {
   return typeof value === "string" && value.length > 0 && value.length <= 100_000 && !/\s/.test(value);
 }
 
-/** Looks a chemical name up in PubChem. Throws PUBCHEM_LOOKUP_FAILED (details.reason) on every failure. */
+/** Whether a lookup string is an InChI, which goes to PubChem's InChI lookup instead of its name lookup. */
+export function isInchiString(name: string): boolean {
+  return name.startsWith("InChI=");
+}
+
+/**
+ * Looks a chemical name, or an InChI, up in PubChem. Throws PUBCHEM_LOOKUP_FAILED (details.reason) on every
+ * failure.
+ */
 export async function lookupName(name: string, options: PubChemLookupOptions = {}): Promise<PubChemMatch> {
   const base = pubchemBaseUrl(options.env);
   const timeoutMs = options.timeoutMs ?? PUBCHEM_TIMEOUT_MS;
-  const viaPost = name.includes("/");
+  const inchi = isInchiString(name);
+  const what = inchi ? "InChI" : "name";
+  const field = inchi ? "inchi" : "name";
+  const viaPost = inchi || name.includes("/");
   const url = viaPost
-    ? `${base}/rest/pug/compound/name/property/${PROPERTIES}/JSON`
+    ? `${base}/rest/pug/compound/${field}/property/${PROPERTIES}/JSON`
     : `${base}/rest/pug/compound/name/${encodeURIComponent(name)}/property/${PROPERTIES}/JSON`;
   let data: PropertyTable;
   try {
@@ -89,21 +104,21 @@ export async function lookupName(name: string, options: PubChemLookupOptions = {
       ...(options.env ? { env: options.env } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
       ...(viaPost
-        ? { method: "POST" as const, headers: { "content-type": "application/x-www-form-urlencoded" }, body: `name=${encodeURIComponent(name)}` }
+        ? { method: "POST" as const, headers: { "content-type": "application/x-www-form-urlencoded" }, body: `${field}=${encodeURIComponent(name)}` }
         : {}),
     });
     data = response.data;
   } catch (e) {
     if (!(e instanceof HttpFailure)) throw e;
-    throw classify(e, timeoutMs);
+    throw classify(e, timeoutMs, what);
   }
 
   const rows = data?.PropertyTable?.Properties;
   if (!Array.isArray(rows)) throw failed("unavailable", "PubChem answered without a property table", {});
-  if (rows.length === 0) throw failed("not_found", "PubChem found no compound for that name", {});
+  if (rows.length === 0) throw failed("not_found", `PubChem found no compound for that ${what}`, {});
   const first = rows[0]!;
   const smiles = plausibleSmiles(first.SMILES) ? first.SMILES : plausibleSmiles(first.IsomericSMILES) ? first.IsomericSMILES : null;
-  if (smiles === null) throw failed("not_found", "PubChem has no SMILES for the compound that name refers to", {});
+  if (smiles === null) throw failed("not_found", `PubChem has no SMILES for the compound that ${what} refers to`, {});
   const cidOf = (v: unknown) => (typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : null);
   const otherCids = rows
     .slice(1)
@@ -113,7 +128,7 @@ export async function lookupName(name: string, options: PubChemLookupOptions = {
   return { smiles, cid: cidOf(first.CID), otherCids };
 }
 
-function classify(e: HttpFailure, timeoutMs: number): ToolError {
+function classify(e: HttpFailure, timeoutMs: number, what: string): ToolError {
   switch (e.kind) {
     case "timeout":
       return failed("timeout", `PubChem did not answer within ${timeoutMs / 1000} s`, { timeout_ms: timeoutMs });
@@ -121,8 +136,8 @@ function classify(e: HttpFailure, timeoutMs: number): ToolError {
       return failed("timeout", "The PubChem lookup was cancelled before PubChem answered", {});
     case "status": {
       const status = e.status ?? 0;
-      if (status === 404) return failed("not_found", "PubChem found no compound for that name", { upstream_status: status });
-      if (status === 400) return failed("not_found", "PubChem could not interpret that name", { upstream_status: status });
+      if (status === 404) return failed("not_found", `PubChem found no compound for that ${what}`, { upstream_status: status });
+      if (status === 400) return failed("not_found", `PubChem could not interpret that ${what}`, { upstream_status: status });
       if (status === 504) return failed("timeout", "PubChem timed out on this lookup", { upstream_status: status });
       const retryAfter = Number(e.headers?.["retry-after"]);
       return failed("unavailable", `PubChem is unavailable (HTTP ${status})`, {

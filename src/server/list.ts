@@ -1,0 +1,279 @@
+/**
+ * Lists on per-molecule chemistry tools: the one place that knows about `smiles_list` and `fields`.
+ *
+ * A tool declares `list: { maxItems, budgetMs }` in its own file (ChemTool.list); the registry derives its
+ * list input and output schemas from the single ones here (withListSchemas), and the server runs a list
+ * call here (runListCall): each entry checked against the single input schema, the entries run in chunks
+ * over all workers as one call (WorkerPool.runList), and the answer
+ * `{ results: [{index, input, result} | {index, input, error}], summary }` cut to what fits the response
+ * limit (summary.next_index says where to continue). A single-molecule call is untouched.
+ */
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import { ToolError, type DomainErrorPayload } from "../domain/errors.js";
+import type { AnyTool, ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
+import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import { splitSdf } from "../domain/chem/input-format.js";
+import type { ListOutcome, WorkerPool } from "./pool.js";
+import { describeIssues } from "./registry.js";
+
+/**
+ * Bytes kept free in a list answer for the JSON-RPC envelope, the era's wrapping and the summary: the
+ * results are counted twice (structuredContent, and the text block that holds the same JSON escaped).
+ */
+export const LIST_ENVELOPE_RESERVE = 16 * 1024;
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: "object",
+  description: "Why this entry has no result (as a single call would answer).",
+  properties: {
+    code: { type: "string" },
+    message: { type: "string" },
+    hint: { type: "string" },
+    details: { type: "object" },
+  },
+  required: ["code", "message"],
+  additionalProperties: false,
+};
+
+function asSchema(value: unknown): JsonSchema | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonSchema) : undefined;
+}
+
+/** Tools withListSchemas made, so that registering one again (a registry built from another's tools) keeps it as it is. */
+const derivedTools = new WeakSet<AnyTool>();
+
+/** The tool with its list input and output schemas, when it declares a list; any other tool unchanged. */
+export function withListSchemas(tool: AnyTool): AnyTool {
+  if (tool.kind !== "chem" || !tool.list || derivedTools.has(tool)) return tool;
+  const { maxItems, budgetMs } = tool.list;
+  if (maxItems < 1 || maxItems > MAX_ARRAY_LENGTH) throw new Error(`tool ${tool.name}: list.maxItems out of range`);
+  if (budgetMs <= 0 || budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: list.budgetMs out of range`);
+  const input = tool.inputSchema;
+  const properties = asSchema(input.properties) ?? {};
+  const required = Array.isArray(input.required) ? (input.required as string[]) : [];
+  if (!asSchema(properties.smiles) || !required.includes("smiles")) throw new Error(`tool ${tool.name}: a list needs a required smiles argument`);
+  if ("smiles_list" in properties || "sdf" in properties || "fields" in properties) {
+    throw new Error(`tool ${tool.name}: smiles_list, sdf and fields are the list's own arguments`);
+  }
+  const output = tool.outputSchema;
+  const resultKeys = Object.keys(asSchema(output.properties) ?? {});
+  const rest = required.filter((r) => r !== "smiles");
+  const inputSchema: JsonSchema = {
+    ...input,
+    properties: {
+      ...properties,
+      smiles_list: {
+        type: "array",
+        minItems: 1,
+        maxItems,
+        items: { type: "string" },
+        description: `Instead of smiles: up to ${maxItems} molecules (each as smiles takes it), answered { results: [{index, input, result | error}], summary } in input order.`,
+      },
+      sdf: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_STRING_BYTES,
+        description: `Instead of smiles or smiles_list: SDF text of up to ${maxItems} records, answered as smiles_list (input: the record's title; its data items as properties).`,
+      },
+      fields: {
+        type: "array",
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: "string", enum: resultKeys },
+        description: "With smiles_list or sdf: keep only these result keys.",
+      },
+    },
+    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["sdf"] }],
+    dependentSchemas: { fields: { anyOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }] } },
+  };
+  if (rest.length > 0) inputSchema.required = rest;
+  else delete inputSchema.required;
+  // The result's schema once, under $defs (a list answer's items reuse it without `required`, since fields
+  // may leave keys out): tools/list would otherwise carry every per-molecule result schema twice.
+  const { required: resultRequired, description: resultDescription, ...resultSchema } = output;
+  const listOutput: JsonSchema = {
+    type: "object",
+    description: "The answer for smiles_list or sdf.",
+    properties: {
+      results: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            index: { type: "integer", minimum: 0 },
+            input: { type: "string", description: "The entry as sent; an sdf record's title, or 'sdf record N' (from 1)." },
+            properties: {
+              type: "object",
+              additionalProperties: { type: "string" },
+              description: "An sdf record's data items, tag to value.",
+            },
+            result: { $ref: "#/$defs/result", description: "As for one molecule (only the fields keys when given)." },
+            error: ERROR_SCHEMA,
+          },
+          required: ["index", "input"],
+          additionalProperties: false,
+        },
+      },
+      summary: {
+        type: "object",
+        properties: {
+          count: { type: "integer", minimum: 0, description: "Entries sent." },
+          succeeded: { type: "integer", minimum: 0 },
+          failed: { type: "integer", minimum: 0 },
+          returned: { type: "integer", minimum: 0, description: "Entries in results, when not all fit." },
+          next_index: { type: "integer", minimum: 0, description: "When not all fit: send the entries from this index on again." },
+        },
+        required: ["count", "succeeded", "failed"],
+        additionalProperties: false,
+      },
+      note: { type: "string", description: "Why entries were left out, and how to get them." },
+    },
+    required: ["results", "summary"],
+    additionalProperties: false,
+  };
+  const single: JsonSchema = { $ref: "#/$defs/result" };
+  if (resultDescription !== undefined) single.description = resultDescription;
+  if (resultRequired !== undefined) single.required = resultRequired;
+  const outputSchema: JsonSchema = { type: "object", $defs: { result: resultSchema }, anyOf: [single, listOutput] };
+  const derived: AnyTool = { ...tool, inputSchema, outputSchema };
+  derivedTools.add(derived);
+  return derived;
+}
+
+/** Whether a call's arguments ask for the list form. */
+export function isListCall(tool: AnyTool, args: Record<string, unknown>): tool is ChemTool & { list: NonNullable<ChemTool["list"]> } {
+  return tool.kind === "chem" && tool.list !== undefined && (Array.isArray(args.smiles_list) || typeof args.sdf === "string");
+}
+
+export interface ListCallContext {
+  pool: WorkerPool;
+  /** The tool's input validator (an entry is checked as the single call with it would be). */
+  validateInput: ValidateFunction;
+  signal: AbortSignal;
+  progress: ProgressReporter;
+}
+
+function invalidEntry(tool: string, validate: ValidateFunction): DomainErrorPayload {
+  const issues = describeIssues(validate.errors).slice(0, 5);
+  const first = issues[0] ?? { path: "/", message: "is invalid" };
+  const path = first.path === "/smiles" ? "entry" : first.path;
+  return new ToolError("INVALID_ARGUMENTS", `Invalid arguments for ${tool}: ${path} ${first.message}`, { path: first.path, issues }).toPayload();
+}
+
+/** Runs a list call and answers `{ results, summary }` (see the module comment). */
+export async function runListCall(
+  tool: ChemTool & { list: NonNullable<ChemTool["list"]> },
+  args: Record<string, unknown>,
+  ctx: ListCallContext,
+): Promise<Record<string, unknown>> {
+  const { smiles_list: rawList, sdf, fields, ...shared } = args;
+  const source = typeof sdf === "string" ? sdfEntries(sdf, tool.list.maxItems) : { list: rawList as string[] };
+  const list = source.list;
+  const outcomes: (ListOutcome | undefined)[] = new Array<ListOutcome | undefined>(list.length).fill(undefined);
+  const toRun: Record<string, unknown>[] = [];
+  const positions: number[] = [];
+  list.forEach((smiles, index) => {
+    const problem = source.problems?.[index];
+    if (problem !== undefined) {
+      outcomes[index] = { ok: false, error: new ToolError("INVALID_SMILES", `Invalid SDF record ${index + 1}: ${problem}`, { record: index + 1 }).toPayload() };
+      return;
+    }
+    const entry = { ...shared, smiles };
+    if (ctx.validateInput(entry)) {
+      toRun.push(entry);
+      positions.push(index);
+    } else outcomes[index] = { ok: false, error: invalidEntry(tool.name, ctx.validateInput) };
+  });
+  if (toRun.length > 0) {
+    const ran = await ctx.pool.runList(tool.name, toRun, {
+      budgetMs: tool.list.budgetMs,
+      signal: ctx.signal,
+      onChunk: (done, total) => ctx.progress(done, total, `${done} of ${total} entries done`),
+    });
+    ran.forEach((outcome, k) => (outcomes[positions[k] as number] = outcome));
+  }
+  const fieldList = Array.isArray(fields) ? (fields as string[]) : undefined;
+  if (!source.labels) return listAnswer(list, outcomes as ListOutcome[], fieldList);
+  return listAnswer(source.labels, outcomes as ListOutcome[], fieldList, MAX_RESPONSE_BYTES, { properties: source.properties, sdf: true });
+}
+
+interface ListSource {
+  /** What each entry runs with (a molblock for an sdf record). */
+  list: string[];
+  /** For sdf: each entry's `input` (its title, or "sdf record N"). */
+  labels?: string[];
+  /** For sdf: each record's data items, when it has any. */
+  properties?: (Record<string, string> | undefined)[];
+  /** For sdf: why a record is not a molecule, by index. */
+  problems?: (string | undefined)[];
+}
+
+/** The entries of an sdf argument: one a record (see splitSdf). More records than the tool's maxItems is an INVALID_ARGUMENTS. */
+function sdfEntries(sdf: string, maxItems: number): ListSource {
+  const records = splitSdf(sdf);
+  if (records.length === 0) throw new ToolError("INVALID_ARGUMENTS", "Invalid arguments: sdf holds no record", { path: "/sdf" });
+  if (records.length > maxItems) {
+    throw new ToolError("INVALID_ARGUMENTS", `Invalid arguments: sdf holds ${records.length} records; this tool takes at most ${maxItems} a call`, {
+      path: "/sdf",
+      records: records.length,
+      max_items: maxItems,
+    });
+  }
+  return {
+    list: records.map((r) => r.molblock ?? ""),
+    labels: records.map((r, i) => (r.title !== "" ? r.title : `sdf record ${i + 1}`)),
+    properties: records.map((r) => r.properties),
+    problems: records.map((r) => r.problem),
+  };
+}
+
+function pick(value: unknown, fields: readonly string[] | undefined): unknown {
+  if (!fields || value === null || typeof value !== "object") return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of fields) if (key in source) out[key] = source[key];
+  return out;
+}
+
+/**
+ * The list answer: every entry in order, until the next one would take the whole message past
+ * MAX_RESPONSE_BYTES (`limit`); then summary.returned and next_index, and a note saying so.
+ */
+export function listAnswer(
+  list: readonly string[],
+  outcomes: readonly ListOutcome[],
+  fields?: readonly string[],
+  limit = MAX_RESPONSE_BYTES,
+  sdf?: { properties?: readonly (Record<string, string> | undefined)[]; sdf: true },
+): Record<string, unknown> {
+  let succeeded = 0;
+  for (const outcome of outcomes) if (outcome.ok) succeeded++;
+  const results: Record<string, unknown>[] = [];
+  let used = LIST_ENVELOPE_RESERVE;
+  for (let index = 0; index < outcomes.length; index++) {
+    const outcome = outcomes[index] as ListOutcome;
+    const input = list[index] as string;
+    const properties = sdf?.properties?.[index];
+    const head: Record<string, unknown> = properties ? { index, input, properties } : { index, input };
+    const item: Record<string, unknown> = outcome.ok ? { ...head, result: pick(outcome.value, fields) } : { ...head, error: outcome.error };
+    const json = JSON.stringify(item);
+    // Once as structuredContent, once escaped inside the text block; a comma each.
+    const cost = Buffer.byteLength(json, "utf8") + Buffer.byteLength(JSON.stringify(json), "utf8") + 2;
+    if (used + cost > limit) break;
+    used += cost;
+    results.push(item);
+  }
+  const summary: Record<string, unknown> = { count: list.length, succeeded, failed: list.length - succeeded };
+  const answer: Record<string, unknown> = { results, summary };
+  if (results.length < list.length) {
+    summary.returned = results.length;
+    summary.next_index = results.length;
+    answer.note =
+      `Entries from index ${results.length} on (${list.length - results.length} of ${list.length}) were computed but not returned: the answer would pass ` +
+      `the ${limit} byte response limit. ` +
+      (sdf
+        ? `Send the SDF records from record ${results.length + 1} on (index ${results.length}) to get them, or fewer keys with fields.`
+        : `Send smiles_list from entry ${results.length} on to get them, or fewer keys with fields.`);
+  }
+  return answer;
+}
