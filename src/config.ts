@@ -96,6 +96,10 @@ export interface CanvasConfig {
   maxSpillRows: number;
   /** CHEMBL_DATAFRAME_DROP_ENABLED (false): registers chembl_dataframe_drop. */
   dropEnabled: boolean;
+  /** CHEMATIC_CANVAS_MAX_TABLE_ROWS (100000): rows one canvas table holds at most (a spill's cap always fits). */
+  maxTableRows: number;
+  /** CHEMATIC_CANVAS_MAX_MB (256), in bytes: estimated data one canvas holds at most over all its tables. */
+  maxBytes: number;
 }
 
 export const DEFAULT_MAX_SPILL_ROWS = 50_000;
@@ -133,6 +137,8 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     dir: enabled ? parseCanvasDir("CHEMATIC_CANVAS_DIR", env.CHEMATIC_CANVAS_DIR) : null,
     maxSpillRows: parseInteger("CHEMBL_MAX_SPILL_ROWS", env.CHEMBL_MAX_SPILL_ROWS, DEFAULT_MAX_SPILL_ROWS, 1, 1_000_000),
     dropEnabled: dataframeDropEnabled(env),
+    maxTableRows: parseInteger("CHEMATIC_CANVAS_MAX_TABLE_ROWS", env.CHEMATIC_CANVAS_MAX_TABLE_ROWS, 100_000, 1, 10_000_000),
+    maxBytes: parseInteger("CHEMATIC_CANVAS_MAX_MB", env.CHEMATIC_CANVAS_MAX_MB, 256, 1, 65_536) * 1024 * 1024,
   };
 }
 

@@ -26,6 +26,10 @@ export const ERROR_HINTS = {
     "The upstream service did not answer within the call's deadline; retry later (a narrower query does not help a service that is not answering).",
   CANVAS_DISABLED: "The canvas is off on this server; request results inline with a limit and cursor instead.",
   CANVAS_NOT_FOUND: "The canvas id is unknown or expired; re-run the query that staged it.",
+  CANVAS_FULL:
+    "The table or the canvas would pass its cap (details.max_table_rows or details.max_bytes); split the data over tables or canvases, or drop tables first.",
+  PATH_REFUSED:
+    "Name a regular .smi, .csv, .sdf or .sdf.gz file inside the import directory, by a relative path without '..' (details.reason says what was wrong).",
   QUERY_REFUSED: "Send exactly one read-only SELECT or WITH statement against the staged tables.",
   QUERY_TIMEOUT: "The SQL query exceeded its time budget; add filters or a LIMIT and retry.",
   TOOL_DISABLED: "The tool is switched off on this server; details.setting names the variable an operator sets to enable it.",

@@ -47,6 +47,10 @@ export const CANVAS_DEFAULTS = {
   queueWaitMs: 3_000,
   /** Rows per appended chunk (DuckDB's vector size): the event loop gets a turn between chunks. */
   appendChunkRows: 2048,
+  /** Rows one table holds at most (CHEMATIC_CANVAS_MAX_TABLE_ROWS; never below CHEMBL_MAX_SPILL_ROWS, so a spill fits). */
+  maxTableRows: 100_000,
+  /** Estimated data bytes one canvas holds at most, over all its tables (CHEMATIC_CANVAS_MAX_MB). */
+  maxBytes: 256 * 1024 * 1024,
 };
 
 /** The memory limit of one canvas: room for two views of maxSpillRows rows, each twice during a swap. */
@@ -71,6 +75,36 @@ export interface TableMeta {
   row_count: number;
   staged_at: string;
   provenance: Record<string, unknown>;
+  /** Estimated data bytes (see estimateBytes), counted against the canvas's byte cap. */
+  bytes: number;
+}
+
+/**
+ * The data bytes rows hold, estimated the same way for every table: a string its UTF-8 length plus 4, a
+ * number 8, a boolean 1, a NULL 1. Not DuckDB's own footprint (it compresses, indexes and pads), but a
+ * stable measure the byte cap counts in.
+ */
+export function estimateBytes(rows: readonly CellValue[][]): number {
+  let bytes = 0;
+  for (const row of rows) for (const v of row) bytes += typeof v === "string" ? Buffer.byteLength(v, "utf8") + 4 : typeof v === "number" ? 8 : 1;
+  return bytes;
+}
+
+/** The narrowest type holding values of both types (numbers widen to DOUBLE, anything else mixed to VARCHAR). */
+export function widenType(a: ColumnType, b: ColumnType): ColumnType {
+  if (a === b) return a;
+  const rank: Partial<Record<ColumnType, number>> = { INTEGER: 0, BIGINT: 1, DOUBLE: 2 };
+  const ra = rank[a];
+  const rb = rank[b];
+  if (ra !== undefined && rb !== undefined) return ra >= rb ? a : b;
+  return "VARCHAR";
+}
+
+/** A value as a column of (possibly widened) type `type` takes it: a number or boolean in a VARCHAR column becomes its text. */
+function coerceTo(type: ColumnType, v: CellValue): CellValue {
+  if (v === null) return null;
+  if (type === "VARCHAR" && typeof v !== "string") return String(v);
+  return v;
 }
 
 export interface QueryOptions {
@@ -98,6 +132,10 @@ export interface CanvasManagerOptions {
   queryTimeoutMs?: number;
   maxConcurrentQueries?: number;
   queueWaitMs?: number;
+  /** Rows a table holds at most (default: CANVAS_DEFAULTS.maxTableRows, or the spill cap when larger). */
+  maxTableRows?: number;
+  /** Estimated bytes a canvas holds at most (default CANVAS_DEFAULTS.maxBytes). */
+  maxBytes?: number;
   now?: () => number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
@@ -183,45 +221,162 @@ export class Canvas {
     return run;
   }
 
+  /** Estimated data bytes of all this canvas's tables (see estimateBytes). */
+  usedBytes(): number {
+    let bytes = 0;
+    for (const t of this.tables.values()) bytes += t.bytes;
+    return bytes;
+  }
+
+  /**
+   * CANVAS_FULL when table `name` holding `rows` rows and `bytes` bytes (in place of what it holds now)
+   * would pass the rows-per-table or the bytes-per-canvas cap. Writers call it before they write.
+   */
+  checkBounds(name: string, rows: number, bytes: number): void {
+    const max = this.manager.maxTableRows;
+    if (rows > max) {
+      throw new ToolError(
+        "CANVAS_FULL",
+        `Table ${name} would hold ${rows} rows; a canvas table holds at most ${max}`,
+        { table: name, rows, max_table_rows: max },
+        `Import at most ${max} rows into one table: split the set over several tables (another table name), or drop rows you do not need first.`,
+      );
+    }
+    const others = this.usedBytes() - (this.tables.get(name)?.bytes ?? 0);
+    if (others + bytes > this.manager.maxBytes) {
+      throw new ToolError(
+        "CANVAS_FULL",
+        `Canvas ${this.id} would hold about ${others + bytes} bytes of data; a canvas holds at most ${this.manager.maxBytes}`,
+        { table: name, bytes: others + bytes, max_bytes: this.manager.maxBytes, tables: [...this.tables.keys()] },
+        "Drop tables you no longer need (chembl_dataframe_drop), or put the data on a new canvas (omit canvas_id).",
+      );
+    }
+  }
+
   /**
    * Stages `rows` as table `name` with the given explicit column types: into a new temporary table first,
    * then swapped in (drop the old, rename the new) in one transaction. A failure or a cancellation before
    * the swap's COMMIT (during the swap too) drops the temporary table and leaves the earlier one as it was.
+   * CANVAS_FULL (checkBounds) before anything is written when the table or the canvas would pass its cap.
    */
   stage(name: string, columns: ColumnSpec[], rows: readonly CellValue[][], provenance: Record<string, unknown>, signal?: AbortSignal): Promise<TableMeta> {
     if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
+    const bytes = estimateBytes(rows);
     return this.hold(() =>
       this.serialise(async () => {
         if (this.closed) throw this.manager.notFound(this.id);
-        const connection = await this.instance.connect();
-        const staging = `_staging_${randomBytes(6).toString("hex")}`;
-        let swapped = false;
-        try {
-          await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
-          await this.append(connection, staging, columns, rows, signal);
-          if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-          // The swap is one transaction. A cancellation that arrives before its COMMIT rolls it back (the
-          // earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
-          await connection.run("BEGIN TRANSACTION");
-          try {
-            await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
-            await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
-            if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-            await connection.run("COMMIT");
-            swapped = true;
-          } catch (e) {
-            await connection.run("ROLLBACK").catch(() => undefined);
-            throw e;
-          }
-          const meta: TableMeta = { name, columns, row_count: rows.length, staged_at: new Date(this.manager.now()).toISOString(), provenance };
-          this.tables.set(name, meta);
-          return meta;
-        } finally {
-          if (!swapped) await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
-          connection.closeSync();
-        }
+        this.checkBounds(name, rows.length, bytes);
+        return this.writeTable(name, columns, undefined, rows, signal, (meta) => ({
+          ...meta,
+          row_count: rows.length,
+          bytes,
+          provenance,
+        }));
       }),
     );
+  }
+
+  /**
+   * Appends `rows` (given in `columns`, by name) to table `name`, as one swap like stage: a column the table
+   * lacks is added (earlier rows NULL), a column whose type differs is widened (widenType: numbers to DOUBLE,
+   * other mixes to VARCHAR, the earlier values cast by DuckDB), and a table column the rows lack is NULL in
+   * them. `provenance` is merged over the table's. CANVAS_FULL before anything is written past a cap;
+   * INVALID_ARGUMENTS when the table does not exist.
+   */
+  appendRows(
+    name: string,
+    columns: ColumnSpec[],
+    rows: readonly CellValue[][],
+    provenance: Record<string, unknown> = {},
+    signal?: AbortSignal,
+  ): Promise<TableMeta> {
+    return this.hold(() =>
+      this.serialise(async () => {
+        if (this.closed) throw this.manager.notFound(this.id);
+        const existing = this.tables.get(name);
+        if (!existing) throw this.noTable(name);
+        const merged: ColumnSpec[] = existing.columns.map((c) => ({ ...c }));
+        for (const c of columns) {
+          const at = merged.find((m) => m.name === c.name);
+          if (at) at.type = widenType(at.type, c.type);
+          else merged.push({ ...c });
+        }
+        const index = new Map(columns.map((c, i) => [c.name, i]));
+        const full = rows.map((row) =>
+          merged.map((m) => {
+            const i = index.get(m.name);
+            return i === undefined ? null : coerceTo(m.type, row[i] ?? null);
+          }),
+        );
+        const bytes = existing.bytes + estimateBytes(full);
+        const rowCount = existing.row_count + rows.length;
+        this.checkBounds(name, rowCount, bytes);
+        return this.writeTable(name, merged, existing, full, signal, (meta) => ({
+          ...meta,
+          row_count: rowCount,
+          bytes,
+          provenance: { ...existing.provenance, ...provenance },
+        }));
+      }),
+    );
+  }
+
+  /** INVALID_ARGUMENTS naming the tables there are. */
+  noTable(name: string): ToolError {
+    return new ToolError(
+      "INVALID_ARGUMENTS",
+      `No table ${name} on canvas ${this.id}`,
+      { path: "/table", tables: [...this.tables.keys()] },
+      "Pick a table chembl_dataframe_describe lists.",
+    );
+  }
+
+  /**
+   * The write behind stage and appendRows (inside serialise): a temporary table with `columns`, filled
+   * with the rows of `from` (cast to the new types) when given and then `rows`, swapped in for `name` in
+   * one transaction, and recorded with finish's metadata.
+   */
+  private async writeTable(
+    name: string,
+    columns: ColumnSpec[],
+    from: TableMeta | undefined,
+    rows: readonly CellValue[][],
+    signal: AbortSignal | undefined,
+    finish: (meta: Pick<TableMeta, "name" | "columns" | "staged_at">) => TableMeta,
+  ): Promise<TableMeta> {
+    const connection = await this.instance.connect();
+    const staging = `_staging_${randomBytes(6).toString("hex")}`;
+    let swapped = false;
+    try {
+      await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+      if (from) {
+        const kept = columns.filter((c) => from.columns.some((f) => f.name === c.name));
+        const list = kept.map((c) => quoteIdent(c.name)).join(", ");
+        const casts = kept.map((c) => `CAST(${quoteIdent(c.name)} AS ${c.type})`).join(", ");
+        await connection.run(`INSERT INTO ${quoteIdent(staging)} (${list}) SELECT ${casts} FROM ${quoteIdent(name)}`);
+      }
+      await this.append(connection, staging, columns, rows, signal);
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      // The swap is one transaction. A cancellation that arrives before its COMMIT rolls it back (the
+      // earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
+      await connection.run("BEGIN TRANSACTION");
+      try {
+        await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
+        await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
+        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+        await connection.run("COMMIT");
+        swapped = true;
+      } catch (e) {
+        await connection.run("ROLLBACK").catch(() => undefined);
+        throw e;
+      }
+      const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
+      this.tables.set(name, meta);
+      return meta;
+    } finally {
+      if (!swapped) await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
+      connection.closeSync();
+    }
   }
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
@@ -277,14 +432,7 @@ export class Canvas {
   dropTable(name: string): Promise<void> {
     return this.hold(() =>
       this.serialise(async () => {
-        if (!this.tables.has(name)) {
-          throw new ToolError(
-            "INVALID_ARGUMENTS",
-            `No table ${name} on canvas ${this.id}`,
-            { path: "/table", tables: [...this.tables.keys()] },
-            "Pick a table chembl_dataframe_describe lists.",
-          );
-        }
+        if (!this.tables.has(name)) throw this.noTable(name);
         const connection = await this.instance.connect();
         try {
           await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
@@ -453,6 +601,8 @@ export class CanvasManager {
   readonly maxConcurrentQueries: number;
   readonly queueWaitMs: number;
   readonly appendChunkRows = CANVAS_DEFAULTS.appendChunkRows;
+  readonly maxTableRows: number;
+  readonly maxBytes: number;
   readonly querySlots: Semaphore;
   readonly now: () => number;
   private readonly loader: DuckDbLoader;
@@ -467,7 +617,7 @@ export class CanvasManager {
   private closing = false;
 
   constructor(
-    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows">,
+    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> & Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes">>,
     options: CanvasManagerOptions = {},
     private readonly offReason = "CHEMATIC_CANVAS=off",
   ) {
@@ -482,6 +632,9 @@ export class CanvasManager {
     this.queryTimeoutMs = options.queryTimeoutMs ?? CANVAS_DEFAULTS.queryTimeoutMs;
     this.maxConcurrentQueries = options.maxConcurrentQueries ?? CANVAS_DEFAULTS.maxConcurrentQueries;
     this.queueWaitMs = options.queueWaitMs ?? CANVAS_DEFAULTS.queueWaitMs;
+    // A spill of CHEMBL_MAX_SPILL_ROWS rows always fits one table.
+    this.maxTableRows = Math.max(options.maxTableRows ?? config.maxTableRows ?? CANVAS_DEFAULTS.maxTableRows, config.maxSpillRows);
+    this.maxBytes = options.maxBytes ?? config.maxBytes ?? CANVAS_DEFAULTS.maxBytes;
     this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
