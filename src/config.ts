@@ -100,6 +100,10 @@ export interface CanvasConfig {
   maxTableRows: number;
   /** CHEMATIC_CANVAS_MAX_MB (256), in bytes: estimated data one canvas holds at most over all its tables. */
   maxBytes: number;
+  /** CHEMATIC_IMPORT_DIR: an existing, readable directory (real path) canvas_import may read files from; null (default) switches path imports off. */
+  importDir: string | null;
+  /** CHEMATIC_IMPORT_MAX_MB (128), in bytes: the largest file (or .sdf.gz content) canvas_import reads. */
+  importMaxBytes: number;
 }
 
 export const DEFAULT_MAX_SPILL_ROWS = 50_000;
@@ -109,7 +113,7 @@ export const DEFAULT_MAX_SPILL_ROWS = 50_000;
  * naming an existing writable directory. The answer is its real path (symlinks resolved), so every path
  * the canvas derives from it can be checked to stay inside it.
  */
-export function parseCanvasDir(name: string, value: string | undefined): string | null {
+export function parseCanvasDir(name: string, value: string | undefined, writable = true): string | null {
   if (value === undefined || value.trim() === "") return null;
   const raw = value.trim();
   // eslint-disable-next-line no-control-regex
@@ -120,9 +124,11 @@ export function parseCanvasDir(name: string, value: string | undefined): string 
   try {
     real = realpathSync(normalize(raw));
     if (!statSync(real).isDirectory()) throw new Error("not a directory");
-    accessSync(real, fsConstants.R_OK | fsConstants.W_OK | fsConstants.X_OK);
+    accessSync(real, fsConstants.R_OK | (writable ? fsConstants.W_OK : 0) | fsConstants.X_OK);
   } catch (e) {
-    throw new ConfigError(`${name} must name an existing writable directory, got "${raw}" (${(e as Error).message.split("\n")[0]})`);
+    throw new ConfigError(
+      `${name} must name an existing ${writable ? "writable" : "readable"} directory, got "${raw}" (${(e as Error).message.split("\n")[0]})`,
+    );
   }
   if (real === sep) throw new ConfigError(`${name} must not be the file system root`);
   return real;
@@ -139,6 +145,8 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     dropEnabled: dataframeDropEnabled(env),
     maxTableRows: parseInteger("CHEMATIC_CANVAS_MAX_TABLE_ROWS", env.CHEMATIC_CANVAS_MAX_TABLE_ROWS, 100_000, 1, 10_000_000),
     maxBytes: parseInteger("CHEMATIC_CANVAS_MAX_MB", env.CHEMATIC_CANVAS_MAX_MB, 256, 1, 65_536) * 1024 * 1024,
+    importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false) : null,
+    importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
   };
 }
 

@@ -4,7 +4,7 @@
  * codes it may answer, a time budget, and a handler that returns a plain object computed once. The server
  * decides how each protocol era wraps that object.
  */
-import type { ErrorCode } from "../domain/errors.js";
+import type { DomainErrorPayload, ErrorCode } from "../domain/errors.js";
 import type { RDKit } from "../domain/chem/rdkit.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -55,7 +55,21 @@ export interface ChemRunner {
    * time its call has left. Rejects with the tool's ToolError.
    */
   run<A, R>(tool: ChemTool<A, R>, args: A): Promise<R>;
+  /**
+   * Runs a chemistry tool on many entries as one list call (WorkerPool.runList: chunks over all workers),
+   * within the caller's remaining time (or `budgetMs` when smaller). One outcome per entry, in order; an
+   * entry the budget left undone answers TIMEOUT. Rejects only on cancellation or BUSY.
+   */
+  runList?<A, R>(tool: ChemTool<A, R>, items: A[], options?: ChemListOptions): Promise<Array<ChemListOutcome<R>>>;
 }
+
+export interface ChemListOptions {
+  budgetMs?: number;
+  /** After each chunk: entries done so far, of all. */
+  onChunk?: (done: number, total: number) => void;
+}
+
+export type ChemListOutcome<R> = { ok: true; value: R } | { ok: false; error: DomainErrorPayload };
 
 export interface ToolBase {
   name: string;

@@ -16,10 +16,10 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
-import type { AnyTool, ProgressReporter, ServiceContext } from "../contract/tool.js";
+import type { AnyTool, ChemListOptions, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
 import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
-import { InternalToolError, type WorkerPool } from "./pool.js";
+import { InternalToolError, type ListOutcome, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
@@ -325,6 +325,20 @@ export class McpServer {
     return this.pool.run(name, args, { budgetMs: Math.min(entry.tool.budgetMs, callerBudgetMs), signal });
   }
 
+  /** A chemistry tool run over a list from a service tool: the pool's list machinery, within what the caller's budget leaves. */
+  private runChemList(
+    name: string,
+    items: Record<string, unknown>[],
+    signal: AbortSignal,
+    deadline: number,
+    options: ChemListOptions = {},
+  ): Promise<ListOutcome[]> {
+    const entry = this.registry.get(name);
+    if (!entry || entry.tool.kind !== "chem") return Promise.reject(new Error(`no chemistry tool named ${name}`));
+    const left = Math.max(1, deadline - Date.now());
+    return this.pool.runList(name, items, { budgetMs: Math.min(left, options.budgetMs ?? left), signal, onChunk: options.onChunk });
+  }
+
   /**
    * Runs main-thread work (service tools, resource reads) under a time budget: the work sees an AbortSignal
    * that fires on cancellation or at the budget, and the caller gets TIMEOUT (or CancelledError) at once
@@ -334,14 +348,21 @@ export class McpServer {
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(), budgetMs);
     const signal = AbortSignal.any([ctx.signal, budget.signal]);
+    const deadline = Date.now() + budgetMs;
     try {
       return await Promise.race([
         work({
           signal,
           progress: ctx.progress ?? (() => {}),
-          deadline: Date.now() + budgetMs,
+          deadline,
           progressTracked: ctx.progress !== undefined,
-          chem: { run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>> },
+          chem: {
+            run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>>,
+            runList: (tool, items, options) =>
+              this.runChemList(tool.name, items as Record<string, unknown>[], signal, deadline, options) as Promise<
+                Array<ChemListOutcome<ReturnType<typeof tool.run>>>
+              >,
+          },
         }),
         new Promise<never>((_, reject) => {
           const onAbort = () =>

@@ -3,7 +3,7 @@ import { SOURCE_SCHEMA, compactSource, type CompactSource, arr, int, markdownCon
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { Source } from "../domain/chembl/types.js";
-import type { ServiceTool } from "../contract/tool.js";
+import type { JsonSchema, ServiceTool } from "../contract/tool.js";
 
 interface Args {
   canvas_id: string;
@@ -20,6 +20,8 @@ interface DescribedTable {
   applied_filters: Record<string, unknown> | null;
   source: CompactSource | null;
   columns: Array<{ name: string; type: string; description: string }>;
+  /** For a canvas_import table only. */
+  import?: { sources: string[]; calls: number };
 }
 
 export interface DataframeDescribeResult {
@@ -66,6 +68,11 @@ export function renderDescribe(r: DataframeDescribeResult): string {
   return lines.join("\n");
 }
 
+/** The schema with `keys` no longer required. */
+function optional(keys: string[], schema: JsonSchema): JsonSchema {
+  return { ...schema, required: (schema.required as string[]).filter((k) => !keys.includes(k)) };
+}
+
 export function createChemblDataframeDescribeTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, DataframeDescribeResult> {
   return {
     kind: "service",
@@ -73,9 +80,9 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
     name: "chembl_dataframe_describe",
     title: "ChEMBL: describe a canvas",
     description:
-      "Lists the tables chembl_get_bioactivities staged on a canvas and their columns, to read before querying them with chembl_dataframe_query. " +
-      "For each table: the columns with their DuckDB types and meaning, the row count, and where it came from (potency view, filters, the " +
-      "view's total, whether the row cap or the time budget truncated it, the ChEMBL release and licence).",
+      "Lists a canvas's tables (staged by chembl_get_bioactivities, or imported by canvas_import) and their columns, to read before querying them with " +
+      "chembl_dataframe_query. For each table: the columns with their DuckDB types and meaning, the row count, and where it came from (potency view, " +
+      "filters, the view's total, whether the row cap or the time budget truncated it, the ChEMBL release and licence; for an import, its sources).",
     annotations: CANVAS_READ_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -89,21 +96,28 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
         canvas_id: str("The canvas."),
         tables: arr(
           "Its tables, by name.",
-          obj("One staged table.", {
-            name: str("Table name (use it in SQL)."),
-            row_count: int("Rows staged."),
-            staged_at: str("When it was staged (ISO 8601)."),
-            potency_view: nstr("The chembl_get_bioactivities view it holds (potency_ranked or null_potency)."),
-            total_count: nint("Rows in the whole view, as ChEMBL counted them."),
-            truncated: { type: "boolean", description: "Whether the table holds fewer rows than the view." },
-            truncated_by: nstr("row_cap or time_budget when truncated, else null."),
-            applied_filters: { type: ["object", "null"], description: "The filters the view was read with (as chembl_get_bioactivities reports them)." },
-            source: { ...SOURCE_SCHEMA, type: ["object", "null"] },
-            columns: arr(
-              "Its columns, in order.",
-              obj("One column.", { name: str("Column name."), type: str("DuckDB type."), description: str("What it holds.") }),
-            ),
-          }),
+          optional(
+            ["import"],
+            obj("One table.", {
+              name: str("Table name (use it in SQL)."),
+              row_count: int("Rows staged."),
+              staged_at: str("When it was staged (ISO 8601)."),
+              potency_view: nstr("The chembl_get_bioactivities view it holds (potency_ranked or null_potency)."),
+              total_count: nint("Rows in the whole view, as ChEMBL counted them."),
+              truncated: { type: "boolean", description: "Whether the table holds fewer rows than the view." },
+              truncated_by: nstr("row_cap or time_budget when truncated, else null."),
+              applied_filters: { type: ["object", "null"], description: "The filters the view was read with (as chembl_get_bioactivities reports them)." },
+              source: { ...SOURCE_SCHEMA, type: ["object", "null"] },
+              columns: arr(
+                "Its columns, in order.",
+                obj("One column.", { name: str("Column name."), type: str("DuckDB type."), description: str("What it holds.") }),
+              ),
+              import: obj("Present only for a canvas_import table.", {
+                sources: arr("What it was imported from (smiles_list, sdf, csv, path:<kind>).", { type: "string", description: "A source." }),
+                calls: int("Import calls that made it (1 + appends)."),
+              }),
+            }),
+          ),
         ),
         idle_expiry_minutes: int("The canvas closes after this many minutes without a call that uses it."),
       },
@@ -120,7 +134,7 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
         canvas_id: canvas.id,
         tables: canvas.describe().map((t) => {
           const p = t.provenance;
-          return {
+          const described: DescribedTable = {
             name: t.name,
             row_count: t.row_count,
             staged_at: t.staged_at,
@@ -132,6 +146,8 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
             source: p.source && typeof p.source === "object" ? compactSource(p.source as Source) : null,
             columns: t.columns.map((c) => ({ name: c.name, type: c.type, description: c.description })),
           };
+          if (p.kind === "import") described.import = { sources: (p.sources as string[] | undefined) ?? [], calls: typeof p.calls === "number" ? p.calls : 1 };
+          return described;
         }),
         idle_expiry_minutes: Math.round(manager.idleMs / 60_000),
       };

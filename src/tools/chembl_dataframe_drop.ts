@@ -39,7 +39,7 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
     name: "chembl_dataframe_drop",
     title: "ChEMBL: drop a staged table",
     description:
-      "Frees a staged table early: drops one table (bioactivities or bioactivities_null_potency) from a canvas, or, with table omitted, the " +
+      "Frees a table early: drops one table (bioactivities, bioactivities_null_potency, or one canvas_import made) from a canvas, or, with table omitted, the " +
       "whole canvas (its canvas_id then answers CANVAS_NOT_FOUND). Canvases also expire by themselves after 30 minutes idle; use this when " +
       "you are done with a large table and the server is busy.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: true },
@@ -47,7 +47,12 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
       type: "object",
       properties: {
         canvas_id: canvasIdProperty(),
-        table: { type: "string", enum: [...Object.values(VIEW_TABLES), ""], description: 'The table to drop; omit (or "") to close the whole canvas.' },
+        table: {
+          type: "string",
+          maxLength: 63,
+          pattern: "^([a-z][a-z0-9_]{0,62})?$",
+          description: `The table to drop (${Object.values(VIEW_TABLES).join(", ")}, or one canvas_import made); omit (or "") to close the whole canvas.`,
+        },
       },
       required: ["canvas_id"],
       additionalProperties: false,

@@ -64,8 +64,8 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
     name: "chembl_dataframe_query",
     title: "ChEMBL: SQL over a canvas",
     description:
-      "Runs one read-only SQL query (SELECT, or WITH followed by SELECT; DuckDB dialect) over the bioactivity tables chembl_get_bioactivities staged on a canvas " +
-      "(bioactivities, bioactivities_null_potency; see chembl_dataframe_describe for columns). Use it to rank, group, count and join thousands " +
+      "Runs one read-only SQL query (SELECT, or WITH followed by SELECT; DuckDB dialect) over a canvas's tables: the bioactivities chembl_get_bioactivities staged " +
+      "(bioactivities, bioactivities_null_potency) and molecule sets canvas_import made (see chembl_dataframe_describe for columns); join them on smiles = canonical_smiles. Use it to rank, group, count and join thousands " +
       "of measurements without reading them all: e.g. the best pchembl_value per parent_molecule_chembl_id within one standard_type. " +
       "Only the canvas's own tables are readable: no files, no settings, no writes, one statement. Output is capped (max_rows, 128 KB) " +
       `and says truncated; a query runs at most ${CANVAS_DEFAULTS.queryTimeoutMs / 1000} s. Values: BIGINT beyond 2^53 and non-finite numbers come back as strings.`,

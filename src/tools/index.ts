@@ -36,6 +36,7 @@ import { chemblGetDocumentsTool } from "./chembl_get_documents.js";
 import { chemblDataframeQueryTool } from "./chembl_dataframe_query.js";
 import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
+import { canvasImportTool } from "./canvas_import.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -70,6 +71,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   chemblGetDocumentsTool,
   chemblDataframeQueryTool,
   chemblDataframeDescribeTool,
+  canvasImportTool,
 ];
 
 /** Every per-molecule chemistry tool names a molblock or CXSMILES input in its results (withInputFormat). */

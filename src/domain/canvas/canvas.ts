@@ -233,15 +233,7 @@ export class Canvas {
    * would pass the rows-per-table or the bytes-per-canvas cap. Writers call it before they write.
    */
   checkBounds(name: string, rows: number, bytes: number): void {
-    const max = this.manager.maxTableRows;
-    if (rows > max) {
-      throw new ToolError(
-        "CANVAS_FULL",
-        `Table ${name} would hold ${rows} rows; a canvas table holds at most ${max}`,
-        { table: name, rows, max_table_rows: max },
-        `Import at most ${max} rows into one table: split the set over several tables (another table name), or drop rows you do not need first.`,
-      );
-    }
+    if (rows > this.manager.maxTableRows) throw this.manager.tooManyRows(name, rows);
     const others = this.usedBytes() - (this.tables.get(name)?.bytes ?? 0);
     if (others + bytes > this.manager.maxBytes) {
       throw new ToolError(
@@ -603,6 +595,9 @@ export class CanvasManager {
   readonly appendChunkRows = CANVAS_DEFAULTS.appendChunkRows;
   readonly maxTableRows: number;
   readonly maxBytes: number;
+  /** CHEMATIC_IMPORT_DIR (real path), or null: canvas_import's path argument is off. */
+  readonly importDir: string | null;
+  readonly importMaxBytes: number;
   readonly querySlots: Semaphore;
   readonly now: () => number;
   private readonly loader: DuckDbLoader;
@@ -617,7 +612,7 @@ export class CanvasManager {
   private closing = false;
 
   constructor(
-    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> & Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes">>,
+    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> & Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes">>,
     options: CanvasManagerOptions = {},
     private readonly offReason = "CHEMATIC_CANVAS=off",
   ) {
@@ -635,6 +630,8 @@ export class CanvasManager {
     // A spill of CHEMBL_MAX_SPILL_ROWS rows always fits one table.
     this.maxTableRows = Math.max(options.maxTableRows ?? config.maxTableRows ?? CANVAS_DEFAULTS.maxTableRows, config.maxSpillRows);
     this.maxBytes = options.maxBytes ?? config.maxBytes ?? CANVAS_DEFAULTS.maxBytes;
+    this.importDir = config.importDir ?? null;
+    this.importMaxBytes = config.importMaxBytes ?? 128 * 1024 * 1024;
     this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
@@ -662,6 +659,17 @@ export class CanvasManager {
       },
     );
     return this.duckdb;
+  }
+
+  /** CANVAS_FULL for a table that would hold `rows` rows, past maxTableRows. */
+  tooManyRows(name: string, rows: number): ToolError {
+    const max = this.maxTableRows;
+    return new ToolError(
+      "CANVAS_FULL",
+      `Table ${name} would hold ${rows} rows; a canvas table holds at most ${max}`,
+      { table: name, rows, max_table_rows: max },
+      `Import at most ${max} rows into one table: split the set over several tables (another table name), or drop rows you do not need first.`,
+    );
   }
 
   disabledError(): ToolError {

@@ -1,0 +1,274 @@
+/**
+ * Reading molecule sets for canvas_import: SMILES lists, CSV text, SDF text (split by the same splitSdf the
+ * list calls use), .smi files, and files inside CHEMATIC_IMPORT_DIR behind a path guard. Nothing here
+ * touches RDKit: the records carry the text each molecule is parsed from, and the tool canonicalises them
+ * in the worker pool.
+ *
+ * Column types are inferred per column from the text values: all integers (safe in a double) -> BIGINT,
+ * all numbers -> DOUBLE, anything else -> VARCHAR; an empty value is NULL and does not vote.
+ */
+import { constants as fsConstants } from "node:fs";
+import { lstat, open, realpath } from "node:fs/promises";
+import { isAbsolute, normalize, resolve } from "node:path";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
+import { splitSdf } from "../chem/input-format.js";
+import { ToolError } from "../errors.js";
+import type { CellValue, ColumnType } from "./canvas.js";
+import { isInside } from "./paths.js";
+
+/** One molecule to import. */
+export interface ImportRecord {
+  /** What the row's `input` column keeps: the SMILES as given, or an SDF record's title ("sdf record N" when blank). */
+  input: string;
+  /** The text canonical SMILES is computed from (the SMILES, or the record's molblock). */
+  molecule: string;
+  /** An identifier (CSV id_column, a .smi line's name), when the source has one. */
+  id?: string | null;
+  /** Data values by column name (CSV columns, SDF tags). */
+  data?: Record<string, string>;
+  /** Why the record is not a molecule before any parsing (an SDF record without M  END, an empty SMILES). */
+  problem?: string;
+}
+
+export interface ImportSource {
+  records: ImportRecord[];
+  /** Data column names, in first-seen order. */
+  dataColumns: string[];
+  /** Whether records carry an id. */
+  hasId: boolean;
+}
+
+const INTEGER_RE = /^[+-]?\d+$/;
+const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** The explicit type of a column of text values (see the module comment). */
+export function inferColumnType(values: Iterable<string | null | undefined>): ColumnType {
+  let type: ColumnType | null = null;
+  for (const raw of values) {
+    if (raw === null || raw === undefined) continue;
+    const v = raw.trim();
+    if (v === "") continue;
+    if (INTEGER_RE.test(v) && Number.isSafeInteger(Number(v))) type ??= "BIGINT";
+    else if (NUMBER_RE.test(v) && Number.isFinite(Number(v))) type = type === "BIGINT" || type === null ? "DOUBLE" : type;
+    else return "VARCHAR";
+  }
+  return type ?? "VARCHAR";
+}
+
+/** A text value as a cell of `type` (empty -> NULL; numbers parsed; text kept as given). */
+export function toCell(type: ColumnType, raw: string | null | undefined): CellValue {
+  if (raw === null || raw === undefined || raw.trim() === "") return null;
+  if (type === "BIGINT" || type === "INTEGER" || type === "DOUBLE") return Number(raw.trim());
+  return raw;
+}
+
+/** RFC 4180 rows: fields separated by `delimiter`, "quoted" fields may hold delimiters, newlines and "" quotes. */
+export function parseCsv(text: string, delimiter: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      field += ch;
+      i++;
+      continue;
+    }
+    if (ch === '"' && field === "") {
+      quoted = true;
+      i++;
+    } else if (ch === delimiter) {
+      row.push(field);
+      field = "";
+      i++;
+    } else if (ch === "\n" || ch === "\r") {
+      row.push(field);
+      field = "";
+      rows.push(row);
+      row = [];
+      i += ch === "\r" && text[i + 1] === "\n" ? 2 : 1;
+    } else {
+      field += ch;
+      i++;
+    }
+  }
+  if (field !== "" || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows.filter((r) => !(r.length === 1 && r[0]!.trim() === ""));
+}
+
+/** The delimiter of a CSV: a tab when the header line holds one and no comma, a semicolon likewise, else a comma. */
+export function csvDelimiter(text: string): string {
+  const header = text.slice(0, text.search(/\r?\n|$/));
+  if (header.includes(",")) return ",";
+  if (header.includes("\t")) return "\t";
+  if (header.includes(";")) return ";";
+  return ",";
+}
+
+function invalid(message: string, path: string, details: Record<string, unknown> = {}, hint?: string): ToolError {
+  return new ToolError("INVALID_ARGUMENTS", message, { path, ...details }, hint);
+}
+
+/** CSV text with a header: the SMILES from smiles_column, the id from id_column, every other column as data. */
+export function csvSource(text: string, smilesColumn: string, idColumn: string | undefined, path = "/csv"): ImportSource {
+  const rows = parseCsv(text.replace(/^\uFEFF/, ""), csvDelimiter(text));
+  const header = rows[0];
+  if (!header) throw invalid("Invalid arguments: the csv has no header line", path);
+  const names = header.map((h) => h.trim());
+  const at = names.indexOf(smilesColumn);
+  if (at < 0)
+    throw invalid(
+      `Invalid arguments: the csv has no column ${JSON.stringify(smilesColumn)}`,
+      "/smiles_column",
+      { columns: names.slice(0, 50) },
+      "Name the SMILES column with smiles_column (one of details.columns).",
+    );
+  const idAt = idColumn === undefined ? -1 : names.indexOf(idColumn);
+  if (idColumn !== undefined && idAt < 0)
+    throw invalid(`Invalid arguments: the csv has no column ${JSON.stringify(idColumn)}`, "/id_column", { columns: names.slice(0, 50) });
+  const dataAt = names.map((_, i) => i).filter((i) => i !== at && i !== idAt);
+  const dataColumns = dataAt.map((i) => names[i]!);
+  const records: ImportRecord[] = rows.slice(1).map((cells) => {
+    const smiles = (cells[at] ?? "").trim();
+    const data: Record<string, string> = {};
+    for (let k = 0; k < dataAt.length; k++) data[dataColumns[k]!] = cells[dataAt[k]!] ?? "";
+    const record: ImportRecord = { input: smiles, molecule: smiles, data };
+    if (idAt >= 0) record.id = cells[idAt] ?? null;
+    if (smiles === "") record.problem = "the SMILES cell is empty";
+    return record;
+  });
+  return { records, dataColumns, hasId: idAt >= 0 };
+}
+
+/** A SMILES list: each entry as given. */
+export function smilesListSource(list: readonly string[]): ImportSource {
+  return {
+    records: list.map((s) => {
+      const smiles = s.trim();
+      return smiles === "" ? { input: s, molecule: s, problem: "the SMILES is empty" } : { input: smiles, molecule: smiles };
+    }),
+    dataColumns: [],
+    hasId: false,
+  };
+}
+
+/** A .smi text: one molecule a line, the SMILES then (after a space or tab) its name; blank and # lines skipped, a "SMILES ..." header line too. */
+export function smiSource(text: string): ImportSource {
+  const records: ImportRecord[] = [];
+  let first = true;
+  for (const line of text.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) continue;
+    const m = /^(\S+)(?:\s+(.*))?$/.exec(trimmed)!;
+    if (first && m[1]!.toLowerCase() === "smiles") {
+      first = false;
+      continue;
+    }
+    first = false;
+    records.push({ input: m[1]!, molecule: m[1]!, id: m[2]?.trim() || null });
+  }
+  return { records, dataColumns: [], hasId: true };
+}
+
+/** SDF text: one record a molecule (splitSdf), its title as `input` ("sdf record N" when blank), its tags as data. */
+export function sdfSource(text: string, firstRecord = 1): ImportSource {
+  const dataColumns: string[] = [];
+  const seen = new Set<string>();
+  const records = splitSdf(text).map((r, i): ImportRecord => {
+    const input = r.title !== "" ? r.title : `sdf record ${firstRecord + i}`;
+    for (const tag of Object.keys(r.properties ?? {}))
+      if (!seen.has(tag)) {
+        seen.add(tag);
+        dataColumns.push(tag);
+      }
+    const record: ImportRecord = { input, molecule: r.molblock ?? "" };
+    if (r.properties) record.data = r.properties;
+    if (r.problem !== undefined) record.problem = r.problem;
+    return record;
+  });
+  return { records, dataColumns, hasId: false };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Files inside CHEMATIC_IMPORT_DIR
+
+export type ImportFileKind = "smi" | "csv" | "sdf" | "sdf.gz";
+
+/** The kind a file name says (by its extension, case-insensitive), or null. */
+export function importKind(name: string): ImportFileKind | null {
+  const lower = name.toLowerCase();
+  if (lower.endsWith(".sdf.gz")) return "sdf.gz";
+  if (lower.endsWith(".sdf")) return "sdf";
+  if (lower.endsWith(".csv")) return "csv";
+  if (lower.endsWith(".smi")) return "smi";
+  return null;
+}
+
+function refused(reason: string, message: string, extra: Record<string, unknown> = {}): ToolError {
+  return new ToolError("PATH_REFUSED", message, { path: "/path", reason, ...extra });
+}
+
+/**
+ * The text of the file `rel` names inside `dir` (a real, absolute directory), or PATH_REFUSED: a path with
+ * a ".." segment or a control character (traversal), an absolute path outside the directory (outside), a
+ * file whose real path (symlinks resolved) leaves it (symlink_out), a missing file (not_found), anything but
+ * a regular file: a directory, device, FIFO or socket (not_regular), a file (or a .gz's content) over
+ * maxBytes (too_large), an extension other than .smi, .csv, .sdf, .sdf.gz (extension). The file is opened
+ * once, without blocking, and checked again through its descriptor.
+ */
+export async function readImportFile(dir: string, rel: string, maxBytes: number): Promise<{ text: string; kind: ImportFileKind; bytes: number }> {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(rel)) throw refused("traversal", "The path holds a control character");
+  if (rel.split(/[\\/]+/).some((seg) => seg === "..")) throw refused("traversal", "The path climbs out with '..'; name a file inside the import directory");
+  const lexical = isAbsolute(rel) ? normalize(rel) : resolve(dir, rel);
+  if (!isInside(dir, lexical)) throw refused("outside", "The path is outside the import directory");
+  const kind = importKind(lexical);
+  if (!kind) throw refused("extension", "Only .smi, .csv, .sdf and .sdf.gz files are imported");
+  let real: string;
+  try {
+    await lstat(lexical);
+    real = await realpath(lexical);
+  } catch {
+    throw refused("not_found", "No such file in the import directory");
+  }
+  if (!isInside(dir, real)) throw refused("symlink_out", "The path is a symlink (or passes through one) pointing out of the import directory");
+  const handle = await open(real, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW).catch(() => {
+    throw refused("not_regular", "The file cannot be opened as a regular file");
+  });
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw refused("not_regular", "Not a regular file (a directory, device, FIFO or socket)");
+    if (stat.size > maxBytes)
+      throw refused("too_large", `The file holds ${stat.size} bytes; at most ${maxBytes} are imported`, { bytes: stat.size, max_bytes: maxBytes });
+    const raw = await handle.readFile();
+    if (kind !== "sdf.gz") return { text: raw.toString("utf8"), kind, bytes: raw.length };
+    let inflated: Buffer;
+    try {
+      inflated = await promisify(gunzip)(raw, { maxOutputLength: maxBytes });
+    } catch (e) {
+      if (e instanceof RangeError || (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+        throw refused("too_large", `The file's content passes ${maxBytes} bytes once decompressed`, { max_bytes: maxBytes });
+      throw refused("not_regular", `The .sdf.gz file is not valid gzip (${(e as Error).message})`);
+    }
+    return { text: inflated.toString("utf8"), kind, bytes: inflated.length };
+  } finally {
+    await handle.close();
+  }
+}
