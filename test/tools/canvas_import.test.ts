@@ -16,6 +16,7 @@ import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { projectRoot } from "../../src/domain/assets.js";
 import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { MAX_STRING_BYTES } from "../../src/contract/limits.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
 import { createChemblDataframeDescribeTool } from "../../src/tools/chembl_dataframe_describe.js";
@@ -190,6 +191,89 @@ describe("canvas_import from smiles_list", () => {
         ["", null, "INVALID_SMILES"],
       ],
     );
+  });
+});
+
+describe("canvas_import from sdf", () => {
+  test("1,000 records written by native RDKit, in appended calls each within the 256 KiB string limit: tags as typed columns named as the tags, titles as input, canonical smiles native RDKit's", async (t) => {
+    if (!oracle) return skipOracle(t, oracleMissing);
+    // Batches of whole records, each under the codec's string limit.
+    const batches: string[] = [];
+    let current = "";
+    for (const o of oracle) {
+      if (Buffer.byteLength(current + o.sdf!, "utf8") > MAX_STRING_BYTES) {
+        batches.push(current);
+        current = "";
+      }
+      current += o.sdf!;
+    }
+    batches.push(current);
+    assert.ok(batches.length >= 3, `${batches.length} calls`);
+    // A record without M  END, at the end of the last call: an error row, not a failed call.
+    batches[batches.length - 1] += "broken\n  no counts line\n$$$$\n";
+    let canvasId: string | undefined;
+    let last: Value | undefined;
+    for (const [k, sdf] of batches.entries()) {
+      last = await importCall(k === 0 ? { sdf, table: "nci_sdf" } : { sdf, table: "nci_sdf", mode: "append", canvas_id: canvasId });
+      canvasId = last.canvas_id;
+    }
+    assert.equal(last!.counts.table_rows, 1001);
+    assert.equal(last!.failures!.at(-1)!.error, "INVALID_SMILES");
+    assert.deepEqual(last!.columns, [
+      { name: "row_id", type: "BIGINT" },
+      { name: "input", type: "VARCHAR" },
+      { name: "smiles", type: "VARCHAR" },
+      { name: "error", type: "VARCHAR" },
+      { name: "NSC", type: "BIGINT" },
+      { name: "HEAVY", type: "DOUBLE" },
+      { name: "KIND", type: "VARCHAR" },
+    ]);
+    const rows = await allRows(canvasId!, 'SELECT row_id, input, smiles, error, "NSC", "HEAVY", "KIND" FROM nci_sdf ORDER BY row_id');
+    assert.equal(rows.length, 1001);
+    const smiles = lines.map((l) => l.split(/\s+/)[0]!);
+    rows.slice(0, 1000).forEach((r, i) => {
+      const nsc = Number(lines[i]!.split(/\s+/)[1]);
+      assert.equal(r.row_id, i + 1);
+      assert.equal(r.input, `mol-${nsc}`);
+      assert.equal(r.NSC, nsc);
+      assert.equal(typeof r.HEAVY, "number");
+      assert.ok(r.KIND === "ring" || r.KIND === "chain");
+      assert.equal(r.error, null, `row ${i + 1}`);
+    });
+    await checkCanonical(
+      rows.slice(0, 1000).map((r) => r.smiles as string),
+      smiles,
+      oracle.map((o) => o.sdf_canonical ?? null),
+    );
+    assert.deepEqual([rows[1000]!.input, rows[1000]!.smiles, rows[1000]!.error], ["broken", null, "INVALID_SMILES"]);
+  });
+
+  test("a tag named like one of our columns is renamed (case-insensitively) and the rename holds across appends", async () => {
+    const record = (smiles: string, tags: Record<string, string>) =>
+      `t\n     RDKit          2D\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 ${smiles}   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n` +
+      Object.entries(tags)
+        .map(([k, v]) => `>  <${k}>\n${v}\n\n`)
+        .join("") +
+      "$$$$\n";
+    const first = await importCall({ sdf: record("C", { SMILES: "C", "my tag": "1" }), table: "tags" });
+    assert.deepEqual(first.renamed, { SMILES: "SMILES_2" });
+    assert.deepEqual(
+      first.columns.slice(4).map((c) => c.name),
+      ["SMILES_2", "my tag"],
+    );
+    const more = await importCall({ canvas_id: first.canvas_id, sdf: record("N", { SMILES: "N", "my tag": "x" }), table: "tags", mode: "append" });
+    assert.deepEqual(
+      more.columns.slice(4).map((c) => [c.name, c.type]),
+      [
+        ["SMILES_2", "VARCHAR"],
+        ["my tag", "VARCHAR"],
+      ],
+    );
+    const rows = await sql(first.canvas_id, 'SELECT smiles, "SMILES_2", "my tag" FROM tags ORDER BY row_id');
+    assert.deepEqual(rows, [
+      { smiles: "C", SMILES_2: "C", "my tag": "1" },
+      { smiles: "N", SMILES_2: "N", "my tag": "x" },
+    ]);
   });
 });
 
