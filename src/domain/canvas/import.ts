@@ -144,7 +144,15 @@ export function csvSource(text: string, smilesColumn: string, idColumn: string |
   if (idColumn !== undefined && idAt < 0)
     throw invalid(`Invalid arguments: the csv has no column ${JSON.stringify(idColumn)}`, "/id_column", { columns: names.slice(0, 50) });
   const dataAt = names.map((_, i) => i).filter((i) => i !== at && i !== idAt);
-  const dataColumns = dataAt.map((i) => names[i]!);
+  // Header names as keys, made unique (a repeated or empty name gets _2, _3, ... or column_N).
+  const seen = new Set<string>();
+  const dataColumns = dataAt.map((i) => {
+    const base = names[i] || `column_${i + 1}`;
+    let name = base;
+    for (let k = 2; seen.has(name.toLowerCase()); k++) name = `${base}_${k}`;
+    seen.add(name.toLowerCase());
+    return name;
+  });
   const records: ImportRecord[] = rows.slice(1).map((cells) => {
     const smiles = (cells[at] ?? "").trim();
     const data: Record<string, string> = {};
