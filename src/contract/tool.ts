@@ -4,7 +4,7 @@
  * codes it may answer, a time budget, and a handler that returns a plain object computed once. The server
  * decides how each protocol era wraps that object.
  */
-import type { ErrorCode } from "../domain/errors.js";
+import type { DomainErrorPayload, ErrorCode } from "../domain/errors.js";
 import type { RDKit } from "../domain/chem/rdkit.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -55,7 +55,21 @@ export interface ChemRunner {
    * time its call has left. Rejects with the tool's ToolError.
    */
   run<A, R>(tool: ChemTool<A, R>, args: A): Promise<R>;
+  /**
+   * Runs a chemistry tool on each entry in chunks over all workers (the batch machinery of list calls),
+   * within `budgetMs` and the caller's budget: one outcome per entry, in order (entries not done in time
+   * answer TIMEOUT). `onChunk` reports entries done after each chunk. The tool may be a worker-only one
+   * (see workerOnlyTools in src/tools/index.ts).
+   */
+  runList?<A, R>(
+    tool: ChemTool<A, R>,
+    items: A[],
+    options: { budgetMs: number; onChunk?: (done: number, total: number) => void },
+  ): Promise<ChemListOutcome<R>[]>;
 }
+
+/** One entry's outcome of ChemRunner.runList: its value, or the error it answered. */
+export type ChemListOutcome<R> = { ok: true; value: R } | { ok: false; error: DomainErrorPayload };
 
 export interface ToolBase {
   name: string;

@@ -16,7 +16,7 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
-import type { AnyTool, ProgressReporter, ServiceContext } from "../contract/tool.js";
+import type { AnyTool, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
 import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
 import { InternalToolError, type WorkerPool } from "./pool.js";
@@ -341,7 +341,16 @@ export class McpServer {
           progress: ctx.progress ?? (() => {}),
           deadline: Date.now() + budgetMs,
           progressTracked: ctx.progress !== undefined,
-          chem: { run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>> },
+          chem: {
+            run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>>,
+            // Worker-only tools are not in the registry: the worker finds them by name (chemToolsByName).
+            runList: (tool, items, options) =>
+              this.pool.runList(tool.name, items as Record<string, unknown>[], {
+                budgetMs: Math.min(options.budgetMs, budgetMs),
+                signal,
+                ...(options.onChunk ? { onChunk: options.onChunk } : {}),
+              }) as Promise<Array<ChemListOutcome<ReturnType<typeof tool.run>>>>,
+          },
         }),
         new Promise<never>((_, reject) => {
           const onAbort = () =>
