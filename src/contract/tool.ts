@@ -139,6 +139,12 @@ export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknow
   kind: "chem";
   /** Declared by tools whose input is one molecule (`smiles`): they also take `smiles_list`. */
   list?: ListSpec;
+  /**
+   * Arguments the server resolves on the main thread, under the call's budget, before the call goes to a
+   * worker: depict's canvas_id + sql become smiles_list + legends (the canvas lives on the main thread).
+   * The resolved arguments are what run receives.
+   */
+  resolveOnMain?: (args: A, ctx: ServiceContext) => Promise<A>;
   run(args: A, ctx: ChemContext): R;
 }
 
