@@ -78,6 +78,8 @@ export interface KindRequest {
 interface RowArgs {
   smiles: string;
   kinds: KindRequest[];
+  /** Check the kinds' parameters only (query_smiles, smarts): their tools' typed errors, before any row runs. */
+  check?: boolean;
 }
 
 type Cell = string | number | boolean | string[] | null;
@@ -117,7 +119,7 @@ function rowCells(rdkit: RDKit, smiles: string, kinds: readonly KindRequest[]): 
       case "heavy_atom_count":
       case "formula":
       case "qed":
-        cells.push(((props() as Record<string, Cell> | null)?.[k.kind] ?? null));
+        cells.push((props() as Record<string, Cell> | null)?.[k.kind] ?? null);
         break;
       case "sa_score":
         cells.push(once("sa", () => (saScoreTool.run({ smiles }, ctx) as { sa_score: number }).sa_score));
@@ -179,7 +181,14 @@ export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
   outputSchema: { type: "object" },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 15_000,
-  run({ smiles, kinds }, { rdkit }) {
+  run({ smiles, kinds, check }, { rdkit }) {
+    if (check) {
+      for (const k of kinds) {
+        if (k.query_smiles !== undefined) withMol(rdkit, k.query_smiles, () => true, { argName: "query_smiles" });
+        if (k.smarts !== undefined) smartsMatchTool.run({ smiles: "C", smarts: k.smarts }, { rdkit, progress: () => {} });
+      }
+      return { cells: [] };
+    }
     withMol(rdkit, smiles, () => true);
     return { cells: rowCells(rdkit, smiles, kinds) };
   },
@@ -372,10 +381,10 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
       if (!chem?.runList) throw new Error("canvas_annotate needs the chemistry pool");
       const runList = chem.runList.bind(chem);
       const plan = planColumns(args.columns);
-      // Parameters checked once, by the tools that take them, before any row runs.
-      for (const k of plan.kinds) {
-        if (k.query_smiles !== undefined) await chem.run(canonicalSmilesTool, { smiles: k.query_smiles });
-        if (k.smarts !== undefined) await chem.run(smartsMatchTool, { smiles: "C", smarts: k.smarts });
+      // Parameters checked once, in a worker, before any row runs (an invalid SMARTS would otherwise be a NULL in every row).
+      if (plan.kinds.some((k) => k.query_smiles !== undefined || k.smarts !== undefined)) {
+        const [checked] = await runList(canvasAnnotateRowTool, [{ smiles: "C", kinds: plan.kinds, check: true }], { budgetMs: ANNOTATE_WRITE_RESERVE_MS });
+        if (checked && !checked.ok) throw new ToolError(checked.error.code, checked.error.message, checked.error.details, checked.error.hint);
       }
       const canvas = await canvasFor(canvases(), args.canvas_id);
       const meta = canvas.tables.get(args.table);

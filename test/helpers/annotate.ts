@@ -9,7 +9,7 @@ import type { CanvasManager } from "../../src/domain/canvas/canvas.js";
 import type { ChemListOutcome, ChemRunner, ChemTool } from "../../src/contract/tool.js";
 
 export interface LocalRunner extends ChemRunner {
-  /** Entries run by runList so far. */
+  /** Entries run by runList so far (not counting canvas_annotate's parameter checks). */
   listEntries: number;
   /** When set, runList answers TIMEOUT for entries past this many in one call (a budget cut). */
   cutAfter?: number;
@@ -28,7 +28,7 @@ export async function localRunner(rdkit?: RDKit): Promise<LocalRunner> {
             error: new ToolError("TIMEOUT", "this entry was not done within the list's budget", { budget_ms: options.budgetMs }).toPayload(),
           };
         }
-        runner.listEntries++;
+        if ((args as { check?: boolean }).check !== true) runner.listEntries++;
         try {
           return { ok: true, value: tool.run(args, { rdkit: engine, progress: () => {} }) };
         } catch (e) {

@@ -142,7 +142,7 @@ describe("canvas_annotate", () => {
     assert.match(e.message, /another definition/);
   });
 
-  test("through the real worker pool (the worker-only row tool), with progress", async () => {
+  test("through the real worker pool (the worker-only row tool), with progress, parameters checked in a worker even when no other chemistry tool is registered", async () => {
     const pool = new WorkerPool({ size: 2 });
     try {
       const server = new McpServer({ tools: [annotate()], pool, info: { name: "test", version: "0" }, logger: silentLogger });
@@ -150,18 +150,24 @@ describe("canvas_annotate", () => {
       const progress: number[] = [];
       const outcome = await server.runTool(
         "canvas_annotate",
-        { canvas_id: id, table: "library", columns: ["tpsa", "generic_scaffold"] },
+        { canvas_id: id, table: "library", columns: ["tpsa", "generic_scaffold", { kind: "substructure_matches", smarts: "c", as: "aromatic_atoms" }] },
         { signal: new AbortController().signal, progress: (p) => progress.push(p) },
       );
       assert.ok(outcome.ok, JSON.stringify(outcome));
-      assert.equal((outcome.value).invalid_smiles_rows, 1);
+      assert.equal(outcome.value.invalid_smiles_rows, 1);
       assert.ok(progress.length > 0);
-      const got = await rows(id, "SELECT tpsa, generic_scaffold FROM library ORDER BY id");
+      const got = await rows(id, "SELECT tpsa, generic_scaffold, aromatic_atoms FROM library ORDER BY id");
       assert.deepEqual(got, [
-        { tpsa: 20.23, generic_scaffold: "" },
-        { tpsa: 37.3, generic_scaffold: "C1CCCCC1" },
-        { tpsa: null, generic_scaffold: null },
+        { tpsa: 20.23, generic_scaffold: "", aromatic_atoms: 0 },
+        { tpsa: 37.3, generic_scaffold: "C1CCCCC1", aromatic_atoms: 6 },
+        { tpsa: null, generic_scaffold: null, aromatic_atoms: null },
       ]);
+      const bad = await server.runTool(
+        "canvas_annotate",
+        { canvas_id: id, table: "library", columns: [{ kind: "substructure_matches", smarts: "[C", as: "bad" }] },
+        { signal: new AbortController().signal },
+      );
+      assert.ok(!bad.ok && bad.error.code === "INVALID_SMARTS", JSON.stringify(bad));
     } finally {
       await pool.close();
     }
