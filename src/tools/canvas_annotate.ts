@@ -287,7 +287,7 @@ const KIND_ITEM: JsonSchema = {
     {
       type: "object",
       properties: {
-        kind: { type: "string", enum: ANNOTATION_KINDS },
+        kind: { type: "string", enum: ANNOTATION_KINDS, description: "The kind (as in the string form)." },
         as: { type: "string", minLength: 1, maxLength: 63, description: "The column's name (required for ecfp4_similarity and substructure_matches)." },
         query_smiles: { type: "string", minLength: 1, maxLength: 10_000, description: "ecfp4_similarity: the query molecule." },
         smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "substructure_matches: the pattern." },
