@@ -58,7 +58,8 @@ export interface ChemRunner {
   /**
    * Runs a chemistry tool on many entries as one list call (WorkerPool.runList: chunks over all workers),
    * within the caller's remaining time (or `budgetMs` when smaller). One outcome per entry, in order; an
-   * entry the budget left undone answers TIMEOUT. Rejects only on cancellation or BUSY.
+   * entry the budget left undone answers TIMEOUT. Rejects only on cancellation or BUSY. The tool may be a
+   * worker-only one (see WORKER_ONLY_TOOLS in src/tools/index.ts).
    */
   runList?<A, R>(tool: ChemTool<A, R>, items: A[], options?: ChemListOptions): Promise<Array<ChemListOutcome<R>>>;
 }
@@ -69,6 +70,7 @@ export interface ChemListOptions {
   onChunk?: (done: number, total: number) => void;
 }
 
+/** One entry's outcome of ChemRunner.runList: its value, or the error it answered. */
 export type ChemListOutcome<R> = { ok: true; value: R } | { ok: false; error: DomainErrorPayload };
 
 export interface ToolBase {
@@ -139,6 +141,12 @@ export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknow
   kind: "chem";
   /** Declared by tools whose input is one molecule (`smiles`): they also take `smiles_list`. */
   list?: ListSpec;
+  /**
+   * Arguments the server resolves on the main thread, under the call's budget, before the call goes to a
+   * worker: depict's canvas_id + sql become smiles_list + legends (the canvas lives on the main thread).
+   * The resolved arguments are what run receives.
+   */
+  resolveOnMain?: (args: A, ctx: ServiceContext) => Promise<A>;
   run(args: A, ctx: ChemContext): R;
 }
 

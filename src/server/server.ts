@@ -310,7 +310,14 @@ export class McpServer {
   private async execute(tool: AnyTool, args: JsonObject, ctx: CallContext): Promise<unknown> {
     const progress: ProgressReporter = ctx.progress ?? (() => {});
     if (tool.kind === "chem") {
-      return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress });
+      if (!tool.resolveOnMain) return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress });
+      // The one place main-thread data (a canvas query) becomes a chemistry tool's arguments; the worker then
+      // gets what the budget has left.
+      const resolve = tool.resolveOnMain;
+      const started = Date.now();
+      const resolved = (await this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => resolve(args, serviceCtx))) as JsonObject;
+      const left = Math.max(1, tool.budgetMs - (Date.now() - started));
+      return this.pool.run(tool.name, resolved, { budgetMs: left, signal: ctx.signal, onProgress: progress });
     }
     // A call with a progress token may get the tool's longer budget: its progress keeps the client waiting.
     const budgetMs =
@@ -333,8 +340,7 @@ export class McpServer {
     deadline: number,
     options: ChemListOptions = {},
   ): Promise<ListOutcome[]> {
-    const entry = this.registry.get(name);
-    if (!entry || entry.tool.kind !== "chem") return Promise.reject(new Error(`no chemistry tool named ${name}`));
+    // No registry check: worker-only tools (canvas_annotate's rows) are not registered; the workers know them by name.
     const left = Math.max(1, deadline - Date.now());
     return this.pool.runList(name, items, { budgetMs: Math.min(left, options.budgetMs ?? left), signal, onChunk: options.onChunk });
   }

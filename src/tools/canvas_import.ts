@@ -5,7 +5,15 @@
  */
 import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
 import { arr, int, markdownContent, obj, str } from "./chembl-common.js";
-import { getCanvasManager, type Canvas, type CanvasManager, type CellValue, type ColumnSpec, type TableMeta } from "../domain/canvas/canvas.js";
+import {
+  getCanvasManager,
+  type Canvas,
+  type CanvasManager,
+  type CellValue,
+  type ColumnSpec,
+  type ColumnType,
+  type TableMeta,
+} from "../domain/canvas/canvas.js";
 import { csvSource, inferColumnType, readImportFile, sdfSource, smiSource, smilesListSource, toCell, type ImportSource } from "../domain/canvas/import.js";
 import { ToolError } from "../domain/errors.js";
 import { MAX_ARRAY_LENGTH, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS, clipText } from "../contract/limits.js";
@@ -297,7 +305,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
           chem[i]!.smiles,
           chem[i]!.error,
           ...(source.hasId ? [r.id ?? null] : []),
-          ...source.dataColumns.map((raw, k) => toCell(dataSpecs[k]!.type, r.data?.[raw])),
+          ...source.dataColumns.map((raw, k) => toCell(dataSpecs[k]!.type as ColumnType, r.data?.[raw])),
         ]);
         const calls = ((existing?.provenance.calls as number | undefined) ?? 0) + 1;
         const sources = [...new Set([...((existing?.provenance.sources as string[] | undefined) ?? []), kind])];

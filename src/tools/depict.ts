@@ -8,8 +8,14 @@ import { MAX_RESPONSE_BYTES, clipText } from "../contract/limits.js";
 import { withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SMILES_MAX_LENGTH } from "./common.js";
+import { canvasFor, canvasIdProperty } from "./canvas-common.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
+import type { ServiceContext } from "../contract/tool.js";
 
 interface Args {
+  canvas_id?: string;
+  sql?: string;
   smiles?: string;
   smiles_list?: string[];
   legends?: string[];
@@ -242,6 +248,49 @@ function checkFormArguments(args: Args): void {
   );
 }
 
+/**
+ * The canvas form, resolved on the main thread (ChemTool.resolveOnMain): the query runs on the canvas under
+ * its lock-down (Canvas.query), and its rows become smiles_list (column smiles) and legends (column legend,
+ * when there is one), at most GRID_MAX_ENTRIES of them; the worker then draws the grid as for smiles_list.
+ */
+export async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvases: () => CanvasManager = getCanvasManager): Promise<Args> {
+  if (args.canvas_id === undefined && args.sql === undefined) return args;
+  const { canvas_id: canvasId, sql, ...rest } = args;
+  if (canvasId === undefined || sql === undefined) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      "canvas_id and sql go together",
+      { path: canvasId === undefined ? "/canvas_id" : "/sql" },
+      "Give both, or smiles / smiles_list.",
+    );
+  }
+  const canvas = await canvasFor(canvases(), canvasId);
+  const result = await canvas.query(sql, { maxRows: GRID_MAX_ENTRIES + 1, maxBytes: MAX_RESPONSE_BYTES, signal: ctx.signal });
+  const names = result.columns.map((c) => c.name);
+  if (!names.includes("smiles")) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `The query's result has no column named smiles (it has ${names.join(", ") || "none"})`,
+      { path: "/sql", columns: names },
+      "Select the SMILES as smiles (e.g. SELECT canonical_smiles AS smiles, ...), and a caption as legend.",
+    );
+  }
+  if (result.rows.length === 0)
+    throw new ToolError("INVALID_ARGUMENTS", "The query returned no rows: nothing to draw", { path: "/sql" }, "Loosen the query's filters.");
+  if (result.rows.length > GRID_MAX_ENTRIES || result.truncated) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `The query returns more than ${GRID_MAX_ENTRIES} rows; a grid draws at most ${GRID_MAX_ENTRIES}`,
+      { path: "/sql", max_rows: GRID_MAX_ENTRIES },
+      `Add ORDER BY and LIMIT ${GRID_MAX_ENTRIES} (or fewer) to the query.`,
+    );
+  }
+  const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v));
+  const smilesList = result.rows.map((r) => text(r.smiles));
+  const legends = names.includes("legend") ? result.rows.map((r) => clipText(text(r.legend), 200)) : undefined;
+  return { ...rest, smiles_list: smilesList, ...(legends ? { legends } : {}) };
+}
+
 export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult>> = {
   kind: "chem",
   toolset: "chem",
@@ -250,11 +299,19 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
   description:
     `Draw molecules (RDKit 2D) to show them: one molecule (smiles), or up to ${GRID_MAX_ENTRIES} as one grid picture (smiles_list, with legends, mols_per_row ` +
     "and align_smarts to orient a common core alike). PNG by default, as an MCP image block beside a small JSON summary; format svg returns the markup in svg. " +
-    "One molecule takes highlight_smarts, legend, atom_indices (0-based, as other tools use) and stereo_annotation (R/S, E/Z).",
+    "One molecule takes highlight_smarts, legend, atom_indices (0-based, as other tools use) and stereo_annotation (R/S, E/Z). " +
+    `canvas_id + sql draws the rows of a canvas query as the grid (column smiles, optional legend, at most ${GRID_MAX_ENTRIES} rows).`,
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
+      canvas_id: canvasIdProperty(),
+      sql: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_SQL_LENGTH,
+        description: `With canvas_id, instead of smiles_list: one SELECT over the canvas whose result has a column smiles (and optionally legend), at most ${GRID_MAX_ENTRIES} rows, drawn as the grid.`,
+      },
       smiles: smilesProperty(),
       smiles_list: {
         type: "array",
@@ -291,12 +348,13 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         description: "With smiles_list: SMARTS of a common core; every molecule it matches is oriented like the first one it matches.",
       },
     },
-    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }],
+    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["canvas_id", "sql"] }],
     additionalProperties: false,
   },
   outputSchema: { type: "object", anyOf: [SINGLE_OUTPUT, GRID_OUTPUT] },
-  errors: ["INVALID_SMILES", "INVALID_SMARTS", "MOLECULE_TOO_LARGE"],
+  errors: ["INVALID_SMILES", "INVALID_SMARTS", "MOLECULE_TOO_LARGE", "CANVAS_DISABLED", "CANVAS_NOT_FOUND", "QUERY_REFUSED", "QUERY_TIMEOUT"],
   budgetMs: 30_000,
+  resolveOnMain: (args, ctx) => resolveCanvasGrid(args, ctx),
   run(args, { rdkit }) {
     checkFormArguments(args);
     if (args.smiles_list !== undefined) return depictGrid(rdkit, args.smiles_list, args);

@@ -37,6 +37,7 @@ import { chemblDataframeQueryTool } from "./chembl_dataframe_query.js";
 import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
 import { canvasImportTool } from "./canvas_import.js";
+import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -72,7 +73,14 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   chemblDataframeQueryTool,
   chemblDataframeDescribeTool,
   canvasImportTool,
+  canvasAnnotateTool,
 ];
+
+/**
+ * Chemistry tools the workers run for service tools but the registry does not list (no tools/list entry,
+ * no tools/call): canvas_annotate's per-row computation (ChemRunner.runList).
+ */
+const WORKER_ONLY_TOOLS: readonly ChemTool[] = [canvasAnnotateRowTool as unknown as ChemTool];
 
 /** Every per-molecule chemistry tool names a molblock or CXSMILES input in its results (withInputFormat). */
 const PRODUCTION_TOOLS: readonly AnyTool[] = DECLARED_TOOLS.map((tool) => (tool.kind === "chem" ? withInputFormat(tool) : tool));
@@ -96,5 +104,6 @@ export function allTools(env: NodeJS.ProcessEnv = process.env, options: { datafr
 export function chemToolsByName(env: NodeJS.ProcessEnv = process.env): Map<string, ChemTool> {
   const map = new Map<string, ChemTool>();
   for (const tool of allTools(env)) if (tool.kind === "chem") map.set(tool.name, tool as ChemTool);
+  for (const tool of WORKER_ONLY_TOOLS) map.set(tool.name, tool);
   return map;
 }

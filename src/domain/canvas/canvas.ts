@@ -59,10 +59,29 @@ export function memoryLimitFor(maxSpillRows: number): number {
 }
 
 export type ColumnType = "BIGINT" | "INTEGER" | "DOUBLE" | "VARCHAR" | "BOOLEAN";
+/** What a computed column (canvas_annotate) may hold: a staged type, or a list of names. */
+export type AnnotationType = Exclude<ColumnType, "BIGINT"> | "VARCHAR[]";
+
+/** The bookkeeping column canvas_annotate adds to a table it annotates: each row's number, 0-based, the key its values are written by. */
+export const ROW_KEY_COLUMN = "_row";
+
+/** A computed column: its name, type, description and `definition` (the kind and its parameters, as JSON). */
+export interface AnnotationColumn {
+  name: string;
+  type: AnnotationType;
+  description: string;
+  definition: string;
+}
+
+/** What is left to annotate: each pending row's key and SMILES text (null when the cell is NULL), and the table's row count. */
+export interface AnnotationWork {
+  pending: Array<{ row: number; smiles: string | null }>;
+  total: number;
+}
 
 export interface ColumnSpec {
   name: string;
-  type: ColumnType;
+  type: ColumnType | AnnotationType;
   description: string;
 }
 
@@ -91,9 +110,9 @@ export function estimateBytes(rows: readonly CellValue[][]): number {
 }
 
 /** The narrowest type holding values of both types (numbers widen to DOUBLE, anything else mixed to VARCHAR). */
-export function widenType(a: ColumnType, b: ColumnType): ColumnType {
+export function widenType(a: ColumnSpec["type"], b: ColumnSpec["type"]): ColumnSpec["type"] {
   if (a === b) return a;
-  const rank: Partial<Record<ColumnType, number>> = { INTEGER: 0, BIGINT: 1, DOUBLE: 2 };
+  const rank: Partial<Record<ColumnSpec["type"], number>> = { INTEGER: 0, BIGINT: 1, DOUBLE: 2 };
   const ra = rank[a];
   const rb = rank[b];
   if (ra !== undefined && rb !== undefined) return ra >= rb ? a : b;
@@ -101,7 +120,7 @@ export function widenType(a: ColumnType, b: ColumnType): ColumnType {
 }
 
 /** A value as a column of (possibly widened) type `type` takes it: a number or boolean in a VARCHAR column becomes its text. */
-function coerceTo(type: ColumnType, v: CellValue): CellValue {
+function coerceTo(type: ColumnSpec["type"], v: CellValue): CellValue {
   if (v === null) return null;
   if (type === "VARCHAR" && typeof v !== "string") return String(v);
   return v;
@@ -177,6 +196,11 @@ export class Canvas {
   pins = 0;
   closed = false;
   private writeChain: Promise<void> = Promise.resolve();
+  /**
+   * canvas_annotate's bookkeeping, per table: each computed column's definition and which rows (by ROW_KEY_COLUMN)
+   * hold its value. Kept here, beside the DuckDB instance it describes; re-staging or dropping a table forgets it.
+   */
+  private readonly annotations = new Map<string, Map<string, { definition: string; done: Uint8Array }>>();
   private readonly running = new Set<{ connection: DuckDBConnection; done: Promise<unknown> }>();
 
   constructor(
@@ -258,12 +282,15 @@ export class Canvas {
       this.serialise(async () => {
         if (this.closed) throw this.manager.notFound(this.id);
         this.checkBounds(name, rows.length, bytes);
-        return this.writeTable(name, columns, undefined, rows, signal, (meta) => ({
+        const meta = await this.writeTable(name, columns, undefined, rows, signal, (meta) => ({
           ...meta,
           row_count: rows.length,
           bytes,
           provenance,
         }));
+        // A re-staged table starts with no annotations (canvas_annotate's bookkeeping is per table contents).
+        this.annotations.delete(name);
+        return meta;
       }),
     );
   }
@@ -373,9 +400,10 @@ export class Canvas {
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
     const d = this.duckdb;
-    const types: DuckDBType[] = columns.map(
-      (c) => ({ BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN })[c.type],
-    );
+    const types: DuckDBType[] = columns.map((c) => {
+      if (c.type === "VARCHAR[]") throw new Error(`column ${c.name}: lists are not staged`);
+      return { BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN }[c.type];
+    });
     // Column-major once (the chunks are filled column by column), checking every value against its declared type.
     const data: CellValue[][] = columns.map(() => new Array<CellValue>(rows.length));
     for (let r = 0; r < rows.length; r++) {
@@ -429,7 +457,149 @@ export class Canvas {
         try {
           await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
           this.tables.delete(name);
+          this.annotations.delete(name);
         } finally {
+          connection.closeSync();
+        }
+      }),
+    );
+  }
+
+  /**
+   * Gets a table ready for computed columns (canvas_annotate): checks the table, its SMILES column and the
+   * new columns' names (a name already taken by a staged column, or by a computed column of another
+   * definition, is an INVALID_ARGUMENTS), adds the missing columns (and ROW_KEY_COLUMN the first time), and
+   * answers the rows that do not yet hold every requested column, in row order.
+   */
+  prepareAnnotation(table: string, smilesColumn: string, columns: readonly AnnotationColumn[]): Promise<AnnotationWork> {
+    return this.hold(() =>
+      this.serialise(async () => {
+        if (this.closed) throw this.manager.notFound(this.id);
+        const meta = this.tables.get(table);
+        if (!meta) {
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            `No table ${table} on canvas ${this.id}`,
+            { path: "/table", tables: [...this.tables.keys()].sort() },
+            "Pick a table chembl_dataframe_describe lists.",
+          );
+        }
+        const state = this.annotations.get(table) ?? new Map<string, { definition: string; done: Uint8Array }>();
+        const source = meta.columns.find((c) => c.name === smilesColumn);
+        if (!source || source.type !== "VARCHAR" || state.has(smilesColumn) || smilesColumn === ROW_KEY_COLUMN) {
+          throw new ToolError(
+            "INVALID_ARGUMENTS",
+            source ? `Column ${smilesColumn} of ${table} holds no SMILES text` : `Table ${table} has no column ${smilesColumn}`,
+            { path: "/smiles_column", columns: meta.columns.filter((c) => c.type === "VARCHAR" && !state.has(c.name)).map((c) => c.name) },
+            "Name the table's SMILES column in smiles_column (details.columns lists its text columns).",
+          );
+        }
+        for (const column of columns) {
+          const taken = meta.columns.find((c) => c.name === column.name);
+          const known = state.get(column.name);
+          if (column.name === ROW_KEY_COLUMN || (taken && !known) || (known && known.definition !== column.definition)) {
+            throw new ToolError(
+              "INVALID_ARGUMENTS",
+              known
+                ? `Column ${column.name} of ${table} was computed with another definition (${known.definition})`
+                : `Table ${table} already has a column named ${column.name}`,
+              { path: "/columns", column: column.name, ...(known ? { definition: known.definition } : {}) },
+              "Give this column another name with `as` (parameterised and single-valued kinds take one).",
+            );
+          }
+        }
+        const connection = await this.instance.connect();
+        try {
+          const t = quoteIdent(table);
+          const key = quoteIdent(ROW_KEY_COLUMN);
+          if (!meta.columns.some((c) => c.name === ROW_KEY_COLUMN)) {
+            await connection.run(`ALTER TABLE ${t} ADD COLUMN ${key} BIGINT`);
+            meta.columns.push({
+              name: ROW_KEY_COLUMN,
+              type: "BIGINT",
+              description: "canvas_annotate's row number (0-based): the key its computed values are written by.",
+            });
+          }
+          // Rows staged or appended since the last call get keys above every key given so far.
+          await connection.run(`UPDATE ${t} SET ${key} = rowid + (SELECT coalesce(max(${key}), -1) + 1 FROM ${t}) WHERE ${key} IS NULL`);
+          for (const column of columns) {
+            if (state.has(column.name)) continue;
+            await connection.run(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(column.name)} ${column.type}`);
+            meta.columns.push({ name: column.name, type: column.type, description: column.description });
+            state.set(column.name, { definition: column.definition, done: new Uint8Array(0) });
+          }
+          this.annotations.set(table, state);
+          const read = await connection.runAndReadAll(`SELECT ${key}, CAST(${quoteIdent(smilesColumn)} AS VARCHAR) FROM ${t} ORDER BY ${key}`);
+          const rows = read.getRows();
+          meta.row_count = rows.length;
+          const marks = columns.map((c) => state.get(c.name)!.done);
+          const pending: AnnotationWork["pending"] = [];
+          for (const [rawKey, smiles] of rows) {
+            const row = Number(rawKey);
+            if (marks.every((done) => row < done.length && done[row] === 1)) continue;
+            pending.push({ row, smiles: typeof smiles === "string" ? smiles : null });
+          }
+          return { pending, total: rows.length };
+        } finally {
+          connection.closeSync();
+        }
+      }),
+    );
+  }
+
+  /**
+   * Writes computed values (row-major, one value per column, lists for VARCHAR[] columns) by row key, and
+   * records those rows as done for these columns.
+   */
+  writeAnnotation(
+    table: string,
+    columns: readonly AnnotationColumn[],
+    rows: readonly number[],
+    values: readonly unknown[][],
+    signal?: AbortSignal,
+  ): Promise<void> {
+    return this.hold(() =>
+      this.serialise(async () => {
+        if (this.closed) throw this.manager.notFound(this.id);
+        const state = this.annotations.get(table);
+        if (!state || !this.tables.has(table)) throw new Error(`table ${table} is not being annotated`);
+        if (rows.length === 0) return;
+        const connection = await this.instance.connect();
+        const staging = `_annotate_${randomBytes(6).toString("hex")}`;
+        try {
+          // Lists travel as JSON text and are cast in the UPDATE (the appender takes scalars).
+          const specs: ColumnSpec[] = [
+            { name: "k", type: "BIGINT", description: "" },
+            ...columns.map((c, i): ColumnSpec => ({ name: `v${i}`, type: c.type === "VARCHAR[]" ? "VARCHAR" : c.type, description: "" })),
+          ];
+          const cells: CellValue[][] = rows.map((row, r) => [
+            row,
+            ...columns.map((c, i) => {
+              const v = values[r]![i];
+              if (v === null || v === undefined) return null;
+              return c.type === "VARCHAR[]" ? JSON.stringify(v) : (v as CellValue);
+            }),
+          ]);
+          await connection.run(`CREATE TEMP TABLE ${quoteIdent(staging)} (${specs.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+          await this.append(connection, staging, specs, cells, signal);
+          const sets = columns
+            .map((c, i) => `${quoteIdent(c.name)} = ${c.type === "VARCHAR[]" ? `CAST(CAST(s.v${i} AS JSON) AS VARCHAR[])` : `s.v${i}`}`)
+            .join(", ");
+          await connection.run(
+            `UPDATE ${quoteIdent(table)} SET ${sets} FROM ${quoteIdent(staging)} s WHERE ${quoteIdent(table)}.${quoteIdent(ROW_KEY_COLUMN)} = s.k`,
+          );
+          const top = Math.max(...rows) + 1;
+          for (const column of columns) {
+            const entry = state.get(column.name)!;
+            if (entry.done.length < top) {
+              const grown = new Uint8Array(Math.max(top, entry.done.length * 2));
+              grown.set(entry.done);
+              entry.done = grown;
+            }
+            for (const row of rows) entry.done[row] = 1;
+          }
+        } finally {
+          await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
           connection.closeSync();
         }
       }),

@@ -1,0 +1,454 @@
+/**
+ * canvas_annotate: chemistry as columns. Computes a fixed vocabulary of per-molecule values from a table's
+ * SMILES column and writes them as new columns of that table, so an agent can filter and rank by them in
+ * SQL without the molecules ever crossing its context.
+ *
+ * The rows run through the worker pool in chunks (ChemRunner.runList, the batch machinery of list calls)
+ * with the worker-only tool canvasAnnotateRowTool below, which computes each value with the same code as
+ * the single-molecule tool that answers it (calc_properties, pains_check, ...). A table too big for one
+ * call's budget is annotated in steps: the answer says complete: false, and the same call continues with
+ * the rows not yet annotated (the canvas remembers which rows hold which column; see
+ * Canvas.prepareAnnotation).
+ */
+import { ToolError } from "../domain/errors.js";
+import { withMol, type RDKit } from "../domain/chem/rdkit.js";
+import { computeRepresentations } from "../domain/chem/representations.js";
+import { murckoScaffold, genericScaffold } from "../domain/chem/scaffold.js";
+import { getCanvasManager, type AnnotationColumn, type AnnotationType, type CanvasManager } from "../domain/canvas/canvas.js";
+import type { ChemTool, JsonSchema, ServiceTool } from "../contract/tool.js";
+import { canvasFor, canvasIdProperty } from "./canvas-common.js";
+import { READ_ONLY_LOCAL } from "./common.js";
+import { calcPropertiesTool } from "./calc_properties.js";
+import { saScoreTool } from "./sa_score.js";
+import { lipinskiCheckTool } from "./lipinski_check.js";
+import { painsCheckTool } from "./pains_check.js";
+import { brenkCheckTool } from "./brenk_check.js";
+import { boiledEggTool } from "./boiled_egg.js";
+import { admetProfileTool } from "./admet_profile.js";
+import { canonicalSmilesTool } from "./canonical_smiles.js";
+import { tanimotoTool } from "./tanimoto.js";
+import { smartsMatchTool } from "./smarts_match.js";
+
+/** The kinds, each with the columns it adds (name, type, description). A parameterised kind's one column is named by `as`. */
+const KINDS = {
+  mw: [["mw", "DOUBLE", "Average molecular weight, g/mol (calc_properties)."]],
+  exact_mass: [["exact_mass", "DOUBLE", "Monoisotopic mass (calc_properties)."]],
+  logp: [["logp", "DOUBLE", "Wildman-Crippen logP (calc_properties)."]],
+  tpsa: [["tpsa", "DOUBLE", "Topological polar surface area (calc_properties)."]],
+  hbd: [["hbd", "INTEGER", "H-bond donors (calc_properties)."]],
+  hba: [["hba", "INTEGER", "H-bond acceptors (calc_properties)."]],
+  rotatable_bonds: [["rotatable_bonds", "INTEGER", "Rotatable bonds, strict (calc_properties)."]],
+  heavy_atom_count: [["heavy_atom_count", "INTEGER", "Heavy atoms (calc_properties)."]],
+  formula: [["formula", "VARCHAR", "Molecular formula (calc_properties)."]],
+  qed: [["qed", "DOUBLE", "QED, mean weights (calc_properties)."]],
+  sa_score: [["sa_score", "DOUBLE", "Synthetic accessibility, 1 easy to 10 hard (sa_score)."]],
+  lipinski_violations: [["lipinski_violations", "INTEGER", "Rule-of-five rules violated (lipinski_check)."]],
+  pains: [
+    ["pains_count", "INTEGER", "PAINS alerts that fire (pains_check)."],
+    ["pains_names", "VARCHAR[]", "Names of the PAINS alerts that fire."],
+  ],
+  brenk: [
+    ["brenk_count", "INTEGER", "Brenk alerts that fire (brenk_check)."],
+    ["brenk_names", "VARCHAR[]", "Names of the Brenk alerts that fire."],
+  ],
+  murcko_scaffold: [["murcko_scaffold", "VARCHAR", "Bemis-Murcko scaffold as RDKit's GetScaffoldForMol gives it ('' for an acyclic molecule)."]],
+  generic_scaffold: [["generic_scaffold", "VARCHAR", "MakeScaffoldGeneric of the Murcko scaffold: every atom carbon, every bond single."]],
+  inchikey: [["inchikey", "VARCHAR", "Standard InChIKey (NULL where InChI cannot represent the molecule)."]],
+  canonical_smiles: [["canonical_smiles", "VARCHAR", "RDKit canonical isomeric SMILES (canonical_smiles)."]],
+  ecfp4_similarity: [["", "DOUBLE", "Tanimoto similarity of ECFP4 (radius 2, 2048 bits) to query_smiles, 3 dp (tanimoto)."]],
+  substructure_matches: [["", "INTEGER", "Matches of the SMARTS, unique, at most 1000 (smarts_match match_count)."]],
+  boiled_egg_gi: [["boiled_egg_gi", "BOOLEAN", "In the BOILED-Egg white: passive GI absorption likely (boiled_egg)."]],
+  boiled_egg_bbb: [["boiled_egg_bbb", "BOOLEAN", "In the BOILED-Egg yolk: passive BBB permeation likely (boiled_egg)."]],
+  esol_logs: [["esol_logs", "DOUBLE", "ESOL log S, mol/L (admet_profile)."]],
+} as const satisfies Record<string, ReadonlyArray<readonly [string, AnnotationType, string]>>;
+
+export type AnnotationKind = keyof typeof KINDS;
+export const ANNOTATION_KINDS = Object.keys(KINDS) as AnnotationKind[];
+const PARAMETERISED: ReadonlySet<AnnotationKind> = new Set(["ecfp4_similarity", "substructure_matches"]);
+const SINGLE_VALUED = ANNOTATION_KINDS.filter((k) => KINDS[k].length === 1);
+const NAME_RE = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** One requested kind as the worker computes it. */
+export interface KindRequest {
+  kind: AnnotationKind;
+  query_smiles?: string;
+  smarts?: string;
+}
+
+interface RowArgs {
+  smiles: string;
+  kinds: KindRequest[];
+  /** Check the kinds' parameters only (query_smiles, smarts): their tools' typed errors, before any row runs. */
+  check?: boolean;
+}
+
+type Cell = string | number | boolean | string[] | null;
+
+/** The value of one computation, or null when that tool answers an error for this molecule. */
+function attempt<T>(fn: () => T): T | null {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ToolError) return null;
+    throw e;
+  }
+}
+
+/** Each kind's cells for one molecule, computed by the tool that answers it for one molecule (calc_properties computed once). */
+function rowCells(rdkit: RDKit, smiles: string, kinds: readonly KindRequest[]): Cell[] {
+  const ctx = { rdkit, progress: () => {} };
+  const memo = new Map<string, unknown>();
+  const once = <T>(key: string, fn: () => T): T | null => {
+    if (!memo.has(key)) memo.set(key, attempt(fn));
+    return memo.get(key) as T | null;
+  };
+  const props = () => once("props", () => calcPropertiesTool.run({ smiles }, ctx));
+  const egg = () => once("egg", () => boiledEggTool.run({ smiles }, ctx) as { gi_absorbed: boolean; bbb_penetrant: boolean });
+  const alerts = (tool: typeof painsCheckTool) => once(tool.name, () => tool.run({ smiles }, ctx) as { alert_count: number; alerts: string[] });
+  const scaffold = () => once("murcko", () => withMol(rdkit, smiles, (mol) => murckoScaffold(rdkit, mol)));
+  const cells: Cell[] = [];
+  for (const k of kinds) {
+    switch (k.kind) {
+      case "mw":
+      case "exact_mass":
+      case "logp":
+      case "tpsa":
+      case "hbd":
+      case "hba":
+      case "rotatable_bonds":
+      case "heavy_atom_count":
+      case "formula":
+      case "qed":
+        cells.push((props() as Record<string, Cell> | null)?.[k.kind] ?? null);
+        break;
+      case "sa_score":
+        cells.push(once("sa", () => (saScoreTool.run({ smiles }, ctx) as { sa_score: number }).sa_score));
+        break;
+      case "lipinski_violations":
+        cells.push(once("lipinski", () => (lipinskiCheckTool.run({ smiles }, ctx) as { violations: number }).violations));
+        break;
+      case "pains":
+      case "brenk": {
+        const r = alerts(k.kind === "pains" ? painsCheckTool : brenkCheckTool);
+        cells.push(r?.alert_count ?? null, r?.alerts ?? null);
+        break;
+      }
+      case "murcko_scaffold":
+        cells.push(scaffold());
+        break;
+      case "generic_scaffold":
+        cells.push(once("generic", () => withMol(rdkit, smiles, (mol) => genericScaffold(rdkit, mol))));
+        break;
+      case "inchikey":
+        cells.push(once("inchikey", () => withMol(rdkit, smiles, (mol) => computeRepresentations(rdkit, mol, new Set(["inchikey"])).values.inchikey ?? null)));
+        break;
+      case "canonical_smiles":
+        cells.push(once("canonical", () => (canonicalSmilesTool.run({ smiles }, ctx) as { canonical: string }).canonical));
+        break;
+      case "ecfp4_similarity":
+        cells.push(attempt(() => (tanimotoTool.run({ smiles1: k.query_smiles!, smiles2: smiles }, ctx) as { similarity: number }).similarity));
+        break;
+      case "substructure_matches":
+        cells.push(attempt(() => smartsMatchTool.run({ smiles, smarts: k.smarts! }, ctx).match_count));
+        break;
+      case "boiled_egg_gi":
+        cells.push(egg()?.gi_absorbed ?? null);
+        break;
+      case "boiled_egg_bbb":
+        cells.push(egg()?.bbb_penetrant ?? null);
+        break;
+      case "esol_logs":
+        cells.push(once("esol", () => (admetProfileTool.run({ smiles }, ctx) as { esol_logs: number }).esol_logs));
+        break;
+    }
+  }
+  return cells;
+}
+
+/**
+ * Worker-only: the cells of one row (every column of every requested kind, in order). Not listed in
+ * tools/list; canvas_annotate runs it through ChemRunner.runList. A SMILES that does not parse answers
+ * INVALID_SMILES (the row's cells stay NULL).
+ */
+export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
+  kind: "chem",
+  toolset: "canvas",
+  name: "canvas_annotate_row",
+  title: "canvas_annotate: one row",
+  description: "Worker-only: computes canvas_annotate's columns for one molecule.",
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: { type: "object" },
+  outputSchema: { type: "object" },
+  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+  budgetMs: 15_000,
+  run({ smiles, kinds, check }, { rdkit }) {
+    if (check) {
+      for (const k of kinds) {
+        if (k.query_smiles !== undefined) withMol(rdkit, k.query_smiles, () => true, { argName: "query_smiles" });
+        if (k.smarts !== undefined) smartsMatchTool.run({ smiles: "C", smarts: k.smarts }, { rdkit, progress: () => {} });
+      }
+      return { cells: [] };
+    }
+    withMol(rdkit, smiles, () => true);
+    return { cells: rowCells(rdkit, smiles, kinds) };
+  },
+};
+
+type ColumnRequest = AnnotationKind | { kind: AnnotationKind; as?: string; query_smiles?: string; smarts?: string };
+
+interface Args {
+  canvas_id: string;
+  table: string;
+  smiles_column?: string;
+  columns: ColumnRequest[];
+}
+
+interface Result {
+  canvas_id: string;
+  table: string;
+  smiles_column: string;
+  columns: Array<{ name: string; type: string }>;
+  complete: boolean;
+  rows_total: number;
+  rows_done: number;
+  rows_left: number;
+  rows_computed: number;
+  invalid_smiles_rows: number;
+  elapsed_ms: number;
+  note?: string;
+  [k: string]: unknown;
+}
+
+/** Rows one step sends to the pool (then writes): small enough that a budget cut loses little. */
+export const ANNOTATE_STEP_ROWS = 2_000;
+/** Time kept at the end of a call for the last write and the answer. */
+export const ANNOTATE_WRITE_RESERVE_MS = 4_000;
+
+/** The requested kinds as columns (names, types, definitions) and as the worker's requests; typed errors for bad names. */
+export function planColumns(columns: readonly ColumnRequest[]): { columns: AnnotationColumn[]; kinds: KindRequest[] } {
+  const out: AnnotationColumn[] = [];
+  const kinds: KindRequest[] = [];
+  const seen = new Set<string>();
+  columns.forEach((request, i) => {
+    const r = typeof request === "string" ? { kind: request } : request;
+    const path = `/columns/${i}`;
+    if (!ANNOTATION_KINDS.includes(r.kind)) {
+      throw new ToolError("INVALID_ARGUMENTS", `Unknown column kind ${String(r.kind)}`, { path, kinds: ANNOTATION_KINDS }, "Pick kinds from details.kinds.");
+    }
+    const parameterised = PARAMETERISED.has(r.kind);
+    const as = "as" in r ? r.as : undefined;
+    if (parameterised && as === undefined) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        `${r.kind} needs an \`as\` name for its column`,
+        { path },
+        `Give e.g. { kind: "${r.kind}", as: "sim_to_lead", ... }.`,
+      );
+    }
+    if (as !== undefined && !parameterised && !SINGLE_VALUED.includes(r.kind)) {
+      throw new ToolError("INVALID_ARGUMENTS", `${r.kind} adds fixed columns and takes no \`as\``, { path }, "Leave out `as` for pains and brenk.");
+    }
+    if (as !== undefined && !NAME_RE.test(as)) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        `Column name ${as} is not allowed`,
+        { path: `${path}/as` },
+        "Use lower-case letters, digits and _, starting with a letter.",
+      );
+    }
+    const query = "query_smiles" in r ? r.query_smiles : undefined;
+    const smarts = "smarts" in r ? r.smarts : undefined;
+    if (r.kind === "ecfp4_similarity" && typeof query !== "string") {
+      throw new ToolError("INVALID_ARGUMENTS", "ecfp4_similarity needs query_smiles", { path }, "Give the query molecule as query_smiles.");
+    }
+    if (r.kind === "substructure_matches" && typeof smarts !== "string") {
+      throw new ToolError("INVALID_ARGUMENTS", "substructure_matches needs smarts", { path }, "Give the pattern as smarts.");
+    }
+    const kind: KindRequest = { kind: r.kind };
+    if (r.kind === "ecfp4_similarity") kind.query_smiles = query!;
+    if (r.kind === "substructure_matches") kind.smarts = smarts!;
+    kinds.push(kind);
+    const definition = JSON.stringify(kind);
+    for (const [name, type, description] of KINDS[r.kind]) {
+      const column = as ?? name;
+      if (seen.has(column)) {
+        throw new ToolError("INVALID_ARGUMENTS", `Two requested columns are named ${column}`, { path, column }, "Give one of them another name with `as`.");
+      }
+      seen.add(column);
+      out.push({ name: column, type, description, definition });
+    }
+  });
+  return { columns: out, kinds };
+}
+
+const KIND_ITEM: JsonSchema = {
+  anyOf: [
+    { type: "string", enum: ANNOTATION_KINDS },
+    {
+      type: "object",
+      properties: {
+        kind: { type: "string", enum: ANNOTATION_KINDS, description: "The kind (as in the string form)." },
+        as: { type: "string", minLength: 1, maxLength: 63, description: "The column's name (required for ecfp4_similarity and substructure_matches)." },
+        query_smiles: { type: "string", minLength: 1, maxLength: 10_000, description: "ecfp4_similarity: the query molecule." },
+        smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "substructure_matches: the pattern." },
+      },
+      required: ["kind"],
+      additionalProperties: false,
+    },
+  ],
+};
+
+export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, Result> {
+  return {
+    kind: "service",
+    toolset: "canvas",
+    name: "canvas_annotate",
+    title: "Canvas: chemistry as columns",
+    description:
+      "Adds computed columns to a canvas table from its SMILES column, each value equal to the single-molecule tool's: mw, exact_mass, logp, tpsa, hbd, hba, " +
+      "rotatable_bonds, heavy_atom_count, formula, qed, sa_score, lipinski_violations, pains (pains_count, pains_names), brenk (brenk_count, brenk_names), " +
+      "murcko_scaffold, generic_scaffold, inchikey, canonical_smiles, boiled_egg_gi, boiled_egg_bbb, esol_logs, and with an `as` name ecfp4_similarity (query_smiles) " +
+      "and substructure_matches (smarts). Then filter and rank with chembl_dataframe_query. A big table is done in steps: complete: false means call again with the " +
+      "same arguments to continue. Rows whose SMILES does not parse get NULLs (invalid_smiles_rows).",
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    inputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: canvasIdProperty(),
+        table: { type: "string", minLength: 1, maxLength: 63, description: "The table to annotate (chembl_dataframe_describe lists them)." },
+        smiles_column: {
+          type: "string",
+          minLength: 1,
+          maxLength: 63,
+          description: "The column holding SMILES (default smiles; canonical_smiles on a staged ChEMBL bioactivity table).",
+        },
+        columns: {
+          type: "array",
+          minItems: 1,
+          maxItems: 32,
+          items: KIND_ITEM,
+          description: "The columns wanted: kinds, or {kind, as, query_smiles | smarts}.",
+        },
+      },
+      required: ["canvas_id", "table", "columns"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        canvas_id: { type: "string" },
+        table: { type: "string" },
+        smiles_column: { type: "string" },
+        columns: {
+          type: "array",
+          description: "The computed columns of this call.",
+          items: {
+            type: "object",
+            properties: { name: { type: "string" }, type: { type: "string" } },
+            required: ["name", "type"],
+            additionalProperties: false,
+          },
+        },
+        complete: { type: "boolean", description: "Every row holds these columns; false: call again with the same arguments to continue." },
+        rows_total: { type: "integer", minimum: 0 },
+        rows_done: { type: "integer", minimum: 0, description: "Rows holding these columns now." },
+        rows_left: { type: "integer", minimum: 0 },
+        rows_computed: { type: "integer", minimum: 0, description: "Rows computed by this call." },
+        invalid_smiles_rows: { type: "integer", minimum: 0, description: "Rows of this call whose SMILES is NULL or does not parse: their columns are NULL." },
+        elapsed_ms: { type: "integer", minimum: 0 },
+        note: { type: "string" },
+      },
+      required: [
+        "canvas_id",
+        "table",
+        "smiles_column",
+        "columns",
+        "complete",
+        "rows_total",
+        "rows_done",
+        "rows_left",
+        "rows_computed",
+        "invalid_smiles_rows",
+        "elapsed_ms",
+      ],
+      additionalProperties: false,
+    },
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "INVALID_SMILES", "INVALID_SMARTS"],
+    budgetMs: 50_000,
+    async run(args, ctx) {
+      const started = Date.now();
+      const chem = ctx.chem;
+      if (!chem?.runList) throw new Error("canvas_annotate needs the chemistry pool");
+      const runList = chem.runList.bind(chem);
+      const plan = planColumns(args.columns);
+      // Parameters checked once, in a worker, before any row runs (an invalid SMARTS would otherwise be a NULL in every row).
+      if (plan.kinds.some((k) => k.query_smiles !== undefined || k.smarts !== undefined)) {
+        const [checked] = await runList(canvasAnnotateRowTool, [{ smiles: "C", kinds: plan.kinds, check: true }], { budgetMs: ANNOTATE_WRITE_RESERVE_MS });
+        if (checked && !checked.ok) throw new ToolError(checked.error.code, checked.error.message, checked.error.details, checked.error.hint);
+      }
+      const canvas = await canvasFor(canvases(), args.canvas_id);
+      const meta = canvas.tables.get(args.table);
+      const smilesColumn =
+        args.smiles_column ??
+        (meta && !meta.columns.some((c) => c.name === "smiles") && meta.columns.some((c) => c.name === "canonical_smiles") ? "canonical_smiles" : "smiles");
+      const work = await canvas.prepareAnnotation(args.table, smilesColumn, plan.columns);
+      const pending = work.pending;
+      let computed = 0;
+      let invalid = 0;
+      let next = 0;
+      let stopped = false;
+      while (next < pending.length && !stopped) {
+        const left = ctx.deadline - Date.now() - ANNOTATE_WRITE_RESERVE_MS;
+        if (left <= 0) break;
+        const step = pending.slice(next, next + ANNOTATE_STEP_ROWS);
+        const runnable = step.filter((p) => p.smiles !== null && p.smiles.trim() !== "");
+        const outcomes = runnable.length
+          ? await runList(
+              canvasAnnotateRowTool,
+              runnable.map((p) => ({ smiles: p.smiles!, kinds: plan.kinds })),
+              { budgetMs: left, onChunk: (done) => ctx.progress(next + done, pending.length, `${next + done} of ${pending.length} rows computed`) },
+            )
+          : [];
+        const byRow = new Map<number, (typeof outcomes)[number]>();
+        runnable.forEach((p, i) => byRow.set(p.row, outcomes[i]!));
+        const rows: number[] = [];
+        const values: Cell[][] = [];
+        const empty = plan.columns.map(() => null);
+        for (const p of step) {
+          const outcome = byRow.get(p.row);
+          if (outcome && !outcome.ok && outcome.error.code === "TIMEOUT") {
+            stopped = true;
+            continue;
+          }
+          rows.push(p.row);
+          if (outcome?.ok) values.push(outcome.value.cells);
+          else {
+            invalid++;
+            values.push(empty);
+          }
+        }
+        await canvas.writeAnnotation(args.table, plan.columns, rows, values, ctx.signal);
+        computed += rows.length;
+        next += step.length;
+      }
+      const rowsLeft = pending.length - computed;
+      const result: Result = {
+        canvas_id: canvas.id,
+        table: args.table,
+        smiles_column: smilesColumn,
+        columns: plan.columns.map((c) => ({ name: c.name, type: c.type })),
+        complete: rowsLeft === 0,
+        rows_total: work.total,
+        rows_done: work.total - rowsLeft,
+        rows_left: rowsLeft,
+        rows_computed: computed,
+        invalid_smiles_rows: invalid,
+        elapsed_ms: Date.now() - started,
+      };
+      if (rowsLeft > 0) result.note = `${rowsLeft} rows are left: call canvas_annotate again with the same arguments to continue where this call stopped.`;
+      return result;
+    },
+  };
+}
+
+export const canvasAnnotateTool = createCanvasAnnotateTool();

@@ -1,0 +1,175 @@
+/**
+ * canvas_annotate: columns written on a staged table, NULLs for SMILES that do not parse, resumable steps
+ * (complete: false, the same call continues, rows already annotated not recomputed), the default SMILES column
+ * of a staged ChEMBL table, typed errors, and one run through the real worker pool (the worker-only row tool).
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { createCanvasAnnotateTool, planColumns } from "../../src/tools/canvas_annotate.js";
+import type { ToolError } from "../../src/domain/errors.js";
+import { calcPropertiesTool } from "../../src/tools/calc_properties.js";
+import { painsCheckTool } from "../../src/tools/pains_check.js";
+import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
+import { McpServer } from "../../src/server/server.js";
+import { WorkerPool } from "../../src/server/pool.js";
+import { silentLogger } from "../../src/logger.js";
+import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
+import { fails, ok, serviceContext } from "../fixtures/chembl/harness.js";
+import { localRunner, stageSmiles, type LocalRunner } from "../helpers/annotate.js";
+
+type Row = Record<string, unknown>;
+let manager: CanvasManager;
+let rdkit: RDKit;
+let chem: LocalRunner;
+const annotate = () => createCanvasAnnotateTool(() => manager);
+const query = () => createChemblDataframeQueryTool(() => manager);
+const ctx = () => serviceContext(40_000, { chem });
+
+async function rows(canvasId: string, sql: string): Promise<Row[]> {
+  return (await ok(query(), { canvas_id: canvasId, sql, max_rows: 1000 })).value.rows as Row[];
+}
+
+before(async () => {
+  manager = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 });
+  rdkit = await loadRDKit();
+  chem = await localRunner(rdkit);
+});
+after(() => manager.close());
+
+describe("canvas_annotate", () => {
+  test("adds the property columns, each equal to calc_properties, with NULLs (counted) where the SMILES does not parse", async () => {
+    const smiles = ["CC(=O)Oc1ccccc1C(=O)O", "c1ccccc1O", "not a smiles", null, "O=C(C)Oc1ccccc1"];
+    const id = await stageSmiles(manager, smiles);
+    const { value } = await ok(annotate(), { canvas_id: id, table: "library", columns: ["mw", "logp", "tpsa", "hbd", "formula", "qed"] }, ctx());
+    assert.equal(value.complete, true);
+    assert.equal(value.rows_total, 5);
+    assert.equal(value.rows_computed, 5);
+    assert.equal(value.invalid_smiles_rows, 2);
+    assert.equal(value.smiles_column, "smiles");
+    const got = await rows(id, "SELECT id, mw, logp, tpsa, hbd, formula, qed FROM library ORDER BY id");
+    for (const row of got) {
+      const s = smiles[row.id as number];
+      if (s === null || s === "not a smiles") {
+        assert.deepEqual([row.mw, row.logp, row.formula, row.qed], [null, null, null, null]);
+        continue;
+      }
+      const single = calcPropertiesTool.run({ smiles: s! }, { rdkit, progress: () => {} }) as Row;
+      for (const k of ["mw", "logp", "tpsa", "hbd", "formula", "qed"]) assert.equal(row[k], single[k], `${s} ${k}`);
+    }
+    const types = Object.fromEntries((await manager.get(id)).describe()[0]!.columns.map((c) => [c.name, c.type]));
+    assert.deepEqual([types.mw, types.hbd, types.formula], ["DOUBLE", "INTEGER", "VARCHAR"]);
+  });
+
+  test("pains adds pains_count INTEGER and pains_names VARCHAR[] equal to pains_check", async () => {
+    const smiles = ["O=C(C=Cc1ccccc1)c1ccccc1", "c1ccc2c(c1)N=C(S2)N", "CCO", "Oc1ccc(N=Nc2ccccc2)cc1"];
+    const id = await stageSmiles(manager, smiles);
+    await ok(annotate(), { canvas_id: id, table: "library", columns: ["pains", "brenk"] }, ctx());
+    const got = await rows(id, "SELECT id, pains_count, pains_names, brenk_count FROM library ORDER BY id");
+    for (const row of got) {
+      const single = painsCheckTool.run({ smiles: smiles[row.id as number]! }, { rdkit, progress: () => {} }) as { alert_count: number; alerts: string[] };
+      assert.equal(row.pains_count, single.alert_count);
+      assert.deepEqual(row.pains_names, single.alerts);
+    }
+    const [described] = await rows(id, "SELECT typeof(pains_names) AS t, typeof(pains_count) AS c FROM library LIMIT 1");
+    assert.deepEqual(described, { t: "VARCHAR[]", c: "INTEGER" });
+  });
+
+  test("resumable: a call cut by its budget answers complete: false with rows done and left; the same call continues and never recomputes a row", async () => {
+    const smiles = Array.from({ length: 450 }, (_, i) => "C".repeat((i % 20) + 1) + "O");
+    const id = await stageSmiles(manager, smiles);
+    const args = { canvas_id: id, table: "library", columns: ["mw", "murcko_scaffold", { kind: "substructure_matches", smarts: "[OX2H]", as: "alcohols" }] };
+    chem.listEntries = 0;
+    chem.cutAfter = 200;
+    try {
+      const first = (await ok(annotate(), args, ctx())).value;
+      assert.deepEqual([first.complete, first.rows_done, first.rows_left, first.rows_computed], [false, 200, 250, 200]);
+      assert.match(String(first.note), /call canvas_annotate again with the same arguments/);
+      const [partial] = await rows(id, "SELECT count(mw) AS n FROM library");
+      assert.equal(Number(partial!.n), 200);
+      const second = (await ok(annotate(), args, ctx())).value;
+      assert.deepEqual([second.complete, second.rows_done, second.rows_left], [false, 400, 50]);
+      const third = (await ok(annotate(), args, ctx())).value;
+      assert.deepEqual([third.complete, third.rows_done, third.rows_left, third.rows_computed], [true, 450, 0, 50]);
+      assert.equal(chem.listEntries, 450, "each row computed once");
+      const again = (await ok(annotate(), args, ctx())).value;
+      assert.deepEqual([again.complete, again.rows_computed], [true, 0]);
+      assert.equal(chem.listEntries, 450);
+    } finally {
+      delete chem.cutAfter;
+    }
+    const [check] = await rows(id, "SELECT count(*) FILTER (WHERE alcohols = 1) AS ones, count(*) FILTER (WHERE murcko_scaffold = '') AS acyclic FROM library");
+    assert.deepEqual([Number(check!.ones), Number(check!.acyclic)], [450, 450]);
+  });
+
+  test("a table with canonical_smiles and no smiles column (a staged ChEMBL table) is read from canonical_smiles by default", async () => {
+    const id = await stageSmiles(manager, ["CCO", "c1ccccc1"], "bioactivities", "canonical_smiles");
+    const { value } = await ok(annotate(), { canvas_id: id, table: "bioactivities", columns: ["heavy_atom_count", "inchikey"] }, ctx());
+    assert.equal(value.smiles_column, "canonical_smiles");
+    const got = await rows(id, "SELECT heavy_atom_count, inchikey FROM bioactivities ORDER BY id");
+    assert.deepEqual(got, [
+      { heavy_atom_count: 3, inchikey: "LFQSCWFLJHTTHZ-UHFFFAOYSA-N" },
+      { heavy_atom_count: 6, inchikey: "UHOVQNZJYSORNB-UHFFFAOYSA-N" },
+    ]);
+  });
+
+  test("typed errors: unknown table, unknown SMILES column, unknown kind, duplicate names, a taken name, a parameterised kind without `as`, a bad SMARTS", async () => {
+    const id = await stageSmiles(manager, ["CCO"]);
+    const call = (args: Row) => fails(annotate(), { canvas_id: id, table: "library", ...args }, ctx());
+    let e = await call({ table: "nope", columns: ["mw"] });
+    assert.deepEqual([e.code, e.details.path], ["INVALID_ARGUMENTS", "/table"]);
+    e = await call({ smiles_column: "nope", columns: ["mw"] });
+    assert.deepEqual([e.code, e.details.path], ["INVALID_ARGUMENTS", "/smiles_column"]);
+    // The schema's enum refuses an unknown kind before the tool runs (the server answers INVALID_ARGUMENTS); the tool checks it too.
+    await assert.rejects(call({ columns: ["mass"] }), /must be equal to one of the allowed values/);
+    assert.throws(
+      () => planColumns(["mass" as never]),
+      (x: ToolError) => x.code === "INVALID_ARGUMENTS" && x.details.path === "/columns/0",
+    );
+    e = await call({ columns: ["mw", { kind: "logp", as: "mw" }] });
+    assert.deepEqual([e.code, e.details.column], ["INVALID_ARGUMENTS", "mw"]);
+    e = await call({ columns: [{ kind: "mw", as: "id" }] });
+    assert.deepEqual([e.code, e.details.path, e.details.column], ["INVALID_ARGUMENTS", "/columns", "id"]);
+    e = await call({ columns: [{ kind: "ecfp4_similarity", query_smiles: "CCO" }] });
+    assert.deepEqual([e.code, e.details.path], ["INVALID_ARGUMENTS", "/columns/0"]);
+    e = await call({ columns: [{ kind: "substructure_matches", smarts: "[C", as: "x" }] });
+    assert.equal(e.code, "INVALID_SMARTS");
+    e = await call({ columns: [{ kind: "ecfp4_similarity", query_smiles: "C1CC", as: "sim" }] });
+    assert.equal(e.code, "INVALID_SMILES");
+    await ok(annotate(), { canvas_id: id, table: "library", columns: [{ kind: "ecfp4_similarity", query_smiles: "CCO", as: "sim" }] }, ctx());
+    e = await call({ columns: [{ kind: "ecfp4_similarity", query_smiles: "CCN", as: "sim" }] });
+    assert.deepEqual([e.code, e.details.column], ["INVALID_ARGUMENTS", "sim"]);
+    assert.match(e.message, /another definition/);
+  });
+
+  test("through the real worker pool (the worker-only row tool), with progress, parameters checked in a worker even when no other chemistry tool is registered", async () => {
+    const pool = new WorkerPool({ size: 2 });
+    try {
+      const server = new McpServer({ tools: [annotate()], pool, info: { name: "test", version: "0" }, logger: silentLogger });
+      const id = await stageSmiles(manager, ["CCO", "c1ccccc1C(=O)O", "C1CC"]);
+      const progress: number[] = [];
+      const outcome = await server.runTool(
+        "canvas_annotate",
+        { canvas_id: id, table: "library", columns: ["tpsa", "generic_scaffold", { kind: "substructure_matches", smarts: "c", as: "aromatic_atoms" }] },
+        { signal: new AbortController().signal, progress: (p) => progress.push(p) },
+      );
+      assert.ok(outcome.ok, JSON.stringify(outcome));
+      assert.equal(outcome.value.invalid_smiles_rows, 1);
+      assert.ok(progress.length > 0);
+      const got = await rows(id, "SELECT tpsa, generic_scaffold, aromatic_atoms FROM library ORDER BY id");
+      assert.deepEqual(got, [
+        { tpsa: 20.23, generic_scaffold: "", aromatic_atoms: 0 },
+        { tpsa: 37.3, generic_scaffold: "C1CCCCC1", aromatic_atoms: 6 },
+        { tpsa: null, generic_scaffold: null, aromatic_atoms: null },
+      ]);
+      const bad = await server.runTool(
+        "canvas_annotate",
+        { canvas_id: id, table: "library", columns: [{ kind: "substructure_matches", smarts: "[C", as: "bad" }] },
+        { signal: new AbortController().signal },
+      );
+      assert.ok(!bad.ok && bad.error.code === "INVALID_SMARTS", JSON.stringify(bad));
+    } finally {
+      await pool.close();
+    }
+  });
+});
