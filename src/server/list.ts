@@ -12,7 +12,7 @@ import type { ValidateFunction } from "ajv/dist/2020.js";
 import { ToolError, type DomainErrorPayload } from "../domain/errors.js";
 import type { AnyTool, ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
 import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
-import { splitSdf } from "../domain/chem/input-format.js";
+import { inputFormatOf, molblockTitle, splitSdf } from "../domain/chem/input-format.js";
 import type { ListOutcome, WorkerPool } from "./pool.js";
 import { describeIssues } from "./registry.js";
 
@@ -101,7 +101,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
           type: "object",
           properties: {
             index: { type: "integer", minimum: 0 },
-            input: { type: "string", description: "The entry as sent; an sdf record's title, or 'sdf record N' (from 1)." },
+            input: { type: "string", description: "The entry as sent; a molblock entry by its title; an sdf record's title, or 'sdf record N' (from 1)." },
             properties: {
               type: "object",
               additionalProperties: { type: "string" },
@@ -193,8 +193,18 @@ export async function runListCall(
     ran.forEach((outcome, k) => (outcomes[positions[k] as number] = outcome));
   }
   const fieldList = Array.isArray(fields) ? (fields as string[]) : undefined;
-  if (!source.labels) return listAnswer(list, outcomes as ListOutcome[], fieldList);
+  if (!source.labels) return listAnswer(list.map(entryLabel), outcomes as ListOutcome[], fieldList);
   return listAnswer(source.labels, outcomes as ListOutcome[], fieldList, MAX_RESPONSE_BYTES, { properties: source.properties, sdf: true });
+}
+
+/**
+ * A smiles_list entry as its item's `input`: a SMILES or CXSMILES as sent; a molblock (kilobytes of atom lines)
+ * by its title, or "molblock", and its line count, so an answer does not carry every block back.
+ */
+function entryLabel(entry: string): string {
+  if (inputFormatOf(entry) !== "molblock") return entry;
+  const title = molblockTitle(entry);
+  return title !== "" ? `molblock: ${title}` : "molblock (no title)";
 }
 
 interface ListSource {

@@ -83,6 +83,22 @@ test("a molblock (V2000, V3000) or CXSMILES gives its SMILES's answer, plus inpu
   assert.equal(value(await call("calc_properties", { smiles: "CCO |$A;B;C$|" })).input_format, "cxsmiles");
 });
 
+test("a molblock entry of smiles_list is named in its item by its title, not echoed whole", async () => {
+  const { v2000 } = molblocks("CCO");
+  const titled = v2000.replace(/^[^\n]*/, "ethanol");
+  const answer = value(await call("parse_smiles", { smiles_list: [v2000, titled, "CCO", "C[C@H](F)Cl |&1:1|"], fields: ["smiles"] }));
+  const results = answer.results as Array<{ input: string; result: { smiles: string } }>;
+  assert.deepEqual(
+    results.map((r) => [r.input, r.result.smiles]),
+    [
+      ["molblock (no title)", "CCO"],
+      ["molblock: ethanol", "CCO"],
+      ["CCO", "CCO"],
+      ["C[C@H](F)Cl |&1:1|", "C[C@H](F)Cl"],
+    ],
+  );
+});
+
 test("a molblock keeps its own atom order: smarts_match indices are the molblock's atoms", async () => {
   // OCC written as a molblock: atom 0 is the oxygen (canonical SMILES CCO puts it last).
   const { v2000 } = molblocks("OCC");
