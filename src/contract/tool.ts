@@ -9,6 +9,20 @@ import type { RDKit } from "../domain/chem/rdkit.js";
 
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * The schema of one entry's error in an answer about many entries (a list item, a grid cell): the
+ * DomainErrorPayload a single call with that entry would answer. `description` says what the entry lacks.
+ */
+export function entryErrorSchema(description: string): JsonSchema {
+  return {
+    type: "object",
+    description,
+    properties: { code: { type: "string" }, message: { type: "string" }, hint: { type: "string" }, details: { type: "object" } },
+    required: ["code", "message"],
+    additionalProperties: false,
+  };
+}
+
 /** The tool sets: chemistry computed locally, ChEMBL data, the canvas (SQL over staged tables), medicinal chemistry. */
 export const TOOLSETS = ["chem", "chembl", "canvas", "medchem"] as const;
 export type Toolset = (typeof TOOLSETS)[number];

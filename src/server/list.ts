@@ -10,7 +10,7 @@
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { ToolError, type DomainErrorPayload } from "../domain/errors.js";
-import type { AnyTool, ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
+import { entryErrorSchema, type AnyTool, type ChemTool, type JsonSchema, type ProgressReporter } from "../contract/tool.js";
 import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { inputFormatOf, molblockTitle, splitSdf } from "../domain/chem/input-format.js";
 import type { ListOutcome, WorkerPool } from "./pool.js";
@@ -22,18 +22,7 @@ import { describeIssues } from "./registry.js";
  */
 export const LIST_ENVELOPE_RESERVE = 16 * 1024;
 
-const ERROR_SCHEMA: JsonSchema = {
-  type: "object",
-  description: "Why this entry has no result (as a single call would answer).",
-  properties: {
-    code: { type: "string" },
-    message: { type: "string" },
-    hint: { type: "string" },
-    details: { type: "object" },
-  },
-  required: ["code", "message"],
-  additionalProperties: false,
-};
+const ERROR_SCHEMA = entryErrorSchema("Why this entry has no result (as a single call would answer).");
 
 function asSchema(value: unknown): JsonSchema | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonSchema) : undefined;

@@ -5,7 +5,7 @@ import type { GridAlignment, GridEntry } from "../domain/chem/grid.js";
 import { withMol, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { MAX_RESPONSE_BYTES, clipText } from "../contract/limits.js";
-import { withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
+import { entryErrorSchema, withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SMILES_MAX_LENGTH } from "./common.js";
 import { canvasFor, canvasIdProperty } from "./canvas-common.js";
@@ -74,13 +74,7 @@ const cellSize = (description: string, dflt: number) => ({ type: "integer", mini
 const GRID_ONLY = ["legends", "mols_per_row", "sub_width", "sub_height", "align_smarts"] as const;
 const SINGLE_ONLY = ["width", "height", "legend"] as const;
 
-const ERROR_SCHEMA = {
-  type: "object",
-  description: "Why this entry was not drawn (its cell is marked).",
-  properties: { code: { type: "string" }, message: { type: "string" }, hint: { type: "string" }, details: { type: "object" } },
-  required: ["code", "message"],
-  additionalProperties: false,
-};
+const ERROR_SCHEMA = entryErrorSchema("Why this entry was not drawn (its cell is marked).");
 
 const SINGLE_OUTPUT = {
   type: "object",
