@@ -34,7 +34,8 @@ export const INSTRUCTIONS =
   "chematic-mcp computes cheminformatics locally with RDKit. Pass molecules as SMILES (argument `smiles`). " +
   "Validate unfamiliar SMILES with parse_smiles, canonicalise with canonical_smiles, and profile with calc_properties " +
   "and lipinski_check. A tool failure comes back as a result with isError and structuredContent.error " +
-  "{code, message, hint, details}: follow the hint (e.g. INVALID_SMILES names the position to fix) before retrying.";
+  "{code, message, hint, details}: follow the hint (e.g. INVALID_SMILES names the position to fix) before retrying. " +
+  "For a set, send one call: the per-molecule tools take `smiles_list` (or `sdf`) instead of `smiles`, with `fields` to keep only the values you need.";
 
 export interface CallContext {
   signal: AbortSignal;

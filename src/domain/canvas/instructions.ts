@@ -4,5 +4,8 @@ export const CANVAS_INSTRUCTIONS =
   "as a DuckDB table on a canvas and answers with canvas_id and table_name (bioactivities for potency_ranked, bioactivities_null_potency for null_potency) " +
   "plus the first rows. Read staged rows with chembl_dataframe_describe (columns) and chembl_dataframe_query (one read-only SELECT, DuckDB SQL); " +
   "pass canvas_id back to chembl_get_bioactivities to stage the other view beside it. Check truncated/truncated_by before calling a table complete. " +
-  "A canvas expires after 30 minutes idle (CANVAS_NOT_FOUND: re-run the spill). The resource skill://chembl-guide/SKILL.md holds the workflows " +
+  "A canvas expires after 30 minutes idle (CANVAS_NOT_FOUND: re-run the spill). " +
+  "A library of your own goes on a canvas the same way: canvas_import makes a table from smiles_list, SDF or CSV text; canvas_annotate adds computed columns " +
+  "(mw, logp, qed, pains, murcko_scaffold, ecfp4_similarity to a query...) to any table, staged tables included, so sets are filtered, joined and ranked in SQL " +
+  "without passing through your context; depict with canvas_id and sql draws the rows of a query as a grid. The resource skill://chembl-guide/SKILL.md holds the workflows " +
   "and SQL recipes (ranking without mixing assay types, mutants, salts or repeats; selectivity with the inactives).";
