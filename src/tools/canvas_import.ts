@@ -13,6 +13,7 @@ import {
   type ColumnSpec,
   type ColumnType,
   type TableMeta,
+  ROW_KEY_COLUMN,
 } from "../domain/canvas/canvas.js";
 import { csvSource, inferColumnType, readImportFile, sdfSource, smiSource, smilesListSource, toCell, type ImportSource } from "../domain/canvas/import.js";
 import { ToolError } from "../domain/errors.js";
@@ -90,8 +91,12 @@ function invalid(message: string, path: string, details: Record<string, unknown>
 }
 
 /** Column names for the data columns: as given, unless they clash (case-insensitively, as DuckDB compares) with ours or each other. */
-function nameColumns(names: readonly string[], previous: Record<string, string>): { columns: Map<string, string>; renamed: Record<string, string> } {
-  const taken = new Set(RESERVED);
+function nameColumns(
+  names: readonly string[],
+  previous: Record<string, string>,
+  alsoTaken: readonly string[] = [],
+): { columns: Map<string, string>; renamed: Record<string, string> } {
+  const taken = new Set([...RESERVED, ...alsoTaken.map((n) => n.toLowerCase())]);
   for (const to of Object.values(previous)) taken.add(to.toLowerCase());
   const columns = new Map<string, string>();
   const renamed: Record<string, string> = {};
@@ -292,7 +297,10 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
         const chem = await canonicalise(source, ctx);
 
         const previous = (existing?.provenance.renamed as Record<string, string> | undefined) ?? {};
-        const { columns: names, renamed } = nameColumns(source.dataColumns, previous);
+        // Appending to an annotated table: a data column named like a computed one (mw, qed, _row) is renamed,
+        // or its values would land in a column canvas_annotate owns and overwrites.
+        const computed = mode === "append" && canvas && existing ? [ROW_KEY_COLUMN, ...canvas.computedColumns(table)] : [];
+        const { columns: names, renamed } = nameColumns(source.dataColumns, previous, computed);
         const dataSpecs: ColumnSpec[] = source.dataColumns.map((raw) => ({
           name: names.get(raw)!,
           type: inferColumnType(source.records.map((r) => r.data?.[raw])),

@@ -11,6 +11,7 @@ import type { ToolError } from "../../src/domain/errors.js";
 import { calcPropertiesTool } from "../../src/tools/calc_properties.js";
 import { painsCheckTool } from "../../src/tools/pains_check.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
+import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { silentLogger } from "../../src/logger.js";
@@ -100,6 +101,31 @@ describe("canvas_annotate", () => {
     }
     const [check] = await rows(id, "SELECT count(*) FILTER (WHERE alcohols = 1) AS ones, count(*) FILTER (WHERE murcko_scaffold = '') AS acyclic FROM library");
     assert.deepEqual([Number(check!.ones), Number(check!.acyclic)], [450, 450]);
+  });
+
+  test("rows appended to an annotated table (list columns included) are computed by the next call alone; an imported column named like a computed one is renamed", async () => {
+    const importer = createCanvasImportTool(() => manager);
+    const first = (await ok(importer, { smiles_list: ["CCO", "c1ccccc1O"], table: "hits" }, ctx())).value;
+    const id = first.canvas_id as string;
+    const args = { canvas_id: id, table: "hits", columns: ["mw", "pains", "murcko_scaffold"] };
+    assert.equal((await ok(annotate(), args, ctx())).value.rows_computed, 2);
+    // A CSV whose columns are called like ours: mw is canvas_annotate's on this table, potency is data.
+    const more = (await ok(importer, { canvas_id: id, table: "hits", mode: "append", csv: "smiles,mw,potency\nO=C(O)c1ccccc1O,1.5,7.2\n" }, ctx())).value;
+    assert.deepEqual(more.renamed, { mw: "mw_2" });
+    chem.listEntries = 0;
+    const again = (await ok(annotate(), args, ctx())).value;
+    assert.deepEqual([again.complete, again.rows_total, again.rows_computed], [true, 3, 1]);
+    assert.equal(chem.listEntries, 1, "the first two rows are not recomputed");
+    const got = await rows(id, "SELECT smiles, mw, mw_2, potency, pains_count, pains_names, murcko_scaffold FROM hits ORDER BY row_id");
+    assert.deepEqual(
+      got.map((r) => [r.smiles, r.mw_2, r.potency, r.pains_count, r.pains_names, r.murcko_scaffold]),
+      [
+        ["CCO", null, null, 0, [], ""],
+        ["Oc1ccccc1", null, null, 0, [], "c1ccccc1"],
+        ["O=C(O)c1ccccc1O", 1.5, 7.2, 0, [], "c1ccccc1"],
+      ],
+    );
+    assert.equal(got[2]!.mw, (calcPropertiesTool.run({ smiles: "O=C(O)c1ccccc1O" }, { rdkit, progress: () => {} }) as { mw: number }).mw);
   });
 
   test("a table with canonical_smiles and no smiles column (a staged ChEMBL table) is read from canonical_smiles by default", async () => {

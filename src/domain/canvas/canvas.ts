@@ -340,6 +340,11 @@ export class Canvas {
     );
   }
 
+  /** The columns canvas_annotate computed on `table` (an import appending to it must not write into them). */
+  computedColumns(table: string): string[] {
+    return [...(this.annotations.get(table)?.keys() ?? [])];
+  }
+
   /** INVALID_ARGUMENTS naming the tables there are. */
   noTable(name: string): ToolError {
     return new ToolError(
@@ -400,10 +405,11 @@ export class Canvas {
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
     const d = this.duckdb;
-    const types: DuckDBType[] = columns.map((c) => {
-      if (c.type === "VARCHAR[]") throw new Error(`column ${c.name}: lists are not staged`);
-      return { BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN }[c.type];
-    });
+    // A VARCHAR[] column is an annotation's (pains_names): rows appended to an annotated table carry NULL there
+    // until canvas_annotate computes them.
+    const types: DuckDBType[] = columns.map((c) =>
+      c.type === "VARCHAR[]" ? d.LIST(d.VARCHAR) : { BIGINT: d.BIGINT, INTEGER: d.INTEGER, DOUBLE: d.DOUBLE, VARCHAR: d.VARCHAR, BOOLEAN: d.BOOLEAN }[c.type],
+    );
     // Column-major once (the chunks are filled column by column), checking every value against its declared type.
     const data: CellValue[][] = columns.map(() => new Array<CellValue>(rows.length));
     for (let r = 0; r < rows.length; r++) {
