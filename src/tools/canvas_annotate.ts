@@ -381,6 +381,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
       if (!chem?.runList) throw new Error("canvas_annotate needs the chemistry pool");
       const runList = chem.runList.bind(chem);
       const plan = planColumns(args.columns);
+      for (const column of plan.columns) await canvases().refuseKeyword(column.name, "/columns");
       // Parameters checked once, in a worker, before any row runs (an invalid SMARTS would otherwise be a NULL in every row).
       if (plan.kinds.some((k) => k.query_smiles !== undefined || k.smarts !== undefined)) {
         const [checked] = await runList(canvasAnnotateRowTool, [{ smiles: "C", kinds: plan.kinds, check: true }], { budgetMs: ANNOTATE_WRITE_RESERVE_MS });

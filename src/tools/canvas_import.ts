@@ -260,6 +260,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
       if (!(await manager.available())) throw manager.disabledError();
       const table = args.table ?? "library";
       const mode = args.mode ?? "create";
+      await manager.refuseKeyword(table, "/table");
       if (mode === "append" && args.canvas_id === undefined) throw invalid("mode append needs the canvas_id of the table to append to", "/canvas_id");
       let canvas: Canvas | undefined = args.canvas_id !== undefined ? await canvasFor(manager, args.canvas_id) : undefined;
       const work = async (): Promise<ImportResult> => {

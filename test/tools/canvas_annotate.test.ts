@@ -139,7 +139,7 @@ describe("canvas_annotate", () => {
     ]);
   });
 
-  test("typed errors: unknown table, unknown SMILES column, unknown kind, duplicate names, a taken name, a parameterised kind without `as`, a bad SMARTS", async () => {
+  test("typed errors: unknown table, unknown SMILES column, unknown kind, duplicate names, a taken name, an SQL keyword as a name, a parameterised kind without `as`, a bad SMARTS", async () => {
     const id = await stageSmiles(manager, ["CCO"]);
     const call = (args: Row) => fails(annotate(), { canvas_id: id, table: "library", ...args }, ctx());
     let e = await call({ table: "nope", columns: ["mw"] });
@@ -156,6 +156,8 @@ describe("canvas_annotate", () => {
     assert.deepEqual([e.code, e.details.column], ["INVALID_ARGUMENTS", "mw"]);
     e = await call({ columns: [{ kind: "mw", as: "id" }] });
     assert.deepEqual([e.code, e.details.path, e.details.column], ["INVALID_ARGUMENTS", "/columns", "id"]);
+    e = await call({ columns: [{ kind: "ecfp4_similarity", query_smiles: "CCO", as: "order" }] });
+    assert.deepEqual([e.code, e.details.path, e.details.name], ["INVALID_ARGUMENTS", "/columns", "order"], "an SQL keyword as a column name");
     e = await call({ columns: [{ kind: "ecfp4_similarity", query_smiles: "CCO" }] });
     assert.deepEqual([e.code, e.details.path], ["INVALID_ARGUMENTS", "/columns/0"]);
     e = await call({ columns: [{ kind: "substructure_matches", smarts: "[C", as: "x" }] });

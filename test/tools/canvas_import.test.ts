@@ -345,6 +345,16 @@ describe("canvas_import from csv", () => {
     const id = await failure("canvas_import", { csv: "smiles,b\nCCO,1\n", id_column: "name" });
     assert.equal(id.details.path, "/id_column");
   });
+
+  test("a table named like a DuckDB keyword (semi, order, left: every query would need quotes) is INVALID_ARGUMENTS; a name merely containing one is fine", async () => {
+    for (const table of ["semi", "order", "left", "select", "join"]) {
+      const e = await failure("canvas_import", { smiles_list: ["CCO"], table });
+      assert.deepEqual([e.code, e.details.path, e.details.name], ["INVALID_ARGUMENTS", "/table", table], table);
+      assert.match(e.message, /SQL keyword/);
+    }
+    const fine = await importCall({ smiles_list: ["CCO"], table: "semi_set" });
+    assert.equal((await sql(fine.canvas_id, "SELECT smiles FROM semi_set"))[0]!.smiles, "CCO");
+  });
 });
 
 describe("canvas_import modes and SQL over imported tables", () => {

@@ -782,6 +782,7 @@ export class CanvasManager {
   /** IDs that expired or were evicted lately, to say so (bounded). */
   private readonly gone = new Map<string, "expired" | "evicted" | "dropped">();
   private duckdb: Promise<DuckDbModule | null> | undefined;
+  private keywordSet: Promise<ReadonlySet<string>> | undefined;
   private loadError: string | null = null;
   private sessionDir: string | null = null;
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -816,6 +817,42 @@ export class CanvasManager {
   /** Loads DuckDB once; false when the canvas is off or the binding cannot load (logged once). */
   async available(): Promise<boolean> {
     return (await this.module()) !== null;
+  }
+
+  /**
+   * DuckDB's keywords that SQL cannot use as an unquoted table or column name: its reserved ones (select, order,
+   * table) and its type_function ones (semi, join, left), asked of DuckDB itself once. A name a tool makes
+   * (canvas_import's table, canvas_annotate's `as`) must not be one, or every query of it would need quotes.
+   */
+  sqlKeywords(): Promise<ReadonlySet<string>> {
+    this.keywordSet ??= (async () => {
+      const duckdb = await this.module();
+      if (!duckdb) return new Set<string>();
+      const instance = await duckdb.DuckDBInstance.create(":memory:", lockedDownOptions({ memoryLimitMb: 64, threads: 1, inMemory: true }));
+      try {
+        const connection = await instance.connect();
+        try {
+          const read = await connection.runAndReadAll("SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category IN ('reserved', 'type_function')");
+          return new Set(read.getRows().map(([k]) => String(k)));
+        } finally {
+          connection.closeSync();
+        }
+      } finally {
+        instance.closeSync();
+      }
+    })();
+    return this.keywordSet;
+  }
+
+  /** INVALID_ARGUMENTS when `name` (a table or column a tool makes) is one of DuckDB's sqlKeywords. */
+  async refuseKeyword(name: string, path: string): Promise<void> {
+    if (!(await this.sqlKeywords()).has(name.toLowerCase())) return;
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `${name} is an SQL keyword in DuckDB: a table or column of that name would need quotes in every query`,
+      { path, name },
+      `Pick another name, e.g. ${name}_set.`,
+    );
   }
 
   /** Why the canvas is unavailable, for messages (null while it is available or not yet tried). */
