@@ -132,8 +132,10 @@ test("SIGTERM lets a request in flight finish", async () => {
   try {
     const url = await s.url;
     assert.equal((await modernPost(url, 1, "tools/call", { name: "parse_smiles", arguments: { smiles: "C" } })).status, 200); // warm worker
-    const pending = modernPost(url, 2, "tools/call", { name: "test_sleep", arguments: { ms: 600 } });
-    await new Promise((r) => setTimeout(r, 200));
+    // The signal must come while the call is in flight: 500 ms after sending (a loaded CI machine took over 200 ms
+    // to read it: the server had closed before it came), well within the call's 1,300 ms.
+    const pending = modernPost(url, 2, "tools/call", { name: "test_sleep", arguments: { ms: 1_300 } });
+    await new Promise((r) => setTimeout(r, 500));
     s.child.kill("SIGTERM");
     const signalled = Date.now();
     const r = await pending;
