@@ -74,10 +74,7 @@ test("SMILES arguments are named smiles or smiles_list", () => {
       // smiles_column names a canvas column holding SMILES (canvas tools, and tools with a canvas form), not a molecule.
       const canvasForm = t.toolset === "canvas" || "canvas_id" in ((t.inputSchema.properties ?? {}) as Record<string, unknown>);
       if (/smiles/i.test(name))
-        assert.ok(
-          ["smiles", "smiles_list"].includes(name) || /^smiles\d$/.test(name) || (canvasForm && name === "smiles_column"),
-          `${t.name}.${name}`,
-        );
+        assert.ok(["smiles", "smiles_list"].includes(name) || /^smiles\d$/.test(name) || (canvasForm && name === "smiles_column"), `${t.name}.${name}`);
     }
   }
 });
