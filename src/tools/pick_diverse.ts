@@ -3,7 +3,7 @@
  * the same first picks (src/domain/chem/diversity.ts).
  */
 import { ToolError } from "../domain/errors.js";
-import { maxMinPicks, minDistanceTo } from "../domain/chem/diversity.js";
+import { maxMinPicks, minDistanceTo, seededFirstPick } from "../domain/chem/diversity.js";
 import type { ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
 import { ECFP4_METHOD, INVALID_SCHEMA, listFingerprints, smilesListProperty, type InvalidEntry } from "./cluster_molecules.js";
@@ -15,6 +15,7 @@ interface Args {
   smiles_list: string[];
   n: number;
   first_picks?: number[];
+  seed?: number;
 }
 
 interface Result {
@@ -34,7 +35,7 @@ export const pickDiverseTool: ChemTool<Args, Result> = {
   title: "Diverse subset (MaxMin, ECFP4)",
   description:
     `Picks n diverse molecules from smiles_list (up to ${MAX_PICK_POOL}) by MaxMin on ECFP4 (radius 2, 2048 bits, distance 1 - Tanimoto): starting from ` +
-    "first_picks (default [0]), each next pick is the molecule farthest from all picks so far (ties to the lower index), exactly as RDKit's " +
+    "first_picks (default [0]; or [] with seed for RDKit's seeded random start), each next pick is the molecule farthest from all picks so far (ties to the lower index), exactly as RDKit's " +
     "MaxMinPicker.LazyBitVectorPick with the same first picks. Answers picks (input indices, in pick order, first_picks first) and min_distance, the last pick's " +
     "distance to the others (how diverse the set still is). Use it to choose a representative subset to test, buy or depict.",
   annotations: READ_ONLY_LOCAL,
@@ -49,7 +50,15 @@ export const pickDiverseTool: ChemTool<Args, Result> = {
         uniqueItems: true,
         items: { type: "integer", minimum: 0, maximum: MAX_PICK_POOL - 1 },
         default: [0],
-        description: "Indices into smiles_list picked first, in this order (default [0]): e.g. compounds already in hand.",
+        description:
+          "Indices into smiles_list picked first, in this order (default [0]): e.g. compounds already in hand. [] with seed: RDKit's seeded random first pick.",
+      },
+      seed: {
+        type: "integer",
+        minimum: 0,
+        maximum: 2_147_483_647,
+        description:
+          "With first_picks []: the seed of the random first pick, drawn as RDKit draws it (LazyBitVectorPick(..., seed=seed)); the same seed, the same picks.",
       },
     },
     required: ["smiles_list", "n"],
@@ -73,7 +82,23 @@ export const pickDiverseTool: ChemTool<Args, Result> = {
   },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
   budgetMs: 50_000,
-  run({ smiles_list, n, first_picks = [0] }, { rdkit, progress }) {
+  run({ smiles_list, n, first_picks = [0], seed }, { rdkit, progress }) {
+    if (seed !== undefined && first_picks.length > 0) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        "seed draws the first pick: give it with first_picks []",
+        { path: "/seed" },
+        "Send first_picks: [] with seed, or leave seed out.",
+      );
+    }
+    if (seed === undefined && first_picks.length === 0) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        "first_picks [] needs a seed (a first pick drawn without one would not be reproducible)",
+        { path: "/first_picks" },
+        "Give seed (e.g. 42), or name the first picks.",
+      );
+    }
     first_picks.forEach((p, k) => {
       if (p >= smiles_list.length) {
         throw new ToolError("INVALID_ARGUMENTS", `first_picks[${k}] is ${p}; smiles_list has ${smiles_list.length} entries`, { path: `/first_picks/${k}` });
@@ -99,7 +124,7 @@ export const pickDiverseTool: ChemTool<Args, Result> = {
         `Ask for at most ${fps.length}, or fix the entries under details.`,
       );
     }
-    if (first.length === 0) throw new ToolError("INVALID_ARGUMENTS", "first_picks must name at least one entry", { path: "/first_picks" });
+    if (seed !== undefined) first.push(seededFirstPick(fps.length, seed));
     const picked = maxMinPicks(fps, n, first);
     const picks = picked.map((k) => indices[k]!);
     const result: Result = { picks, pool: fps.length, method: `MaxMin (RDKit MaxMinPicker.LazyBitVectorPick) on ${ECFP4_METHOD}` };

@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
-import { butinaClusters, maxMinPicks } from "../../src/domain/chem/diversity.js";
+import { butinaClusters, maxMinPicks, seededFirstPick } from "../../src/domain/chem/diversity.js";
 import { clusterMoleculesTool } from "../../src/tools/cluster_molecules.js";
 import { pickDiverseTool } from "../../src/tools/pick_diverse.js";
 import { skipOracle } from "../helpers/oracle.js";
@@ -70,7 +70,7 @@ interface Native {
   kept: number[];
   fps: string[];
   clusters: Record<string, number[][]>;
-  picks: Array<{ n: number; first: number[]; picks: number[] }>;
+  picks: Array<{ n: number; first: number[]; seed?: number; picks: number[] }>;
 }
 
 const THRESHOLDS = [0.4, 0.2, 0.6, 0.75];
@@ -79,6 +79,9 @@ const PICKS = [
   { n: 60, first: [7, 3, 200] },
   { n: 1, first: [0] },
   { n: 25, first: [410] },
+  { n: 30, first: [], seed: 42 },
+  { n: 30, first: [], seed: 0 },
+  { n: 10, first: [], seed: 2024 },
 ];
 
 function native(smiles: string[]): Native {
@@ -102,7 +105,7 @@ function native(smiles: string[]): Native {
     "    d.extend([1 - x for x in sims])",
     "clusters = {str(t): [list(c) for c in Butina.ClusterData(d, n, t, isDistData=True)] for t in req['thresholds']}",
     "picker = rdSimDivPickers.MaxMinPicker()",
-    "picks = [{'n': p['n'], 'first': p['first'], 'picks': list(picker.LazyBitVectorPick(fps, n, p['n'], firstPicks=p['first']))} for p in req['picks']]",
+    "picks = [{'n': p['n'], 'first': p['first'], 'seed': p.get('seed', -1), 'picks': list(picker.LazyBitVectorPick(fps, n, p['n'], firstPicks=p['first'], seed=p.get('seed', -1)))} for p in req['picks']]",
     "json.dump({'kept': kept, 'fps': [DataStructs.BitVectToFPSText(f) for f in fps], 'clusters': clusters, 'picks': picks}, sys.stdout)",
   ].join("\n");
   const run = spawnSync(PYTHON, ["-c", script], {
@@ -163,12 +166,15 @@ test("cluster_molecules equals RDKit's Butina.ClusterData and pick_diverse equal
     assert.deepEqual(butinaClusters(nat.fps.map(wordsOfFps), threshold), want, `threshold ${threshold}, native fingerprints`);
   }
   for (const p of nat.picks) {
-    const got = pickDiverseTool.run({ smiles_list: list, n: p.n, first_picks: p.first }, ctx);
-    assert.deepEqual(got.picks, p.picks, `n ${p.n} from ${p.first.join(",")}`);
-    assert.deepEqual(maxMinPicks(nat.fps.map(wordsOfFps), p.n, p.first), p.picks, `n ${p.n} from ${p.first.join(",")}, native fingerprints`);
+    const seeded = p.first.length === 0;
+    const got = pickDiverseTool.run({ smiles_list: list, n: p.n, first_picks: p.first, ...(seeded ? { seed: p.seed } : {}) }, ctx);
+    const label = seeded ? `n ${p.n}, seed ${p.seed}` : `n ${p.n} from ${p.first.join(",")}`;
+    assert.deepEqual(got.picks, p.picks, label);
+    const first = seeded ? [seededFirstPick(nat.fps.length, p.seed!)] : p.first;
+    assert.deepEqual(maxMinPicks(nat.fps.map(wordsOfFps), p.n, first), p.picks, `${label}, native fingerprints`);
   }
   t.diagnostic(
     `${list.length} molecules (NCI 250, WEHI PAINS set 150, ${HAND.length} hand cases; ${molecules.length - list.length} native RDKit refuses): ` +
-      `${THRESHOLDS.length} thresholds, ${clusters} clusters, all equal; ${PICKS.length} pick runs (${PICKS.reduce((s, p) => s + p.n, 0)} picks), all equal`,
+      `${THRESHOLDS.length} thresholds, ${clusters} clusters, all equal; ${PICKS.length} pick runs (3 from a seeded random first pick; ${PICKS.reduce((s, p) => s + p.n, 0)} picks), all equal`,
   );
 });

@@ -181,3 +181,41 @@ export function minDistanceTo(fps: readonly Uint32Array[], i: number, others: re
   for (const j of others) best = Math.min(best, 1 - similarity(a, fps[j]!, countA, countBits(fps[j]!)));
   return best;
 }
+
+/**
+ * The first pick RDKit's lazyPick draws when it is given no first picks and a seed >= 0: boost::mt19937
+ * seeded with `seed`, one draw of boost::uniform_int<>(0, poolSize - 1) (its bucket rejection: the 32-bit
+ * output divided by the bucket size, drawn again past the range).
+ */
+export function seededFirstPick(poolSize: number, seed: number): number {
+  const mt = new Uint32Array(624);
+  mt[0] = seed >>> 0;
+  for (let i = 1; i < 624; i++) {
+    const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+    mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
+  }
+  let index = 624;
+  const draw = (): number => {
+    if (index >= 624) {
+      for (let i = 0; i < 624; i++) {
+        const y = (mt[i]! & 0x80000000) | (mt[(i + 1) % 624]! & 0x7fffffff);
+        mt[i] = mt[(i + 397) % 624]! ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+      }
+      index = 0;
+    }
+    let y = mt[index++]!;
+    y ^= y >>> 11;
+    y = (y ^ ((y << 7) & 0x9d2c5680)) >>> 0;
+    y = (y ^ ((y << 15) & 0xefc60000)) >>> 0;
+    return (y ^ (y >>> 18)) >>> 0;
+  };
+  const range = poolSize - 1;
+  if (range === 0) return 0;
+  const brange = 0xffffffff;
+  let bucket = Math.floor(brange / (range + 1));
+  if (brange % (range + 1) === range) bucket++;
+  for (;;) {
+    const result = Math.floor(draw() / bucket);
+    if (result <= range) return result;
+  }
+}
