@@ -149,6 +149,33 @@ export interface ListSpec {
   maxItems: number;
   /** Time budget of a whole list call (at most MAX_TOOL_BUDGET_MS); entries not done by then answer TIMEOUT. */
   budgetMs: number;
+  /**
+   * A summary of the whole list beside the per-entry results (e.g. murcko_scaffold's group_by_scaffold):
+   * built from every entry's outcome (undefined for an entry that failed), answered under `key`.
+   */
+  summary?: ListSummary;
+}
+
+export interface ListSummary {
+  /** The list answer's key that holds it. */
+  key: string;
+  /** Its JSON schema (with a description). */
+  schema: JsonSchema;
+  // The results cross the worker boundary as plain objects; `any` here is the erasure point.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  build(results: ReadonlyArray<any>, args: Record<string, unknown>): unknown;
+}
+
+/**
+ * A chemistry tool's form that runs on the main thread, where the canvas lives (a canvas table instead of
+ * an inline list): the server runs it as a service tool, under the tool's budget, when `applies` says the
+ * arguments ask for it. It reaches the workers through ctx.chem.
+ */
+export interface MainForm<A> {
+  applies(args: A): boolean;
+  /** The answer's schema, an alternative beside the tool's other answers. */
+  outputSchema: JsonSchema;
+  run(args: A, ctx: ServiceContext): Promise<Record<string, unknown>>;
 }
 
 export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknown>> extends ToolBase {
@@ -161,6 +188,8 @@ export interface ChemTool<A = Record<string, unknown>, R = Record<string, unknow
    * The resolved arguments are what run receives.
    */
   resolveOnMain?: (args: A, ctx: ServiceContext) => Promise<A>;
+  /** A main-thread form (see MainForm): a canvas table in place of smiles_list. */
+  mainForm?: MainForm<A>;
   run(args: A, ctx: ChemContext): R;
 }
 

@@ -72,7 +72,13 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         description: "With smiles_list or sdf: keep only these result keys.",
       },
     },
-    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["sdf"] }],
+    // A tool with a canvas form (ChemTool.mainForm) takes canvas_id in place of a molecule or a list.
+    oneOf: [
+      { required: ["smiles"] },
+      { required: ["smiles_list"] },
+      { required: ["sdf"] },
+      ...("canvas_id" in properties ? [{ required: ["canvas_id"] }] : []),
+    ],
     dependentSchemas: { fields: { anyOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }] } },
   };
   if (rest.length > 0) inputSchema.required = rest;
@@ -116,6 +122,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         additionalProperties: false,
       },
       note: { type: "string", description: "Why entries were left out, and how to get them." },
+      ...(tool.list.summary ? { [tool.list.summary.key]: tool.list.summary.schema } : {}),
     },
     required: ["results", "summary"],
     additionalProperties: false,
@@ -123,7 +130,11 @@ export function withListSchemas(tool: AnyTool): AnyTool {
   const single: JsonSchema = { $ref: "#/$defs/result" };
   if (resultDescription !== undefined) single.description = resultDescription;
   if (resultRequired !== undefined) single.required = resultRequired;
-  const outputSchema: JsonSchema = { type: "object", $defs: { result: resultSchema }, anyOf: [single, listOutput] };
+  const outputSchema: JsonSchema = {
+    type: "object",
+    $defs: { result: resultSchema },
+    anyOf: [single, listOutput, ...(tool.mainForm ? [tool.mainForm.outputSchema] : [])],
+  };
   const derived: AnyTool = { ...tool, inputSchema, outputSchema };
   derivedTools.add(derived);
   return derived;
@@ -182,8 +193,21 @@ export async function runListCall(
     ran.forEach((outcome, k) => (outcomes[positions[k] as number] = outcome));
   }
   const fieldList = Array.isArray(fields) ? (fields as string[]) : undefined;
-  if (!source.labels) return listAnswer(list.map(entryLabel), outcomes as ListOutcome[], fieldList);
-  return listAnswer(source.labels, outcomes as ListOutcome[], fieldList, MAX_RESPONSE_BYTES, { properties: source.properties, sdf: true });
+  const summary = tool.list.summary;
+  const extra = summary
+    ? summary.build(
+        (outcomes as ListOutcome[]).map((o) => (o.ok ? o.value : undefined)),
+        shared,
+      )
+    : undefined;
+  // The tool's summary is answered whole; the entries get what it leaves of the response limit (counted twice, as the entries are).
+  const json = extra === undefined ? "" : JSON.stringify(extra);
+  const limit = MAX_RESPONSE_BYTES - (extra === undefined ? 0 : Buffer.byteLength(json, "utf8") + Buffer.byteLength(JSON.stringify(json), "utf8"));
+  const answer = source.labels
+    ? listAnswer(source.labels, outcomes as ListOutcome[], fieldList, limit, { properties: source.properties, sdf: true })
+    : listAnswer(list.map(entryLabel), outcomes as ListOutcome[], fieldList, limit);
+  if (summary && extra !== undefined) answer[summary.key] = extra;
+  return answer;
 }
 
 /**

@@ -287,9 +287,12 @@ export class McpServer {
 
     let value: unknown;
     try {
-      value = isListCall(tool, args)
-        ? await runListCall(tool, args, { pool: this.pool, validateInput: entry.validateInput, signal: ctx.signal, progress: ctx.progress ?? (() => {}) })
-        : await this.execute(tool, args, ctx);
+      const mainForm = tool.kind === "chem" ? tool.mainForm : undefined;
+      value = mainForm?.applies(args)
+        ? await this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => mainForm.run(args, serviceCtx))
+        : isListCall(tool, args)
+          ? await runListCall(tool, args, { pool: this.pool, validateInput: entry.validateInput, signal: ctx.signal, progress: ctx.progress ?? (() => {}) })
+          : await this.execute(tool, args, ctx);
     } catch (e) {
       // The Connection logs every failed call (id, tool, code): TIMEOUT and BUSY at warn.
       if (e instanceof ToolError) return { ok: false, error: e };

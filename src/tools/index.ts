@@ -38,6 +38,10 @@ import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
 import { canvasImportTool } from "./canvas_import.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
+// Issue 16 (medicinal chemistry set): scaffolds, clustering, diversity.
+import { murckoScaffoldTool } from "./murcko_scaffold.js";
+import { clusterMoleculesTool } from "./cluster_molecules.js";
+import { pickDiverseTool } from "./pick_diverse.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -74,6 +78,10 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   chemblDataframeDescribeTool,
   canvasImportTool,
   canvasAnnotateTool,
+  // Issue 16: scaffolds, clustering, diversity.
+  murckoScaffoldTool,
+  clusterMoleculesTool,
+  pickDiverseTool,
 ];
 
 /**

@@ -120,6 +120,11 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   }
   steps.push(call("tanimoto list", "tanimoto", { smiles_list: ["c1ccccc1O", "c1ccccc1N", "CC(=O)O"] }));
   steps.push(call("find_mcs", "find_mcs", { smiles_list: ["c1ccccc1CCO", "c1ccccc1CCN"] }));
+  // Issue 16: scaffolds (with group_by_scaffold), Butina clusters, MaxMin picks.
+  const set = ["c1ccccc1CCO", "c1ccccc1CCN", "CCO", "O=C1CCCCC1", "Cc1ccccc1", "not a smiles"];
+  steps.push(call("murcko_scaffold list", "murcko_scaffold", { smiles_list: set }));
+  steps.push(call("cluster_molecules", "cluster_molecules", { smiles_list: set, threshold: 0.7 }));
+  steps.push(call("pick_diverse", "pick_diverse", { smiles_list: set.slice(0, 5), n: 3 }));
   steps.push(call("smarts_match", "smarts_match", { smiles: "OCC(O)CO", smarts: "[OX2H]" }));
   steps.push(call("depict svg", "depict", { smiles: "c1ccccc1O", format: "svg" }));
   // ChEMBL against the fake.

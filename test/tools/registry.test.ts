@@ -71,12 +71,10 @@ test("input schemas are closed, bounded and described", () => {
 test("SMILES arguments are named smiles or smiles_list", () => {
   for (const t of tools) {
     for (const name of Object.keys(t.inputSchema.properties ?? {})) {
-      // smiles_column names a canvas column holding SMILES (canvas tools), not a molecule.
+      // smiles_column names a canvas column holding SMILES (canvas tools, and tools with a canvas form), not a molecule.
+      const canvasForm = t.toolset === "canvas" || "canvas_id" in ((t.inputSchema.properties ?? {}) as Record<string, unknown>);
       if (/smiles/i.test(name))
-        assert.ok(
-          ["smiles", "smiles_list"].includes(name) || /^smiles\d$/.test(name) || (t.toolset === "canvas" && name === "smiles_column"),
-          `${t.name}.${name}`,
-        );
+        assert.ok(["smiles", "smiles_list"].includes(name) || /^smiles\d$/.test(name) || (canvasForm && name === "smiles_column"), `${t.name}.${name}`);
     }
   }
 });

@@ -1,0 +1,163 @@
+/**
+ * murcko_scaffold: the Bemis-Murcko scaffold of a molecule (or, with generic, its all-carbon single-bond
+ * framework), equal to RDKit's GetScaffoldForMol and MakeScaffoldGeneric(GetScaffoldForMol(m)) (see
+ * src/domain/chem/scaffold.ts). Per molecule, with the list form (smiles_list, sdf) and, for a list, the
+ * group_by_scaffold summary; on a canvas table it writes the scaffold as a column (canvas_annotate's
+ * murcko_scaffold or generic_scaffold kind, the same code per row).
+ */
+import { ToolError } from "../domain/errors.js";
+import { withMol } from "../domain/chem/rdkit.js";
+import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import type { ChemTool, JsonSchema, ListSummary } from "../contract/tool.js";
+import { smilesProperty } from "./common.js";
+import { canvasIdProperty } from "./canvas-common.js";
+import { createCanvasAnnotateTool } from "./canvas_annotate.js";
+
+interface Args {
+  smiles: string;
+  generic?: boolean;
+  canvas_id?: string;
+  table?: string;
+  smiles_column?: string;
+}
+
+interface Result {
+  scaffold: string;
+  [k: string]: unknown;
+}
+
+/** group_by_scaffold: one group per distinct scaffold, largest first (ties by the first member's index). */
+export function groupByScaffold(results: ReadonlyArray<{ scaffold?: unknown } | undefined>): Array<{ scaffold: string; count: number; members: number[] }> {
+  const groups = new Map<string, number[]>();
+  results.forEach((r, index) => {
+    if (typeof r?.scaffold !== "string") return;
+    const members = groups.get(r.scaffold);
+    if (members) members.push(index);
+    else groups.set(r.scaffold, [index]);
+  });
+  return [...groups]
+    .map(([scaffold, members]) => ({ scaffold, count: members.length, members }))
+    .sort((a, b) => b.count - a.count || a.members[0]! - b.members[0]!);
+}
+
+const GROUP_SUMMARY: ListSummary = {
+  key: "group_by_scaffold",
+  schema: {
+    type: "array",
+    description:
+      "The list's entries grouped by scaffold: largest group first (ties by first member); '' groups the acyclic molecules; failed entries are in none.",
+    items: {
+      type: "object",
+      properties: {
+        scaffold: { type: "string", description: "The scaffold SMILES ('' for acyclic molecules)." },
+        count: { type: "integer", minimum: 1, description: "Entries with this scaffold." },
+        members: { type: "array", items: { type: "integer", minimum: 0 }, description: "Their indices in the list, ascending." },
+      },
+      required: ["scaffold", "count", "members"],
+      additionalProperties: false,
+    },
+  },
+  build: (results) => groupByScaffold(results as Array<{ scaffold?: unknown } | undefined>),
+};
+
+const CANVAS_OUTPUT: JsonSchema = {
+  type: "object",
+  description: "The canvas form: the scaffold written as a column of the table (as canvas_annotate answers).",
+  properties: {
+    canvas_id: { type: "string" },
+    table: { type: "string" },
+    smiles_column: { type: "string" },
+    columns: {
+      type: "array",
+      items: { type: "object", properties: { name: { type: "string" }, type: { type: "string" } }, required: ["name", "type"], additionalProperties: false },
+    },
+    complete: { type: "boolean", description: "Every row holds the column; false: call again with the same arguments to continue." },
+    rows_total: { type: "integer", minimum: 0 },
+    rows_done: { type: "integer", minimum: 0 },
+    rows_left: { type: "integer", minimum: 0 },
+    rows_computed: { type: "integer", minimum: 0 },
+    invalid_smiles_rows: { type: "integer", minimum: 0 },
+    elapsed_ms: { type: "integer", minimum: 0 },
+    note: { type: "string" },
+  },
+  required: ["canvas_id", "table", "smiles_column", "columns", "complete", "rows_total", "rows_done", "rows_left", "rows_computed", "invalid_smiles_rows"],
+  additionalProperties: false,
+};
+
+export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanvasManager): ChemTool<Args, Result> {
+  const annotate = createCanvasAnnotateTool(canvases);
+  return {
+    kind: "chem",
+    toolset: "medchem",
+    name: "murcko_scaffold",
+    title: "Bemis-Murcko scaffold",
+    description:
+      "The Bemis-Murcko scaffold (ring systems and the linkers between them, keeping exocyclic =O and other double-bonded atoms on them) as canonical SMILES, " +
+      "equal to RDKit's GetScaffoldForMol; generic: true gives the generic framework (every atom carbon, every bond single), MakeScaffoldGeneric of that scaffold. " +
+      "An acyclic molecule has the scaffold ''. smiles_list (up to 10,000, 50 s) also answers group_by_scaffold: scaffold, count and member indices, largest first. " +
+      "canvas_id + table instead writes the scaffold as a column (murcko_scaffold or generic_scaffold) of a staged table, to group with SQL.",
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    inputSchema: {
+      type: "object",
+      properties: {
+        smiles: smilesProperty(),
+        generic: {
+          type: "boolean",
+          default: false,
+          description: "Answer the generic framework (all carbon, single bonds) instead of the scaffold (default false).",
+        },
+        canvas_id: { ...canvasIdProperty(), description: "Instead of smiles: the canvas whose table gets the scaffold as a column (with table)." },
+        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table (chembl_dataframe_describe lists them)." },
+        smiles_column: {
+          type: "string",
+          minLength: 1,
+          maxLength: 63,
+          description: "With canvas_id: the column holding SMILES (default smiles; canonical_smiles on a staged ChEMBL bioactivity table).",
+        },
+      },
+      required: ["smiles"],
+      dependentRequired: { canvas_id: ["table"], table: ["canvas_id"], smiles_column: ["canvas_id"] },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        scaffold: { type: "string", description: "Canonical SMILES of the scaffold (the generic framework with generic: true); '' for an acyclic molecule." },
+      },
+      required: ["scaffold"],
+      additionalProperties: false,
+    },
+    errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
+    budgetMs: 10_000,
+    list: { maxItems: 10_000, budgetMs: 50_000, summary: GROUP_SUMMARY },
+    mainForm: {
+      applies: (args) => args.canvas_id !== undefined,
+      outputSchema: CANVAS_OUTPUT,
+      run: (args, ctx) => {
+        const columns = [args.generic ? "generic_scaffold" : "murcko_scaffold"] as const;
+        const request = {
+          canvas_id: args.canvas_id!,
+          table: args.table!,
+          columns: [...columns],
+          ...(args.smiles_column ? { smiles_column: args.smiles_column } : {}),
+        };
+        return annotate.run(request, ctx);
+      },
+    },
+    run({ smiles, generic = false }, { rdkit }) {
+      const scaffold = withMol(rdkit, smiles, (mol) => (generic ? genericScaffold(rdkit, mol) : murckoScaffold(rdkit, mol)));
+      if (scaffold === null) {
+        throw new ToolError(
+          "INVALID_SMILES",
+          "RDKit could not write this molecule's scaffold as SMILES",
+          { argument: "smiles" },
+          "Standardise the molecule (standardize) and try again.",
+        );
+      }
+      return { scaffold };
+    },
+  };
+}
+
+export const murckoScaffoldTool = createMurckoScaffoldTool();
