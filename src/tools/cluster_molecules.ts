@@ -251,7 +251,17 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
           args.smiles_column ??
           (meta && !meta.columns.some((c) => c.name === "smiles") && meta.columns.some((c) => c.name === "canonical_smiles") ? "canonical_smiles" : "smiles");
         const columns = CLUSTER_COLUMNS(threshold);
-        const work = await canvas.prepareAnnotation(args.table!, smilesColumn, columns);
+        const work = await canvas.prepareAnnotation(args.table!, smilesColumn, columns).catch((e: unknown) => {
+          // canvas_annotate's hint (another `as` name) does not apply here: cluster_molecules has no `as`.
+          if (e instanceof ToolError && e.details.definition !== undefined)
+            throw new ToolError(
+              e.code,
+              `${args.table} is already clustered with another definition (${String(e.details.definition)})`,
+              e.details,
+              "Query its cluster_id as it is, use the list form (smiles_list) for another threshold, or stage the rows again as another table.",
+            );
+          throw e;
+        });
         const answer: Record<string, unknown> = {
           canvas_id: canvas.id,
           table: args.table,

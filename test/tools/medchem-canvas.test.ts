@@ -118,4 +118,10 @@ test("cluster_molecules on a canvas table writes cluster_id and is_centroid, equ
   const again = await call("cluster_molecules", { canvas_id: id, table: "activities", threshold: 0.5 });
   assert.equal(again.rows_clustered, 0);
   assert.match(String(again.note), /already clustered/);
+  // Another threshold on the same table: refused with a hint cluster_molecules can follow (it has no `as`).
+  const other = await server.runTool("cluster_molecules", { canvas_id: id, table: "activities", threshold: 0.3 }, { signal: new AbortController().signal });
+  assert.ok(!other.ok);
+  assert.equal(other.error.code, "INVALID_ARGUMENTS");
+  assert.match(other.error.message, /already clustered with another definition/);
+  assert.doesNotMatch(other.error.hint ?? "", /`as`/);
 });
