@@ -5,7 +5,14 @@ import { ToolError } from "../domain/errors.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
-export const MMP_MAX_MOLECULES = 1_000;
+/**
+ * Molecules per call. Measured on this WASM build (2 shared cores, under load): single cuts of 1,000 drug-sized
+ * molecules (the ChEMBL series of RDKit's Contrib/FreeWilson, about 30 heavy atoms) take 38 s, 1,000 NCI
+ * molecules 12 s; fragmentation (get_mmpa_frags and writing its pieces) is most of it. So 500 single-cut
+ * molecules fit the 40 s budget with room. With up to 3 cuts, 300 of those molecules took 86 s, so 100 (about 29 s).
+ */
+export const MMP_MAX_MOLECULES = 500;
+export const MMP_MAX_MULTI_CUT = 100;
 export const MMP_MAX_ATOMS = 100;
 export const MMP_MAX_PAIRS = 10_000;
 const DEFAULT_MAX_PAIRS = 1_000;
@@ -43,7 +50,7 @@ export const matchedPairsTool: ChemTool<Args> = {
     "Matched molecular pairs in a set (Hussain & Rea 2010 on RDKit's MMPA fragmentation, rdMMPA.FragmentMol): pairs of molecules that differ by one local change, each with " +
     "the constant part they share and the transformation as a reaction SMILES ([*:1]Cl>>[*:1]F; [*:1][H] for hydrogen). Single cuts by default; max_cuts 2 or 3 also " +
     "finds changes between two or three attachment points (linkers, cores). Changes of at most max_variable_atoms heavy atoms (default 10); each molecule pair once, with its smallest change. With values (e.g. pchembl, one per molecule) " +
-    `each pair gets delta = value(to) - value(from) and each transformation a count, mean and sd. Up to ${MMP_MAX_MOLECULES} molecules of at most ${MMP_MAX_ATOMS} atoms; ` +
+    `each pair gets delta = value(to) - value(from) and each transformation a count, mean and sd. Up to ${MMP_MAX_MOLECULES} molecules (${MMP_MAX_MULTI_CUT} with max_cuts 2-3) of at most ${MMP_MAX_ATOMS} atoms; ` +
     `max_pairs (default ${DEFAULT_MAX_PAIRS}, at most ${MMP_MAX_PAIRS}) bounds the pairs listed (then truncated); 40 s budget.`,
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
@@ -62,7 +69,7 @@ export const matchedPairsTool: ChemTool<Args> = {
         minimum: 1,
         maximum: 3,
         default: 1,
-        description: "Most bonds cut per fragmentation: 1 (default, substituent changes), 2 or 3 (also linker and core changes; slower, more pairs).",
+        description: `Most bonds cut per fragmentation: 1 (default, substituent changes), 2 or 3 (also linker and core changes; about ten times slower, at most ${MMP_MAX_MULTI_CUT} molecules).`,
       },
       max_pairs: {
         type: "integer",
@@ -158,6 +165,14 @@ export function runMatchedPairs(rdkit: RDKit, args: Args): Record<string, unknow
   const maxCuts = args.max_cuts ?? 1;
   const maxPairs = args.max_pairs ?? DEFAULT_MAX_PAIRS;
   const values = args.values;
+  if (maxCuts > 1 && args.smiles_list.length > MMP_MAX_MULTI_CUT) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `Invalid arguments: max_cuts ${maxCuts} takes at most ${MMP_MAX_MULTI_CUT} molecules; smiles_list holds ${args.smiles_list.length}`,
+      { path: "/smiles_list", molecules: args.smiles_list.length, max_molecules: MMP_MAX_MULTI_CUT, max_cuts: maxCuts },
+      `Send at most ${MMP_MAX_MULTI_CUT} molecules with max_cuts 2 or 3 (e.g. one series), or use max_cuts 1 for up to ${MMP_MAX_MOLECULES}.`,
+    );
+  }
   if (values !== undefined && values.length !== args.smiles_list.length) {
     throw new ToolError(
       "INVALID_ARGUMENTS",
