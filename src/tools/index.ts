@@ -42,6 +42,8 @@ import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js"
 import { murckoScaffoldTool } from "./murcko_scaffold.js";
 import { clusterMoleculesTool } from "./cluster_molecules.js";
 import { pickDiverseTool } from "./pick_diverse.js";
+import { rgroupDecomposeTool } from "./rgroup_decompose.js";
+import { matchedPairsTool } from "./matched_pairs.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -82,6 +84,9 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   murckoScaffoldTool,
   clusterMoleculesTool,
   pickDiverseTool,
+  // Issue 16 (medicinal chemistry): R groups and matched pairs.
+  rgroupDecomposeTool,
+  matchedPairsTool,
 ];
 
 /**

@@ -177,6 +177,9 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   } else {
     steps.push(req("ping", "ping"));
   }
+  // Issue 16 (medicinal chemistry), appended so the ids of the steps before stay as they were.
+  steps.push(call("rgroup_decompose", "rgroup_decompose", { core: "c1ccc([*:1])cc1", smiles_list: ["Clc1ccccc1", "Oc1ccccc1", "CCO"] }));
+  steps.push(call("matched_pairs", "matched_pairs", { smiles_list: ["c1ccccc1Cl", "c1ccccc1F", "c1ccccc1"], values: [6, 6.5, 5] }));
   return steps;
 }
 

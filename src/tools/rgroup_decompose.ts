@@ -1,0 +1,183 @@
+import { decompose, labelOrder } from "../domain/chem/rgroup.js";
+import { parseSmiles, withErrorLog } from "../domain/chem/rdkit.js";
+import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
+import { ToolError } from "../domain/errors.js";
+import { type ChemTool } from "../contract/tool.js";
+import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+
+export const RGD_MAX_MOLECULES = 1_000;
+export const RGD_MAX_ATOMS = 200;
+const CORE_MAX_LENGTH = 2_000;
+/** RDKit's own time limit on the decomposition (process()), inside the tool's budget. */
+const RGD_TIMEOUT_S = 25;
+
+interface Args {
+  core: string;
+  smiles_list: string[];
+}
+
+interface InvalidEntry {
+  index: number;
+  code: string;
+  message: string;
+}
+
+/**
+ * SMARTS-only syntax: logical operators, bond queries (~), recursion ($(...)) and atomic-number primitives
+ * ([#6]). RDKit's SMILES parser accepts [#6] too, as an atom without hydrogens, which would then match nothing
+ * like what the agent meant, so such a core is read as SMARTS.
+ */
+const SMARTS_ONLY = /[~;,!&$]|\[#\d/;
+
+/** The core as RDKit reads it: a SMILES (as rdRGroupDecomposition users pass MolFromSmiles) unless it has SMARTS-only syntax or is no SMILES; else a SMARTS. */
+function parseCore(rdkit: RDKit, core: string): { mol: RDKitMol; readAs: "smiles" | "smarts" } {
+  if (!SMARTS_ONLY.test(core)) {
+    const { value: mol } = withErrorLog(rdkit, () => rdkit.get_mol(core));
+    if (mol && mol.is_valid()) return { mol, readAs: "smiles" };
+    mol?.delete();
+  }
+  const { value: qmol, log } = withErrorLog(rdkit, () => rdkit.get_qmol(core));
+  if (qmol && qmol.is_valid()) return { mol: qmol, readAs: "smarts" };
+  qmol?.delete();
+  const reason =
+    log
+      .split("\n")
+      .find((l) => /Parse Error/.test(l))
+      ?.replace(/^\[[0-9:.]+\]\s*/, "") ?? "RDKit could not parse it";
+  throw new ToolError(
+    "INVALID_SMARTS",
+    `The core '${core.length > 80 ? `${core.slice(0, 77)}...` : core}' is neither a SMILES nor a SMARTS RDKit reads: ${reason}`,
+    { argument: "core" },
+    "Send the core as a SMILES (e.g. c1ccc(cc1)[*:1]) or a SMARTS (e.g. [#6]1:[#6]:[#6]:[#6]:[#6]:[#6]:1); R labels as [*:n] are optional.",
+  );
+}
+
+export const rgroupDecomposeTool: ChemTool<Args> = {
+  kind: "chem",
+  toolset: "medchem",
+  name: "rgroup_decompose",
+  title: "R-group decomposition",
+  description:
+    "R-group decomposition of a series on a common core (RDKit RGroupDecomposition, default parameters): for each molecule of smiles_list that contains the core, " +
+    "its labelled core and R groups (R1, R2, ... as SMILES with [*:n] attachment points, [H] where a position is unsubstituted); unmatched lists the indices the core " +
+    "does not match, invalid those that do not parse. The core is a SMILES or a SMARTS, with or without R labels ([*:1]); without labels RDKit labels every position " +
+    `substituted in the set. Up to ${RGD_MAX_MOLECULES} molecules of at most ${RGD_MAX_ATOMS} atoms; 30 s budget. Build SAR tables from the rows; find a core with find_mcs or murcko_scaffold.`,
+  annotations: READ_ONLY_LOCAL,
+  inputSchema: {
+    type: "object",
+    properties: {
+      core: {
+        type: "string",
+        minLength: 1,
+        maxLength: CORE_MAX_LENGTH,
+        examples: ["c1ccc([*:1])cc1"],
+        description:
+          "The common core: a SMILES, or a SMARTS (read as SMARTS when it has SMARTS-only syntax such as [#6], ~, ; or $(), or is no valid SMILES); optionally with R labels as [*:1], [*:2]...",
+      },
+      smiles_list: {
+        type: "array",
+        minItems: 1,
+        maxItems: RGD_MAX_MOLECULES,
+        items: smilesProperty("One molecule of the series as SMILES."),
+        examples: [["Clc1ccccc1", "Oc1ccccc1", "CCO"]],
+        description: `The molecules to decompose (1 to ${RGD_MAX_MOLECULES}, each at most ${RGD_MAX_ATOMS} atoms).`,
+      },
+    },
+    required: ["core", "smiles_list"],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      core_read_as: {
+        type: "string",
+        enum: ["smiles", "smarts"],
+        description: "How the core was read: as a SMILES, or as a SMARTS (SMARTS-only syntax, or not a valid SMILES).",
+      },
+      labels: {
+        type: "array",
+        items: { type: "string" },
+        description: "The columns of the decomposition in RDKit's order: Core (when it differs between rows), then R1, R2, ...",
+      },
+      core: { type: "string", description: "The labelled core, when it is the same in every row (else each row carries its own)." },
+      rows: {
+        type: "array",
+        description: "One row per matched molecule, in input order: index, then the labelled core (only when cores differ) and the R groups as SMILES.",
+        items: {
+          type: "object",
+          properties: { index: { type: "integer", minimum: 0, description: "Index of the molecule in smiles_list." } },
+          required: ["index"],
+          additionalProperties: { type: "string" },
+        },
+      },
+      unmatched: { type: "array", items: { type: "integer", minimum: 0 }, description: "Indices of the molecules the core does not match." },
+      invalid: {
+        type: "array",
+        description: "Entries that could not be read (present only when some could not).",
+        items: {
+          type: "object",
+          properties: { index: { type: "integer", minimum: 0 }, code: { type: "string" }, message: { type: "string" } },
+          required: ["index", "code", "message"],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ["core_read_as", "labels", "rows", "unmatched"],
+    additionalProperties: false,
+  },
+  errors: ["INVALID_SMARTS", "INVALID_SMILES", "TIMEOUT"],
+  budgetMs: 30_000,
+  run(args, { rdkit }) {
+    return runRgroupDecompose(rdkit, args);
+  },
+};
+
+/** The decomposition as the tool answers it (exported for tests, which pass an RDKit instance). */
+export function runRgroupDecompose(rdkit: RDKit, args: Args): Record<string, unknown> {
+  const core = parseCore(rdkit, args.core);
+  const mols: Array<RDKitMol | undefined> = [];
+  const invalid: InvalidEntry[] = [];
+  try {
+    args.smiles_list.forEach((smiles, index) => {
+      try {
+        mols.push(parseSmiles(rdkit, smiles, { maxAtoms: RGD_MAX_ATOMS, argName: `smiles_list[${index}]` }));
+      } catch (err) {
+        if (!(err instanceof ToolError)) throw err;
+        mols.push(undefined);
+        invalid.push({ index, code: err.code, message: err.message });
+      }
+    });
+    const r = decompose(rdkit, core.mol, mols, RGD_TIMEOUT_S);
+    if (!r.complete) {
+      throw new ToolError(
+        "TIMEOUT",
+        `RDKit's R-group decomposition did not finish within ${RGD_TIMEOUT_S} s`,
+        { timeout_s: RGD_TIMEOUT_S, molecules: args.smiles_list.length },
+        "Send fewer molecules, or a core with explicit R labels ([*:1]) so fewer label assignments are tried.",
+      );
+    }
+    const cores = new Set(r.rows.map((row) => row.groups.find(([l]) => l === "Core")?.[1]));
+    const shared = cores.size === 1 ? [...cores][0] : undefined;
+    const labels: string[] = [];
+    const rows = r.rows.map((row) => {
+      const out: Record<string, string | number> = { index: row.index };
+      for (const [label, smiles] of row.groups) {
+        if (label === "Core" && shared !== undefined) continue;
+        out[label] = smiles;
+        if (!labels.includes(label)) labels.push(label);
+      }
+      return out;
+    });
+    return {
+      core_read_as: core.readAs,
+      labels: labels.sort(labelOrder),
+      ...(shared !== undefined ? { core: shared } : {}),
+      rows,
+      unmatched: r.unmatched,
+      ...(invalid.length > 0 ? { invalid } : {}),
+    };
+  } finally {
+    core.mol.delete();
+    for (const m of mols) m?.delete();
+  }
+}
