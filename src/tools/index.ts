@@ -38,6 +38,8 @@ import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
 import { canvasImportTool } from "./canvas_import.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
+// Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
+import { druglikenessFiltersTool } from "./druglikeness_filters.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -74,6 +76,8 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   chemblDataframeDescribeTool,
   canvasImportTool,
   canvasAnnotateTool,
+  // Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
+  druglikenessFiltersTool,
 ];
 
 /**
