@@ -40,6 +40,7 @@ import { canvasImportTool } from "./canvas_import.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
 // Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
 import { druglikenessFiltersTool } from "./druglikeness_filters.js";
+import { enumerateReactionTool } from "./enumerate_reaction.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -78,6 +79,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   canvasAnnotateTool,
   // Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
   druglikenessFiltersTool,
+  enumerateReactionTool,
 ];
 
 /**
