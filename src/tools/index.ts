@@ -41,6 +41,7 @@ import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js"
 // Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
 import { druglikenessFiltersTool } from "./druglikeness_filters.js";
 import { enumerateReactionTool } from "./enumerate_reaction.js";
+import { enumerateStereoisomersTool } from "./enumerate_stereoisomers.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -80,6 +81,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   // Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
   druglikenessFiltersTool,
   enumerateReactionTool,
+  enumerateStereoisomersTool,
 ];
 
 /**
