@@ -46,12 +46,19 @@ export const enumerateReactionTool: ChemTool<EnumerateReactionArgs, EnumerateRea
         type: "string",
         minLength: 3,
         maxLength: 10_000,
+        examples: ["[C:1](=O)[OH].[N;!H0:2]>>[C:1](=O)[N:2]"],
         description: `Reaction SMARTS with atom maps (reactants>>products; at most ${REACTION_MAX_TEMPLATES} reactant templates), e.g. [C:1](=O)[OH].[N;!H0:2]>>[C:1](=O)[N:2].`,
       },
       reactants: {
         type: "array",
         minItems: 1,
         maxItems: REACTION_MAX_TEMPLATES,
+        examples: [
+          [
+            ["CC(=O)O", "OC(=O)c1ccccc1"],
+            ["NCC", "C1CCNCC1"],
+          ],
+        ],
         description: `One list of reactant SMILES per reactant template, in the reaction's order (${MAX_ARRAY_LENGTH.toLocaleString("en-US")} molecules in all, each at most ${REACTANT_MAX_ATOMS} atoms).`,
         items: {
           type: "array",

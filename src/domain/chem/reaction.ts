@@ -153,6 +153,11 @@ export function enumerateReaction(
       const combo = odometer.map((k, t) => indices[t]![k]!);
       try {
         for (let o = 0; o < outcomes.size(); o++) {
+          // One combination may give up to 1,000 outcomes of large products: the deadline is checked for each.
+          if (Date.now() > options.deadline) {
+            truncatedBy = "time_budget";
+            break outer;
+          }
           const products = outcomes.get(o);
           if (products === undefined) continue;
           const parts: string[] = [];

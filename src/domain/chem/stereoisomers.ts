@@ -102,7 +102,14 @@ export function enumerateStereoisomers(
     }
     // Candidate centres: an unassigned atom whose tag alone survives perception.
     const centres: number[] = [];
+    let truncatedBy: StereoisomerResult["truncated_by"];
+    const late = (): boolean => {
+      if (Date.now() <= options.deadline) return false;
+      truncatedBy = "time_budget";
+      return true;
+    };
     for (const [i, a] of base.atoms.entries()) {
+      if (late()) break;
       if (TETRAHEDRAL.has(a.stereo) || a.aromatic) continue;
       const d = neighbours[i]!.length;
       if (d < 3 || d + a.hs < 3 || d + a.hs > 4 || a.hs > 1) continue;
@@ -114,6 +121,7 @@ export function enumerateStereoisomers(
     // Candidate double bonds: an unassigned non-aromatic acyclic double bond whose cis/trans label alone survives.
     const bonds: Array<{ index: number; ref: [number, number] }> = [];
     for (const [k, b] of base.bonds.entries()) {
+      if (truncatedBy !== undefined || late()) break;
       // RDKit's FindPotentialStereoBonds leaves ring double bonds out (even in rings of 8 and more).
       if (b.bo !== 2 || b.aromatic || DOUBLE_BOND_SET.has(b.stereo) || ringBonds.has(`${Math.min(b.begin, b.end)}-${Math.max(b.begin, b.end)}`)) continue;
       const left = neighbours[b.begin]!.filter((n) => n !== b.end);
@@ -128,8 +136,9 @@ export function enumerateStereoisomers(
     }
     const n = centres.length + bonds.length;
     const isomers = new Set<string>();
-    let truncatedBy: StereoisomerResult["truncated_by"];
-    if (n === 0) {
+    if (truncatedBy !== undefined) {
+      // The deadline passed while the candidates were sought: nothing is enumerated.
+    } else if (n === 0) {
       if (baseSmiles) isomers.add(baseSmiles);
     } else {
       // Combinations in binary counting order: bit j (least significant first) is candidate j's tag
