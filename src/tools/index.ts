@@ -44,6 +44,10 @@ import { clusterMoleculesTool } from "./cluster_molecules.js";
 import { pickDiverseTool } from "./pick_diverse.js";
 import { rgroupDecomposeTool } from "./rgroup_decompose.js";
 import { matchedPairsTool } from "./matched_pairs.js";
+// Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
+import { druglikenessFiltersTool } from "./druglikeness_filters.js";
+import { enumerateReactionTool } from "./enumerate_reaction.js";
+import { enumerateStereoisomersTool } from "./enumerate_stereoisomers.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -87,6 +91,10 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   // Issue 16 (medicinal chemistry): R groups and matched pairs.
   rgroupDecomposeTool,
   matchedPairsTool,
+  // Issue 16, medicinal chemistry (reactions, rule sets, stereoisomers).
+  druglikenessFiltersTool,
+  enumerateReactionTool,
+  enumerateStereoisomersTool,
 ];
 
 /**

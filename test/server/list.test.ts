@@ -202,7 +202,7 @@ test("past the response limit entries are not returned: next_index says where to
   assert.equal(trimmed.summary.next_index, undefined);
 });
 
-test("every chemistry tool whose input is one molecule takes smiles_list; tanimoto, find_mcs, depict and the set tools (cluster_molecules, pick_diverse, rgroup_decompose, matched_pairs) keep their own inputs", () => {
+test("every chemistry tool whose input is one molecule takes smiles_list; tanimoto, find_mcs, depict and the set tools (cluster_molecules, pick_diverse, rgroup_decompose, matched_pairs, enumerate_reaction) keep their own inputs", () => {
   const listed: string[] = [];
   for (const tool of server.registry.tools()) {
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
@@ -211,10 +211,20 @@ test("every chemistry tool whose input is one molecule takes smiles_list; tanimo
     if (declared) listed.push(tool.name);
     else if (tool.kind === "chem" && !tool.testOnly)
       assert.ok(
-        ["tanimoto", "find_mcs", "depict", "moljson_to_smiles", "cluster_molecules", "pick_diverse", "rgroup_decompose", "matched_pairs"].includes(tool.name),
+        [
+          "tanimoto",
+          "find_mcs",
+          "depict",
+          "moljson_to_smiles",
+          "cluster_molecules",
+          "pick_diverse",
+          "rgroup_decompose",
+          "matched_pairs",
+          "enumerate_reaction",
+        ].includes(tool.name),
         `${tool.name} has no list`,
       );
   }
-  // The 17 of issue 14 and murcko_scaffold (issue 16).
-  assert.equal(listed.length, 18);
+  // The 17 of issue 14, and murcko_scaffold, druglikeness_filters and enumerate_stereoisomers (issue 16).
+  assert.equal(listed.length, 20);
 });

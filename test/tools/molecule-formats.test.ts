@@ -237,7 +237,8 @@ test("sdf is exclusive with smiles and smiles_list, holds at most the tool's max
       assert.match(output, /"input_format"/, `${tool.name}: input_format in its output schema`);
     }
   }
-  assert.equal(listTools, 17);
+  // 17, plus murcko_scaffold, druglikeness_filters and enumerate_stereoisomers (issue 16).
+  assert.equal(listTools, 20);
 });
 
 test("tanimoto ranks sdf records as candidates (named by title), and find_mcs takes its molecules as sdf", async () => {
