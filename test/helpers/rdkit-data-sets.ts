@@ -77,15 +77,16 @@ const NON_METALS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 33, 34,
 /**
  * Why native RDKit 2022.09 refuses a molecule WASM RDKit 2026.09 reads, when it is an upstream change:
  * 2022.09 rejects an explicit valence over its table on a molecule with a bond to a metal (Cl[Pt](Cl)([NH3])[NH3]:
- * "Explicit valence for atom # 3 N, 4"), where later RDKit's sanitisation first turns such ligand bonds into dative
- * ones (MolOps::cleanupOrganometallics, run by SanitizeMol since 2023.09; 2022.09's rdmolops has no
- * CleanupOrganometallics) and its valence model (2024.09) allows the hypervalent metal. Returns the name of the
+ * "Explicit valence for atom # 3 N, 4"), where later RDKit's sanitisation first turns a hypervalent atom's single bond
+ * to a metal into a dative one: rdkit/rdkit#6038 (merged February 2023) added it to the clean-up step, #6292 took it
+ * out again, and #6357 (May 2023, RDKit 2023.09) reinstated it in SanitizeMol as MolOps::cleanupOrganometallics
+ * (2022.09's rdmolops has no CleanupOrganometallics); the WASM build writes those bonds as -> in its SMILES. Returns the name of the
  * change, or undefined when the refusal is not explained.
  */
 export function metalValenceExcuse(nativeError: string, bondedElements: Array<[number, number]>): string | undefined {
   if (!/Explicit valence/.test(nativeError)) return undefined;
   const metalBond = bondedElements.some(([a, b]) => !NON_METALS.has(a) || !NON_METALS.has(b));
-  return metalBond ? "metal-ligand bonds: cleanupOrganometallics in sanitisation (RDKit 2023.09) and the 2024.09 valence model" : undefined;
+  return metalBond ? "metal-ligand bonds made dative in sanitisation (rdkit/rdkit#6038, #6357: RDKit 2023.09)" : undefined;
 }
 
 /** The element pairs of a molecule's bonds, as WASM RDKit reads it. */

@@ -12,7 +12,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative } from "node:path";
@@ -327,8 +327,25 @@ test(
     }
     work = mkdtempSync(join(tmpdir(), "chematic-pack-"));
 
-    // 1. Pack: prepack builds build/src from src.
-    const packed = run(NPM, ["pack", "--json", "--pack-destination", work], root, 240_000);
+    // 1. Pack: prepack builds build/src from src. In a copy of the sources: the prepack build rewrites build/src,
+    // which the test files running beside this one (npm test runs two at a time) are importing.
+    const sources = join(work, "sources");
+    for (const entry of [
+      "package.json",
+      "package-lock.json",
+      "README.md",
+      "LICENSE",
+      "NOTICE",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "src",
+      "scripts",
+      "assets",
+      "skills",
+    ])
+      if (existsSync(join(root, entry))) cpSync(join(root, entry), join(sources, entry), { recursive: true });
+    symlinkSync(join(root, "node_modules"), join(sources, "node_modules"), "dir");
+    const packed = run(NPM, ["pack", "--json", "--pack-destination", work], sources, 240_000);
     const info = (
       JSON.parse(packed.stdout) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string }> }>
     )[0]!;
@@ -357,7 +374,7 @@ test(
     // Every import of the shipped code is a builtin or a production dependency, and every dependency is used.
     const specifiers = new Set<string>();
     for (const f of compiled) {
-      const text = readFileSync(join(root, f), "utf8");
+      const text = readFileSync(join(sources, f), "utf8");
       // import ... from "x", import "x", import("x"), require("x"), createRequire(import.meta.url)("x")
       const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bcreateRequire\([^)]*\)\s*\(\s*)["']([^"'./\s][^"'\s]*)["']/g;
       for (const m of text.matchAll(re)) specifiers.add(m[1]!);
