@@ -16,7 +16,7 @@ import { anySmarts, anySmiles, argsFor, fuzzParams, timeBox, type StringSources 
 import { checkedRun, moljsonSource, smilesArgs, validatorsOf } from "./outcomes.js";
 
 const TOOLS = allTools({}).filter((t): t is ChemTool => t.kind === "chem" && !t.testOnly);
-const TOTAL_MS = Number(process.env.FUZZ_POOL_MS ?? 24_000);
+const TOTAL_MS = Number(process.env.FUZZ_POOL_MS ?? 14_000);
 const WORKERS = 2;
 /** Two tools are fuzzed at a time, one per worker. */
 const PER_TOOL_MS = Math.max(300, (TOTAL_MS * WORKERS) / Math.max(1, TOOLS.length));

@@ -18,7 +18,7 @@ import { FUZZ_SCALE, giantMolecules } from "./arbitraries.js";
 import { checkedRun, smilesArgs, type Outcome } from "./outcomes.js";
 
 const CALL_BUDGET_MS = 10_000;
-const TOTAL_MS = Number(process.env.FUZZ_GIANT_MS ?? 20_000) * FUZZ_SCALE;
+const TOTAL_MS = Number(process.env.FUZZ_GIANT_MS ?? 12_000) * FUZZ_SCALE;
 const TRAP_TOOLS = ["canonical_smiles", "calc_properties", "ecfp4"];
 
 describe("giant molecules through every chemistry tool (worker pool)", () => {

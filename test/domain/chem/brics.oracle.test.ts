@@ -1,7 +1,7 @@
 /**
  * BRICS (src/domain/chem/brics.ts) and the retrosynthesis tool against native RDKit (Debian python3-rdkit
  * 2022.09 via /usr/bin/python3, scripts/oracle-brics.py) on RDKit's NCI first_5K.smi (the first
- * ORACLE_LIMIT molecules, default 1000; ORACLE_LIMIT=5000 runs the whole file), on the PubChem example
+ * ORACLE_LIMIT molecules, default 600; ORACLE_LIMIT=5000 runs the whole file), on the PubChem example
  * molecules with stereo (tetrahedral or cis/trans) of RDKit's Contrib/NIBRSubstructureFilters table (the
  * first STEREO_LIMIT, default 300, of at most 60 atoms; decompositions compared up to 12 BRICS bonds,
  * because BRICSDecompose visits every partial decomposition and takes minutes natively on some sugars), and
@@ -36,7 +36,7 @@ import { skipOracle } from "../../helpers/oracle.js";
 const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const NIBR = "/usr/share/RDKit/Contrib/NIBRSubstructureFilters/SubstructureFilter_HitTriaging_wPubChemExamples.csv";
-const LIMIT = Number(process.env.ORACLE_LIMIT ?? 1000);
+const LIMIT = Number(process.env.ORACLE_LIMIT ?? 600);
 const STEREO_LIMIT = Number(process.env.STEREO_LIMIT ?? 300);
 const STEREO_MAX_DECOMPOSE_BONDS = 12;
 const MIN_WITH_BONDS = 200;

@@ -311,7 +311,7 @@ test("find_mcs complete_rings_only equals native FindMCS on NCI ring-system pair
     } finally {
       mol.delete();
     }
-    if (picked.length >= 400) break;
+    if (picked.length >= 300) break; // 500 cases (400 gave 666; trimmed for CI time)
   }
   const sets: string[][] = [];
   for (let i = 0; i + 1 < picked.length; i += 2) sets.push([picked[i]!, picked[i + 1]!]);
@@ -366,6 +366,6 @@ test("find_mcs complete_rings_only equals native FindMCS on NCI ring-system pair
   for (const l of singleAtom) t.diagnostic(`single-atom: ${l}`);
   for (const l of smaller) t.diagnostic(`trimmed smaller: ${l}`);
   assert.deepEqual(unexplained, [], "every difference is in a named class");
-  assert.ok(cases.length >= 600, `${cases.length} cases`);
+  assert.ok(cases.length >= 500, `${cases.length} cases`);
   assert.ok(equal >= cases.length - 15, `${equal} of ${cases.length} equal`);
 });
