@@ -22,3 +22,13 @@ export async function canvasFor(manager: CanvasManager, id: unknown): Promise<Ca
   if (typeof id !== "string") throw new ToolError("INVALID_ARGUMENTS", "canvas_id is required", { path: "/canvas_id" });
   return manager.get(id.trim());
 }
+
+/**
+ * The SMILES column a canvas tool reads when the call names none: `smiles` (imported tables), or
+ * `canonical_smiles` on a table that has it and no `smiles` (a staged ChEMBL table).
+ */
+export function defaultSmilesColumn(canvas: Canvas, table: string, given: string | undefined): string {
+  if (given !== undefined) return given;
+  const meta = canvas.tables.get(table);
+  return meta && !meta.columns.some((c) => c.name === "smiles") && meta.columns.some((c) => c.name === "canonical_smiles") ? "canonical_smiles" : "smiles";
+}

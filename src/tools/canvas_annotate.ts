@@ -16,7 +16,7 @@ import { computeRepresentations } from "../domain/chem/representations.js";
 import { murckoScaffold, genericScaffold } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type AnnotationColumn, type AnnotationType, type CanvasManager } from "../domain/canvas/canvas.js";
 import type { ChemTool, JsonSchema, ServiceTool } from "../contract/tool.js";
-import { canvasFor, canvasIdProperty } from "./canvas-common.js";
+import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 import { READ_ONLY_LOCAL } from "./common.js";
 import { calcPropertiesTool } from "./calc_properties.js";
 import { saScoreTool } from "./sa_score.js";
@@ -388,10 +388,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
         if (checked && !checked.ok) throw new ToolError(checked.error.code, checked.error.message, checked.error.details, checked.error.hint);
       }
       const canvas = await canvasFor(canvases(), args.canvas_id);
-      const meta = canvas.tables.get(args.table);
-      const smilesColumn =
-        args.smiles_column ??
-        (meta && !meta.columns.some((c) => c.name === "smiles") && meta.columns.some((c) => c.name === "canonical_smiles") ? "canonical_smiles" : "smiles");
+      const smilesColumn = defaultSmilesColumn(canvas, args.table, args.smiles_column);
       const work = await canvas.prepareAnnotation(args.table, smilesColumn, plan.columns);
       const pending = work.pending;
       let computed = 0;

@@ -10,7 +10,7 @@ import { butinaClusters } from "../domain/chem/diversity.js";
 import { getCanvasManager, type AnnotationColumn, type CanvasManager } from "../domain/canvas/canvas.js";
 import type { ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
 import { INPUT_FORMATS_NOTE, MOLECULE_TEXT_MAX_LENGTH } from "./common.js";
-import { canvasFor, canvasIdProperty } from "./canvas-common.js";
+import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 import { MAX_LIST_ENTRY_ATOMS } from "./tanimoto.js";
 
 /**
@@ -246,10 +246,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
         const threshold = args.threshold ?? DEFAULT_DISTANCE_THRESHOLD;
         if (!ctx.chem) throw new Error("cluster_molecules' canvas form needs the chemistry pool");
         const canvas = await canvasFor(canvases(), args.canvas_id);
-        const meta = canvas.tables.get(args.table!);
-        const smilesColumn =
-          args.smiles_column ??
-          (meta && !meta.columns.some((c) => c.name === "smiles") && meta.columns.some((c) => c.name === "canonical_smiles") ? "canonical_smiles" : "smiles");
+        const smilesColumn = defaultSmilesColumn(canvas, args.table!, args.smiles_column);
         const columns = CLUSTER_COLUMNS(threshold);
         const work = await canvas.prepareAnnotation(args.table!, smilesColumn, columns).catch((e: unknown) => {
           // canvas_annotate's hint (another `as` name) does not apply here: cluster_molecules has no `as`.
