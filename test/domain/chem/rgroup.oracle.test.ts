@@ -142,12 +142,21 @@ function sameWriter(rdkit: RDKit, groups: Record<string, string>): string {
 }
 
 /**
- * rdkit/rdkit#5735 (Bug/github5613, merged 2022-12-14, first released in 2023.03): since then the extracted
- * core takes its hydrogens from the input molecule. Native 2022.09 instead gives a charged core atom that
- * carries an R group of two side chains (a quaternary N+ with two substituents, e.g. R3 'C[*:3].C[*:3]') an
- * implicit hydrogen the molecule lacks: '[NH+]([*:3])' where 2026.09 writes '[N+]([*:3])'. The rule: every R
- * group is equal, the native core equals ours with one [N+] written [NH+], and an R group of that row holds two
- * side chains.
+ * Both rules below follow one upstream change, rdkit/rdkit#5735 ("Bug/github5613", commit 0d68b2f, merged
+ * 2022-12-15, first released in Release_2023_03_1, absent from every Release_2022_09_* tag). It replaced how the
+ * decomposition's output core is built:
+ * - Release_2022_09_3, RGroupCore.cpp: RCore::coreWithMatches copies the labelled *query* core and, through
+ *   RCore::replaceCoreAtom, gives each matched atom the molecule's aromatic flag and formal charge only; its
+ *   hydrogens are then implicit from the query core's own bonds, and its bonds are the query's bonds.
+ * - Release_2023_03_1 onwards (and 2026.09): RCore::extractCoreFromMolMatch copies the *molecule*, keeps the
+ *   matched atoms (and the hydrogens needed for chirality) and deletes the rest, so the core keeps the molecule's
+ *   hydrogen counts and every bond the molecule has between two core atoms.
+ *
+ * Hydrogen rule: a charged core atom whose R group holds two side chains (a quaternary N+, R group
+ * 'C[*:3].C[*:3]') has, in the 2022.09 core, one attachment bond where the molecule has two, so the implicit
+ * valence of N+ gives it a hydrogen the molecule lacks: '[NH+]([*:3])' where 2026.09 writes '[N+]([*:3])'.
+ * The rule: every R group is equal, the native core equals ours with one [N+] written [NH+], and an R group of
+ * that row holds two side chains.
  */
 function rule5735(rdkit: RDKit, _smiles: string, mine: Record<string, unknown>, row: Record<string, string | number>, theirs: Record<string, string>): boolean {
   const { index: _index, ...groups } = row;
@@ -164,13 +173,19 @@ function rule5735(rdkit: RDKit, _smiles: string, mine: Record<string, unknown>, 
 }
 
 /**
- * The core as the molecule's matched atoms with every bond between them (RGroupCore::extractCoreFromMolMatch
- * in 2026.09, the function rdkit/rdkit#6832 patches). Native 2022.09 writes only the query core's bonds, so a
- * bond the molecule has between two core atoms (a cyclopropane fused across the steroid core) is missing from
- * its core: the decomposition loses it, as rdkit/rdkit#4157 reports. The rule: every R group is equal, both cores
- * have the same atoms, ours has more bonds, and native's core is a substructure of ours.
+ * Bond rule (rdkit#5735, above): a bond the molecule has between two core atoms that the query core lacks
+ * (a cyclopropane fused across the steroid core) is in our core and not in native 2022.09's, whose core has the
+ * query's bonds only. The rule: every R group is equal, both cores have the same atoms, native's core has
+ * exactly the query core's bonds plus one bond per attachment atom it adds, ours has more, and native's core is a
+ * substructure of ours.
  */
-function ruleCoreBonds(rdkit: RDKit, mine: Record<string, unknown>, row: Record<string, string | number>, theirs: Record<string, string>): boolean {
+function ruleCoreBonds(
+  rdkit: RDKit,
+  query: { core: string; readAs: string },
+  mine: Record<string, unknown>,
+  row: Record<string, string | number>,
+  theirs: Record<string, string>,
+): boolean {
   const { index: _index, ...groups } = row;
   const core = (mine.core as string | undefined) ?? (groups.Core as string | undefined);
   const { Core: _c, ...ourR } = groups as Record<string, string>;
@@ -178,12 +193,15 @@ function ruleCoreBonds(rdkit: RDKit, mine: Record<string, unknown>, row: Record<
   if (core === undefined || nativeCore === undefined || sameWriter(rdkit, ourR) !== sameWriter(rdkit, nativeR)) return false;
   const a = rdkit.get_mol(core);
   const b = rdkit.get_mol(nativeCore);
+  const q = query.readAs === "smarts" ? rdkit.get_qmol(query.core) : rdkit.get_mol(query.core);
   try {
-    if (!a || !b) return false;
-    return a.get_num_atoms() === b.get_num_atoms() && a.get_num_bonds() > b.get_num_bonds() && a.get_substruct_match(b) !== "{}";
+    if (!a || !b || !q) return false;
+    const queryBondsOnly = b.get_num_bonds() - q.get_num_bonds() === b.get_num_atoms() - q.get_num_atoms();
+    return queryBondsOnly && a.get_num_atoms() === b.get_num_atoms() && a.get_num_bonds() > b.get_num_bonds() && a.get_substruct_match(b) !== "{}";
   } finally {
     a?.delete();
     b?.delete();
+    q?.delete();
   }
 }
 
@@ -238,15 +256,15 @@ test("rgroup_decompose equals native RGroupDecompose on a ChEMBL series, NCI ser
       const nativeGroups = sameWriter(rdkit, theirs.rows[r]!);
       if (ourGroups === nativeGroups) agreeing++;
       else if (rule5735(rdkit, job.smiles[index as number]!, mine, row, theirs.rows[r]!)) byUpstream++;
-      else if (ruleCoreBonds(rdkit, mine, row, theirs.rows[r]!)) byCoreBonds++;
+      else if (ruleCoreBonds(rdkit, { core: job.core, readAs: mine.core_read_as as string }, mine, row, theirs.rows[r]!)) byCoreBonds++;
       else differences.push(`${job.name} #${String(index)} ${job.smiles[index as number]}: ours ${ourGroups} native ${nativeGroups}`);
     });
     t.diagnostic(`${job.name}: ${job.smiles.length} molecules, ${theirs.rows.length} decomposed, ${theirs.unmatched.length} unmatched`);
   });
-  t.diagnostic(`rdkit#5735 rule (core hydrogens copied from the molecule): ${byUpstream} molecules`);
-  t.diagnostic(`core-from-match rule (bonds between core atoms kept, rdkit#4157): ${byCoreBonds} molecules`);
+  t.diagnostic(`rdkit#5735 hydrogen rule (core hydrogens copied from the molecule): ${byUpstream} molecules`);
+  t.diagnostic(`rdkit#5735 bond rule (bonds between core atoms copied from the molecule): ${byCoreBonds} molecules`);
   t.diagnostic(
-    `rgroup_decompose: ${agreeing}/${molecules} molecules equal to native RGroupDecompose over ${jobs.length} series, ${byUpstream} differ by the rdkit#5735 rule only, ${byCoreBonds} by the core-from-match rule only`,
+    `rgroup_decompose: ${agreeing}/${molecules} molecules equal to native RGroupDecompose over ${jobs.length} series, ${byUpstream} differ by the rdkit#5735 hydrogen rule only, ${byCoreBonds} by its bond rule only`,
   );
   assert.deepEqual(differences, []);
 });
