@@ -453,8 +453,8 @@ export function valueFor(name: string, schema: JsonSchema, sources: StringSource
 
 /**
  * Objects shaped by an object schema: its required properties always, the others now and then. A
- * dependentRequired group (e.g. tanimoto's smiles1 + smiles2) is also generated whole, often, since a
- * random subset rarely satisfies it.
+ * dependentRequired group (e.g. tanimoto's smiles1 + smiles2) or a top-level oneOf form is also generated
+ * whole, often, since a random subset rarely satisfies it.
  */
 export function argsFor(schema: JsonSchema, sources: StringSources): fc.Arbitrary<Record<string, unknown>> {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
@@ -462,6 +462,11 @@ export function argsFor(schema: JsonSchema, sources: StringSources): fc.Arbitrar
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, sub] of Object.entries(properties)) record[name] = valueFor(name, sub, sources);
   const groups = Object.entries((schema.dependentRequired ?? {}) as Record<string, string[]>).map(([k, deps]) => new Set([k, ...deps]));
+  // A top-level oneOf of required sets (cluster_molecules' smiles_list or canvas_id, depict's three forms): each
+  // form whole and alone, since a random subset of optional keys mostly gives none or two of them.
+  for (const form of (Array.isArray(schema.oneOf) ? schema.oneOf : []) as JsonSchema[]) {
+    if (Array.isArray(form.required) && form.properties === undefined) groups.push(new Set(form.required as string[]));
+  }
   if (groups.length === 0) return fc.record(record, { requiredKeys: required.filter((k) => k in record) });
   const grouped = new Set(groups.flatMap((g) => [...g]));
   // One group whole, without the keys of the others (tanimoto: the pair form or the bulk form).
