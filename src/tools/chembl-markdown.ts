@@ -2,27 +2,25 @@
  * The markdown twin of a ChEMBL answer (the text content block). Upstream strings render inert: a
  * compound name or an assay description cannot open a heading, a list, a link, an image, emphasis, code
  * or HTML. Every upstream string is written on a line this module starts (never at a line start), with
- * line breaks and control characters collapsed, markdown punctuation backslash-escaped and HTML
- * metacharacters written as entities; structures (SMILES) go verbatim into code spans.
+ * line breaks and control characters collapsed and markdown punctuation (with '<', the only character that
+ * opens HTML or an autolink) backslash-escaped; structures (SMILES) go verbatim into code spans.
  */
 
 /** Markdown punctuation that can open inline syntax (emphasis, code, links, tables, math, entities). */
-const ESCAPED = /[\\`*_[\]|~$&]/g;
+const ESCAPED = /[\\`*_[\]|~$&<]/g;
 // eslint-disable-next-line no-control-regex
 const BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /**
  * One upstream string as inert inline markdown: line breaks and control characters collapse to a space
- * (so nothing can start a block), markdown punctuation is backslash-escaped, and < > become entities (no
- * HTML). Parentheses, '!' and '#' stay as they are: with '[' escaped and no upstream text at a line start
- * they cannot open a link, an image or a heading.
+ * (so nothing can start a block) and markdown punctuation is backslash-escaped, '<' too (no HTML, no autolink).
+ * '>' stays as written (an arrow such as '->' or a reaction's '>>' reads as itself, where '&gt;' would cost an
+ * agent tokens and a wrong copy): without '<' it opens no tag, and it quotes only at a line start, where no
+ * upstream text is written. Parentheses, '!' and '#' stay too: with '[' escaped and no upstream text at a line
+ * start they cannot open a link, an image or a heading.
  */
 export function mdInline(text: string): string {
-  return text
-    .replace(BREAKS, " ")
-    .replace(ESCAPED, (c) => `\\${c}`)
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
+  return text.replace(BREAKS, " ").replace(ESCAPED, (c) => `\\${c}`);
 }
 
 /**
