@@ -17,7 +17,7 @@
  *  - double bonds as {config: cis|trans, atoms: [a, d]} with a bonded to the bond's first atom and d to its
  *    second, as RDKit's stereoAtoms.
  */
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { ToolError } from "../errors.js";
 import {
   adjacency,
@@ -314,8 +314,16 @@ export const MOLJSON_INPUT_SCHEMA: JsonObject = (() => {
   return schema;
 })();
 
-const ajv = new Ajv2020({ strict: true, allErrors: false, verbose: true, validateFormats: false, strictRequired: false });
-const validateInput = ajv.compile(MOLJSON_INPUT_SCHEMA);
+let compiledInput: ValidateFunction | undefined;
+/**
+ * The input validator, compiled on the first MolJSON read: compiling it at import cost every worker and the
+ * main thread tens of milliseconds of start-up for a tool most sessions never call.
+ */
+function validateInput(): ValidateFunction {
+  return (compiledInput ??= new Ajv2020({ strict: true, allErrors: false, verbose: true, validateFormats: false, strictRequired: false }).compile(
+    MOLJSON_INPUT_SCHEMA,
+  ));
+}
 
 function invalid(path: string, message: string, extra: JsonObject = {}): ToolError {
   return new ToolError("INVALID_MOLJSON", `Invalid MolJSON at ${path || "/"}: ${message}`, { path: path || "/", ...extra });
@@ -450,7 +458,8 @@ interface MolJsonInput {
 
 /** A validated MolJSON with defaults filled in (bond stereo atoms normalised: atoms[0] of stereo is bonded to atoms[0] of the bond). */
 export function validateMolJson(value: unknown): MolJson {
-  if (!validateInput(value)) throw schemaIssue(validateInput.errors ?? []);
+  const validate = validateInput();
+  if (!validate(value)) throw schemaIssue(validate.errors ?? []);
   const input = value as MolJsonInput;
   const rawBonds = input.bonds ?? [];
   const atomCount = input.atoms.length;

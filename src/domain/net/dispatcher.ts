@@ -13,8 +13,18 @@
  * undici's own connect, header and body timeouts are off: every request carries its deadline as an AbortSignal
  * (http-client.ts), the one clock for the whole request as before.
  */
-import { Agent, ProxyAgent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { proxyAuthorization, type ProxyChoice } from "./proxy.js";
+
+type Undici = typeof import("undici");
+let undici: Promise<Undici> | undefined;
+/**
+ * undici is imported on the first outbound request, not at start-up: loading it costs about 0.4 s of CPU on
+ * the 2-core machine (docs/performance.md, cold start), and a server that only answers chemistry never needs it.
+ */
+function loadUndici(): Promise<Undici> {
+  return (undici ??= import("undici"));
+}
 
 /** Extra trusted CA certificates (PEM) for the origin's TLS, e.g. a test server's. */
 export type CaOption = string | Buffer | Array<string | Buffer>;
@@ -40,7 +50,7 @@ function withoutCredentials(url: URL): string {
   return copy.href;
 }
 
-function create(proxy: ProxyChoice | null, ca: CaOption | undefined): Dispatcher {
+function create({ Agent, ProxyAgent }: Undici, proxy: ProxyChoice | null, ca: CaOption | undefined): Dispatcher {
   const tls = { timeout: 0, ...(ca !== undefined ? { ca } : {}) };
   if (!proxy) return new Agent({ ...NO_UNDICI_TIMEOUTS, connect: tls });
   // Our own Basic header (it also covers a user name without a password, which undici would drop).
@@ -56,7 +66,8 @@ function create(proxy: ProxyChoice | null, ca: CaOption | undefined): Dispatcher
 }
 
 /** The pooled dispatcher for a request going directly (proxy null) or through `proxy`. */
-export function outboundDispatcher(proxy: ProxyChoice | null, ca?: CaOption): Dispatcher {
+export async function outboundDispatcher(proxy: ProxyChoice | null, ca?: CaOption): Promise<Dispatcher> {
+  const lib = await loadUndici();
   const key = `${proxy ? proxy.url.href : "direct"}\u0000${caKey(ca)}`;
   let pool = pools.get(key);
   if (pool) {
@@ -65,7 +76,7 @@ export function outboundDispatcher(proxy: ProxyChoice | null, ca?: CaOption): Di
     pools.set(key, pool);
     return pool;
   }
-  pool = create(proxy, ca);
+  pool = create(lib, proxy, ca);
   pools.set(key, pool);
   while (pools.size > MAX_POOLS) {
     const [oldest, evicted] = pools.entries().next().value as [string, Dispatcher];
