@@ -75,7 +75,8 @@ test("hit triage in 4 calls: spill, annotate, SQL over scaffolds, a grid picture
     // The recipe's calls and the text an agent reads back (the closing note prints them), images by size.
     let calls = 0;
     const call = async (name: string, args: Record<string, unknown>) => {
-      const m = await s.modernCall(++calls, name, args);
+      // A generous wait (the calls take about a second on an idle machine): a loaded CI machine is slower.
+      const m = await s.modernCall(++calls, name, args, {}, 90_000);
       const content = (m.result as Result | undefined)?.content ?? [];
       const shown = content.map((c) =>
         c.type === "text" ? c.text : `[${c.type} ${c.mimeType ?? ""}, ${(c as { data?: string }).data?.length ?? 0} base64 chars]`,

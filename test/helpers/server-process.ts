@@ -93,8 +93,8 @@ export class ServerProcess {
     return this.response(id, timeoutMs);
   }
 
-  modernCall(id: string | number, name: string, args: Record<string, unknown>, extraMeta: Record<string, unknown> = {}): Promise<Message> {
-    return this.request(id, "tools/call", { _meta: { ...MODERN_META, ...extraMeta }, name, arguments: args });
+  modernCall(id: string | number, name: string, args: Record<string, unknown>, extraMeta: Record<string, unknown> = {}, timeoutMs?: number): Promise<Message> {
+    return this.request(id, "tools/call", { _meta: { ...MODERN_META, ...extraMeta }, name, arguments: args }, timeoutMs);
   }
 
   async close(): Promise<number | null> {
