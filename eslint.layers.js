@@ -11,7 +11,7 @@
 // entry points cli.ts, app.ts and doctor.ts wire the layers together and are imported by none of them.
 // Imports are relative, so a pattern names the top folder of src/ reached through one or more "../".
 
-const ENTRY_POINTS = ["cli", "app", "doctor"];
+const ENTRY_POINTS = ["cli", "commands", "app", "doctor"];
 const LAYERS = ["transport", "server", "protocol", "tools", "resources", "contract", "domain"];
 
 /**

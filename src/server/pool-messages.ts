@@ -5,6 +5,8 @@ import type { DomainErrorPayload } from "../domain/errors.js";
 export interface WorkerData {
   /** Bytes of C++ stack for RDKit (default: engine-stack.ts). */
   engineStackBytes?: number | undefined;
+  /** Begin loading RDKit and the tools at once, before the start message (the prestarted worker, prestart.ts). */
+  eager?: boolean | undefined;
 }
 
 export type ToWorker =

@@ -19,6 +19,7 @@ import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { ToolError } from "../domain/errors.js";
 import type { ItemOutcome, ToMain, ToWorker, WorkerData } from "./pool-messages.js";
+import { WORKER_URL, takePrestartedWorker, workerOptions } from "./prestart.js";
 import type { DomainErrorPayload } from "../domain/errors.js";
 import type { ProgressReporter } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
@@ -115,8 +116,6 @@ interface Slot {
  * back. Everyday molecules stay far below (a worker serving 100,000 drug-sized calls stays at its start size).
  */
 export const RECYCLE_HEAP_BYTES = 256 * 1024 * 1024;
-
-const WORKER_URL = new URL("./worker.js", import.meta.url);
 
 export function defaultPoolSize(): number {
   return Math.max(1, availableParallelism());
@@ -384,7 +383,10 @@ export class WorkerPool {
     // message, a stray console.log) is sent to stderr: stdout carries protocol only.
     const output = this.output;
     const workerData: WorkerData = { engineStackBytes: this.engineStackBytes };
-    const worker = new Worker(WORKER_URL, { stdout: true, stderr: output !== undefined, workerData });
+    // The serving entry may have started the first worker already (prestart.ts); it is taken once.
+    const worker =
+      (output !== undefined ? takePrestartedWorker(this.engineStackBytes) : undefined) ??
+      new Worker(WORKER_URL, { ...workerOptions(workerData), stderr: output !== undefined });
     this.alive++;
     if (output) {
       for (const stream of [worker.stdout, worker.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on("line", output);

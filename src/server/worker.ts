@@ -2,21 +2,27 @@
  * Entry point of a chemistry worker thread. Owns one RDKit instance and runs one tool call at a time,
  * so the main thread only speaks protocol. Messages: start (load RDKit; the pool staggers this so the
  * first worker is not slowed by the others), run a job, report heap stats.
+ *
+ * Loading is RDKit's WASM and the chemistry tools' modules side by side: the engine's load begins before the
+ * tools are imported (a dynamic import), so its file read and compilation overlap their parsing. A worker
+ * created with workerData.eager (the prestarted first worker) begins at once, before its start message,
+ * but says it is ready only after that message (so the pool is listening).
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { checkEngineStack, engineStackInfo } from "../domain/chem/engine-stack.js";
 import { loadRDKit, wasmHeapBytes, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
-import { chemToolsByName } from "../tools/index.js";
 import type { Done, ItemOutcome, ToMain, ToWorker, WorkerData } from "./pool-messages.js";
 import type { DomainErrorPayload } from "../domain/errors.js";
 
 if (!parentPort) throw new Error("worker.ts must run as a worker thread");
 const port = parentPort;
-const tools = chemToolsByName();
+type ChemTools = ReturnType<(typeof import("../tools/index.js"))["chemToolsByName"]>;
+let tools: ChemTools = new Map();
 type Held = Exclude<ToWorker, { type: "start" }>;
 let rdkit: RDKit | undefined;
-let starting = false;
+let loading: Promise<RDKit> | undefined;
+let told = false;
 /** Messages that arrive before RDKit is loaded, handled in order once it is. */
 const early: Held[] = [];
 
@@ -50,14 +56,27 @@ function post(message: ToMain): void {
   port.postMessage(message);
 }
 
+/** Loads RDKit and the chemistry tools (once); a failure rejects unhandled: the worker exits, the pool replaces it. */
+function load(): Promise<RDKit> {
+  if (loading) return loading;
+  const { engineStackBytes } = (workerData ?? {}) as WorkerData;
+  const engine = loadRDKit({ stackBytes: engineStackBytes });
+  const toolModules = import("../tools/index.js");
+  loading = Promise.all([engine, toolModules]).then(([loaded, mod]) => {
+    tools = mod.chemToolsByName();
+    return loaded;
+  });
+  return loading;
+}
+
+if (((workerData ?? {}) as WorkerData).eager) void load();
+
 // One listener for the worker's whole life, attached at once, so that no message is ever dropped.
 port.on("message", (message: ToWorker) => {
   if (message.type === "start") {
-    if (!starting) {
-      starting = true;
-      // A failure to load rejects unhandled: the worker exits with an error and the pool replaces it.
-      const { engineStackBytes } = (workerData ?? {}) as WorkerData;
-      void loadRDKit({ stackBytes: engineStackBytes }).then((engine) => {
+    if (!told) {
+      told = true;
+      void load().then((engine) => {
         rdkit = engine;
         const stack = engineStackInfo();
         post({ type: "ready", heapBytes: wasmHeapBytes(), engineStackProblem: stack.installed ? undefined : stack.reason });

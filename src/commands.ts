@@ -1,0 +1,317 @@
+/**
+ * chematic-mcp command line. With no arguments it serves MCP over stdio.
+ *   chematic-mcp [--transport stdio]                  serve stdio (default)
+ *   chematic-mcp --transport streamable-http [...]    serve HTTP at /mcp (see USAGE for the options)
+ *   chematic-mcp tools                                print the tool table
+ *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
+ *   chematic-mcp doctor [--json] [--timeout-ms N]     check the install and the upstreams (exit 1 when a check fails)
+ *   chematic-mcp --help | --version
+ * Usage errors and invalid environment variables go to stderr with exit status 2; an HTTP bind failure
+ * exits 1. Nothing but protocol is ever written to stdout while serving.
+ */
+import { isIP } from "node:net";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { createApp, type App } from "./app.js";
+import { ConfigError } from "./config.js";
+import { DEFAULT_DOCTOR_TIMEOUT_MS, formatReport, runDoctor } from "./doctor.js";
+import { PUBCHEM_DEFAULT_BASE_URL } from "./domain/net/pubchem.js";
+import { RpcError } from "./protocol/jsonrpc.js";
+import { ToolCallRefused } from "./server/server.js";
+import { endpointOf } from "./server/transport.js";
+import { serveStdio } from "./transport/stdio.js";
+import { DEFAULT_BIND, DEFAULT_MAX_CONCURRENCY, DEFAULT_PORT, serveHttp } from "./transport/http.js";
+import { isLoopbackAddress, normalizeOrigin } from "./transport/http-headers.js";
+import { PACKAGE } from "./version.js";
+
+const USAGE = `Usage:
+  chematic-mcp [--transport stdio]        Serve MCP over stdio (default)
+  chematic-mcp --transport streamable-http [options]
+                                          Serve MCP over HTTP at POST /mcp (no authentication)
+  chematic-mcp tools                      Print the tool table
+  chematic-mcp call <tool> '<json-args>'  Run one tool and print its structured result
+  chematic-mcp doctor [--json] [--timeout-ms <n>]
+                                          Check Node.js, RDKit, OpenChemLib, the data assets, DuckDB,
+                                          proxy settings and whether ChEMBL and PubChem answer
+  chematic-mcp --help | --version
+
+Streamable HTTP options:
+  --bind <ip>                 Address to listen on (default ${DEFAULT_BIND})
+  --port <n>                  Port (default ${DEFAULT_PORT}; 0 picks a free one, printed to stderr)
+  --allow-non-loopback        Required to bind a non-loopback address; put TLS and authentication in front
+  --allowed-origin <origin>   Extra browser Origin allowed, exactly scheme://host[:port] (repeatable)
+  --max-concurrency <n>       Requests served at once; more get 503 with Retry-After: 1 (default ${DEFAULT_MAX_CONCURRENCY})
+
+Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT, CHEMATIC_OFFLINE,
+CHEMBL_API_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY (see README).
+`;
+
+class UsageError extends Error {}
+
+function usageError(message: string): never {
+  throw new UsageError(message);
+}
+
+interface ServeOptions {
+  transport: "stdio" | "streamable-http";
+  bind: string;
+  port: number;
+  allowNonLoopback: boolean;
+  allowedOrigins: string[];
+  maxConcurrency: number;
+}
+
+/** The serve options as node:util parseArgs reads them (strict: an unknown option or a stray argument is a usage error). */
+const SERVE_OPTIONS = {
+  transport: { type: "string" },
+  bind: { type: "string" },
+  port: { type: "string" },
+  "allow-non-loopback": { type: "boolean" },
+  "allowed-origin": { type: "string", multiple: true },
+  "max-concurrency": { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+const HTTP_ONLY = new Set(["bind", "port", "allow-non-loopback", "allowed-origin", "max-concurrency"]);
+
+/**
+ * parseArgs, strict, with its errors turned into this command's usage messages (exit 2):
+ * "unknown <what> --x", "--x needs a value", "--x takes no value".
+ */
+function parseStrict<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T, what: string) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false, tokens: true });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const named = /'(-[^' ]*)/.exec(err.message)?.[1];
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") usageError(`unknown ${what} ${named ?? err.message}`);
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") usageError(`unknown ${what} ${/'([^']*)'/.exec(err.message)?.[1] ?? err.message}`);
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && named) {
+      usageError(/does not take an argument/.test(err.message) ? `${named} takes no value` : `${named} needs a value`);
+    }
+    throw e;
+  }
+}
+
+function wholeNumber(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) usageError(`${flag} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) usageError(`${flag} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+/** Parses the serve options strictly: unknown options, HTTP-only options with stdio and bad values are usage errors. */
+function parseServeArgs(args: string[]): ServeOptions {
+  const { values, tokens } = parseStrict(args, SERVE_OPTIONS, "option");
+  const options: ServeOptions = {
+    transport: "stdio",
+    bind: DEFAULT_BIND,
+    port: DEFAULT_PORT,
+    allowNonLoopback: values["allow-non-loopback"] === true,
+    allowedOrigins: [],
+    maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+  };
+  const transport = values.transport;
+  if (transport !== undefined) {
+    if (transport !== "stdio" && transport !== "streamable-http") usageError(`unknown transport "${transport}" (expected stdio or streamable-http)`);
+    options.transport = transport;
+  }
+  const bind = values.bind;
+  if (bind !== undefined) {
+    if (bind === "localhost") options.bind = "127.0.0.1";
+    else if (isIP(bind) !== 0) options.bind = bind;
+    else usageError(`--bind needs an IP address (e.g. 127.0.0.1 or ::1), got "${bind}"`);
+  }
+  if (values.port !== undefined) options.port = wholeNumber("--port", values.port, 0, 65535);
+  for (const value of values["allowed-origin"] ?? []) {
+    const origin = normalizeOrigin(value);
+    if (origin === undefined) usageError(`--allowed-origin needs exactly scheme://host[:port] (http or https, no path), got "${value}"`);
+    options.allowedOrigins.push(origin);
+  }
+  if (values["max-concurrency"] !== undefined) options.maxConcurrency = wholeNumber("--max-concurrency", values["max-concurrency"], 1, 4096);
+  // In the order given, once each.
+  const httpOnlyGiven = [...new Set(tokens.flatMap((t) => (t.kind === "option" && HTTP_ONLY.has(t.name) ? [`--${t.name}`] : [])))];
+  if (options.transport === "stdio" && httpOnlyGiven.length > 0) {
+    usageError(`${httpOnlyGiven.join(", ")} only apply to --transport streamable-http`);
+  }
+  if (options.transport === "streamable-http" && !isLoopbackAddress(options.bind) && !options.allowNonLoopback) {
+    usageError(
+      `refusing to bind the non-loopback address ${options.bind}: the server has no authentication. ` +
+        "Pass --allow-non-loopback, and put TLS and authentication (a reverse proxy) in front of it",
+    );
+  }
+  return options;
+}
+
+/**
+ * What the start line says about the networked tools: which upstream services they reach (and where), or
+ * that CHEMATIC_OFFLINE keeps them off. Networked tools are those marked openWorldHint.
+ */
+function networkFields(app: App): Record<string, unknown> {
+  const networked = app.server.registry.tools().filter((t) => t.annotations.openWorldHint && !t.testOnly);
+  if (networked.length === 0) return { networked: [] };
+  if (app.config.chembl.offline) return { networked: [], offline: true };
+  const services: string[] = [];
+  const fields: Record<string, unknown> = {};
+  if (networked.some((t) => t.name.startsWith("chembl_"))) {
+    services.push("ChEMBL");
+    fields.chembl_api = app.config.chembl.apiBaseUrl;
+  }
+  if (networked.some((t) => t.name === "name_to_smiles")) {
+    services.push("PubChem");
+    fields.pubchem_api = process.env.PUBCHEM_API_BASE_URL?.trim() || PUBCHEM_DEFAULT_BASE_URL;
+  }
+  for (const t of networked) if (!t.name.startsWith("chembl_") && t.name !== "name_to_smiles") services.push(t.name);
+  return { networked: services, ...fields };
+}
+
+/** How long SIGTERM or SIGINT on stdio waits for the calls in flight. */
+const STDIO_DRAIN_MS = 10_000;
+
+async function serve(args: string[]): Promise<number> {
+  const options = parseServeArgs(args);
+  if (options.transport === "streamable-http") return serveStreamableHttp(options);
+  const app = createApp();
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    // The client went away (EPIPE): nobody is left to answer.
+    app.logger.debug(`stdout closed: ${e.code ?? e.message}`);
+    process.exit(0);
+  });
+  app.logger.info(`${PACKAGE.name} ${PACKAGE.version} serving MCP over stdio`, {
+    version: PACKAGE.version,
+    transport: "stdio",
+    workers: app.pool.size,
+    ...networkFields(app),
+  });
+  const transport = serveStdio(endpointOf(app.server, app.logger));
+  // SIGTERM and SIGINT end the session as stdin EOF does: no new requests, the calls in flight answered
+  // (for up to 10 s), then exit 0.
+  const stop = (signal: string) => {
+    app.logger.info(`${signal}: finishing the requests in flight`);
+    void transport.close(STDIO_DRAIN_MS);
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  await transport.done;
+  await app.close();
+  return 0;
+}
+
+async function serveStreamableHttp(options: ServeOptions): Promise<number> {
+  const app = createApp();
+  let transport;
+  try {
+    transport = await serveHttp(endpointOf(app.server, app.logger), {
+      host: options.bind,
+      port: options.port,
+      allowedOrigins: options.allowedOrigins,
+      maxConcurrency: options.maxConcurrency,
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    process.stderr.write(`chematic-mcp: cannot listen on ${options.bind} port ${options.port}: ${err.code ?? ""} ${err.message}\n`);
+    await app.close();
+    return 1;
+  }
+  // Always written, whatever the log level: it names the URL (with --port 0, the port picked).
+  app.logger.notice(`Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (no authentication)`, {
+    version: PACKAGE.version,
+    transport: "streamable-http",
+    address: transport.url,
+    workers: app.pool.size,
+    max_concurrency: options.maxConcurrency,
+    allowed_origins: options.allowedOrigins,
+    ...networkFields(app),
+  });
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  app.logger.info("shutting down: finishing the requests in flight");
+  await transport.close();
+  await app.close();
+  return 0;
+}
+
+async function printTools(): Promise<number> {
+  const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
+  try {
+    const rows = app.server.registry.tools().map((t) => `| \`${t.name}\` | ${t.title} | ${t.description.split(". ")[0]!.replace(/\|/g, "\\|")}. |`);
+    process.stdout.write(["| tool | title | what it does |", "|---|---|---|", ...rows].join("\n") + "\n");
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+async function callOnce(args: string[]): Promise<number> {
+  const [name, json = "{}", ...rest] = args;
+  if (!name || rest.length > 0) usageError("call takes a tool name and one JSON object of arguments");
+  let toolArgs: unknown;
+  try {
+    toolArgs = JSON.parse(json);
+  } catch (e) {
+    usageError(`the arguments are not valid JSON: ${(e as Error).message}`);
+  }
+  const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
+  try {
+    if (!app.server.registry.get(name)) usageError(`unknown tool "${name}"; run 'chematic-mcp tools' for the list`);
+    // The server's own call path (the one tools/call takes), without a JSON-RPC round trip: the result,
+    // or the error as a 2026-07-28 client would read it in structuredContent.
+    let outcome;
+    try {
+      outcome = await app.server.runTool(name, toolArgs, { signal: new AbortController().signal, clientCapabilities: {} });
+    } catch (e) {
+      if (e instanceof ToolCallRefused || e instanceof RpcError) {
+        process.stderr.write(`chematic-mcp: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    if (!outcome.ok) {
+      process.stderr.write(`${JSON.stringify({ error: outcome.error.toPayload() }, null, 2)}\n`);
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify(outcome.value, null, 2)}\n`);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+async function doctor(args: string[]): Promise<number> {
+  const { values } = parseStrict(args, { json: { type: "boolean" }, "timeout-ms": { type: "string" } }, "doctor option");
+  const json = values.json === true;
+  const timeoutMs = values["timeout-ms"] === undefined ? DEFAULT_DOCTOR_TIMEOUT_MS : wholeNumber("--timeout-ms", values["timeout-ms"], 100, 120_000);
+  const report = await runDoctor({ env: process.env, timeoutMs });
+  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.ok ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "--help" || first === "-h") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (first === "--version" || first === "-V") {
+    process.stdout.write(`${PACKAGE.version}\n`);
+    return 0;
+  }
+  if (first === "tools") {
+    if (rest.length > 0) usageError("tools takes no arguments");
+    return printTools();
+  }
+  if (first === "call") return callOnce(rest);
+  if (first === "doctor") return doctor(rest);
+  return serve(argv);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      process.stderr.write(`chematic-mcp: ${e.message}\n\n${e instanceof UsageError ? USAGE : ""}`);
+      process.exit(2);
+    }
+    process.stderr.write(`chematic-mcp: fatal: ${(e as Error)?.stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);
