@@ -7,9 +7,12 @@
  * the constructor: compiling every tool's two schemas took 1.5-2.5 s of the main thread on the 2-core
  * benchmark machine (and grows with each tool), all of it before the first tools/list could be answered
  * (docs/benchmarks.md, cold start). test/tools/registry.test.ts compiles every schema in strict mode, so
- * a schema that does not compile still fails CI rather than a call.
+ * a schema that does not compile still fails CI rather than a call. ajv itself (about a third of the main
+ * thread's module loading) is required on the first compile, so it loads after the server is up, not before
+ * the first tools/list (docs/performance.md, first answer).
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { withListSchemas } from "./list.js";
@@ -32,15 +35,15 @@ class LazyEntry implements RegisteredTool {
 
   constructor(
     readonly tool: AnyTool,
-    private readonly ajv: Ajv2020,
+    private readonly ajv: () => Ajv2020,
   ) {}
 
   get validateInput(): ValidateFunction {
-    return (this.input ??= this.ajv.compile(this.tool.inputSchema));
+    return (this.input ??= this.ajv().compile(this.tool.inputSchema));
   }
 
   get validateOutput(): ValidateFunction {
-    return (this.output ??= this.ajv.compile(this.tool.outputSchema));
+    return (this.output ??= this.ajv().compile(this.tool.outputSchema));
   }
 
   get compiled(): boolean {
@@ -48,10 +51,15 @@ class LazyEntry implements RegisteredTool {
   }
 }
 
+/** How long after start the background compilation of validators begins. */
+const WARM_UP_DELAY_MS = 300;
+
 export type WireFlavour = "2024-11-05" | "2025-03-26" | "full";
 
 export function createAjv(): Ajv2020 {
-  return new Ajv2020({ strict: true, allErrors: true, validateFormats: false, strictRequired: false });
+  // ajv is CommonJS: required synchronously, on demand (see the module comment).
+  const { Ajv2020: Ajv } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  return new Ajv({ strict: true, allErrors: true, validateFormats: false, strictRequired: false });
 }
 
 export function describeIssues(errors: ErrorObject[] | null | undefined): SchemaIssue[] {
@@ -109,7 +117,8 @@ export class ToolRegistry {
   private readonly wireCache = new Map<WireFlavour, WireTool[]>();
 
   constructor(tools: readonly AnyTool[]) {
-    const ajv = createAjv();
+    let ajv: Ajv2020 | undefined;
+    const sharedAjv = () => (ajv ??= createAjv());
     for (const declared of tools) {
       // A per-molecule tool that declares a list gets its smiles_list / fields schemas here (list.ts).
       const tool = withListSchemas(declared);
@@ -120,15 +129,16 @@ export class ToolRegistry {
       // service tools whose text block is markdown carrying the same data (the ChEMBL tools). A chemistry
       // tool's text block is always its JSON.
       if (tool.content && !tool.testOnly && tool.kind !== "service") throw new Error(`tool ${tool.name}: only a testOnly or service tool may define content`);
-      const entry = new LazyEntry(tool, ajv);
+      const entry = new LazyEntry(tool, sharedAjv);
       this.byName.set(tool.name, entry);
       this.order.push(entry);
     }
   }
 
   /**
-   * Compiles the validators not compiled yet, one tool per turn of the event loop so requests that
-   * arrive meanwhile are served between them. Timers are unref'd: this never keeps a process alive.
+   * Compiles the validators not compiled yet, from WARM_UP_DELAY_MS after start, one tool per turn of the
+   * event loop so requests that arrive meanwhile are served between them. Timers are unref'd: this never
+   * keeps a process alive.
    */
   warmUp(): void {
     if (this.warming) return;
@@ -141,7 +151,10 @@ export class ToolRegistry {
       void entry.validateOutput;
       setTimeout(step, 0).unref();
     };
-    setTimeout(step, 0).unref();
+    // Not before the first requests: a client's initialize and tools/list arrive within a few milliseconds
+    // of start and would wait behind ajv's loading and the first compiles (a call compiles its own tool's
+    // validators on demand meanwhile).
+    setTimeout(step, WARM_UP_DELAY_MS).unref();
   }
 
   get(name: string): RegisteredTool | undefined {

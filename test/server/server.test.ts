@@ -485,7 +485,9 @@ describe("tools/call refusals and failures", () => {
     const started = Date.now();
     const outcome = await server.runTool("hang", {}, ctx());
     const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 50 && elapsed < 1_000, `${elapsed} ms`);
+    // Ended by its 60 ms budget, not by anything else; the margin is for a loaded machine (a load average of 11
+    // on 2 cores made it 1.2-1.8 s).
+    assert.ok(elapsed >= 50 && elapsed < 10_000, `${elapsed} ms`);
     assert.equal(outcome.ok, false);
     if (outcome.ok) return;
     assert.equal(outcome.error.code, "TIMEOUT");

@@ -17,7 +17,8 @@
  *  - double bonds as {config: cis|trans, atoms: [a, d]} with a bonded to the bond's first atom and d to its
  *    second, as RDKit's stereoAtoms.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { ToolError } from "../errors.js";
 import {
   adjacency,
@@ -320,9 +321,11 @@ let compiledInput: ValidateFunction | undefined;
  * main thread tens of milliseconds of start-up for a tool most sessions never call.
  */
 function validateInput(): ValidateFunction {
-  return (compiledInput ??= new Ajv2020({ strict: true, allErrors: false, verbose: true, validateFormats: false, strictRequired: false }).compile(
-    MOLJSON_INPUT_SCHEMA,
-  ));
+  if (compiledInput) return compiledInput;
+  // ajv is CommonJS: required synchronously, on this first use.
+  const { Ajv2020 } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  compiledInput = new Ajv2020({ strict: true, allErrors: false, verbose: true, validateFormats: false, strictRequired: false }).compile(MOLJSON_INPUT_SCHEMA);
+  return compiledInput;
 }
 
 function invalid(path: string, message: string, extra: JsonObject = {}): ToolError {
