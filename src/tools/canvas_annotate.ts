@@ -11,22 +11,23 @@
  * Canvas.prepareAnnotation).
  */
 import { ToolError } from "../domain/errors.js";
-import { withMol, type RDKit } from "../domain/chem/rdkit.js";
+import { descriptorsOf, round, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
+import { molGraph } from "../domain/chem/graph.js";
+import { molFormula } from "../domain/chem/properties.js";
+import { computeQed } from "../domain/chem/qed.js";
+import { computeSaScore } from "../domain/chem/sascore.js";
+import { screenAlerts } from "../domain/chem/alerts.js";
+import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
+import { esolLogS } from "../domain/chem/admet.js";
 import { computeRepresentations } from "../domain/chem/representations.js";
 import { murckoScaffold, genericScaffold } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type AnnotationColumn, type AnnotationType, type CanvasManager } from "../domain/canvas/canvas.js";
 import type { ChemTool, JsonSchema, ServiceTool } from "../contract/tool.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import { calcPropertiesTool } from "./calc_properties.js";
-import { saScoreTool } from "./sa_score.js";
-import { lipinskiCheckTool } from "./lipinski_check.js";
-import { painsCheckTool } from "./pains_check.js";
-import { brenkCheckTool } from "./brenk_check.js";
-import { boiledEggTool } from "./boiled_egg.js";
-import { admetProfileTool } from "./admet_profile.js";
-import { canonicalSmilesTool } from "./canonical_smiles.js";
-import { tanimotoTool } from "./tanimoto.js";
+import { lipinskiViolations } from "./lipinski_check.js";
+import { morganOptionsOf } from "./ecfp4.js";
+import { fingerprintWords, morganBitVector, tanimoto } from "../domain/chem/morgan.js";
 import { smartsMatchTool } from "./smarts_match.js";
 
 /** The kinds, each with the columns it adds (name, type, description). A parameterised kind's one column is named by `as`. */
@@ -94,18 +95,73 @@ function attempt<T>(fn: () => T): T | null {
   }
 }
 
-/** Each kind's cells for one molecule, computed by the tool that answers it for one molecule (calc_properties computed once). */
-function rowCells(rdkit: RDKit, smiles: string, kinds: readonly KindRequest[]): Cell[] {
+/** tanimoto's default fingerprint (ECFP4: radius 2, 2,048 bits, no chirality). */
+const ECFP4 = morganOptionsOf({});
+/** The query fingerprints of ecfp4_similarity columns, per worker (a few queries at most; null: it does not parse). */
+const queryFingerprints = new Map<string, Uint32Array | null>();
+
+function queryFingerprint(rdkit: RDKit, smiles: string): Uint32Array | null {
+  let fp = queryFingerprints.get(smiles);
+  if (fp === undefined) {
+    fp = attempt(() => withMol(rdkit, smiles, (mol) => fingerprintWords(morganBitVector(mol, ECFP4)), { argName: "query_smiles" }));
+    if (queryFingerprints.size >= 16) queryFingerprints.clear();
+    queryFingerprints.set(smiles, fp);
+  }
+  return fp;
+}
+
+/**
+ * Each kind's cells for one molecule, with the single-molecule tools' own domain code on one parse of the
+ * SMILES: the molecule, its descriptors (one get_descriptors) and its graph (one get_json) are read once per
+ * row and shared by every kind that needs them; QED runs only when qed is asked for, ESOL and the BOILED-Egg
+ * from the descriptors and the polar graph (not the whole ADMET profile). The values are those of
+ * calc_properties, sa_score, lipinski_check, pains_check, brenk_check, boiled_egg and admet_profile
+ * (test/e2e/workbench.oracle.test.ts compares every kind with native RDKit).
+ */
+function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly KindRequest[]): Cell[] {
   const ctx = { rdkit, progress: () => {} };
   const memo = new Map<string, unknown>();
   const once = <T>(key: string, fn: () => T): T | null => {
     if (!memo.has(key)) memo.set(key, attempt(fn));
     return memo.get(key) as T | null;
   };
-  const props = () => once("props", () => calcPropertiesTool.run({ smiles }, ctx));
-  const egg = () => once("egg", () => boiledEggTool.run({ smiles }, ctx) as { gi_absorbed: boolean; bbb_penetrant: boolean });
-  const alerts = (tool: typeof painsCheckTool) => once(tool.name, () => tool.run({ smiles }, ctx) as { alert_count: number; alerts: string[] });
-  const scaffold = () => once("murcko", () => withMol(rdkit, smiles, (mol) => murckoScaffold(rdkit, mol)));
+  const descriptors = () => once("descriptors", () => descriptorsOf(mol))!;
+  const graph = () => once("graph", () => molGraph(mol))!;
+  const polar = () => once("polar", () => polarGraphInfo(mol))!;
+  const property = (kind: string): Cell => {
+    const d = descriptors();
+    switch (kind) {
+      case "mw":
+        return round(d.amw, 3);
+      case "exact_mass":
+        return round(d.exactmw, 4);
+      case "logp":
+        return round(d.CrippenClogP, 3);
+      case "tpsa":
+        return round(d.tpsa, 2);
+      case "hbd":
+        return d.NumHBD;
+      case "hba":
+        return d.NumHBA;
+      case "rotatable_bonds":
+        return d.NumRotatableBonds;
+      case "heavy_atom_count":
+        return d.NumHeavyAtoms;
+      case "formula":
+        return molFormula(graph());
+      default:
+        return once("qed", () => round(computeQed(rdkit, mol, d, { graph: graph() }).qed, 3));
+    }
+  };
+  const egg = () =>
+    once("egg", () => {
+      const d = descriptors();
+      return boiledEggPayload({ logp: d.CrippenClogP, tpsa: d.tpsa, tpsaSP: d.tpsa + polar().sulfurPhosphorusPsa }) as {
+        gi_absorbed: boolean;
+        bbb_penetrant: boolean;
+      };
+    });
+  const alerts = (set: "pains" | "brenk") => once(set, () => screenAlerts(rdkit, mol, set).map((h) => h.name));
   const cells: Cell[] = [];
   for (const k of kinds) {
     switch (k.kind) {
@@ -119,35 +175,39 @@ function rowCells(rdkit: RDKit, smiles: string, kinds: readonly KindRequest[]): 
       case "heavy_atom_count":
       case "formula":
       case "qed":
-        cells.push((props() as Record<string, Cell> | null)?.[k.kind] ?? null);
+        cells.push(property(k.kind));
         break;
       case "sa_score":
-        cells.push(once("sa", () => (saScoreTool.run({ smiles }, ctx) as { sa_score: number }).sa_score));
+        cells.push(once("sa", () => round(computeSaScore(rdkit, mol, descriptors(), graph()).score, 3)));
         break;
       case "lipinski_violations":
-        cells.push(once("lipinski", () => (lipinskiCheckTool.run({ smiles }, ctx) as { violations: number }).violations));
+        cells.push(once("lipinski", () => lipinskiViolations(descriptors())));
         break;
       case "pains":
       case "brenk": {
-        const r = alerts(k.kind === "pains" ? painsCheckTool : brenkCheckTool);
-        cells.push(r?.alert_count ?? null, r?.alerts ?? null);
+        const names = alerts(k.kind);
+        cells.push(names?.length ?? null, names ?? null);
         break;
       }
       case "murcko_scaffold":
-        cells.push(scaffold());
+        cells.push(once("murcko", () => murckoScaffold(rdkit, mol)));
         break;
       case "generic_scaffold":
-        cells.push(once("generic", () => withMol(rdkit, smiles, (mol) => genericScaffold(rdkit, mol))));
+        cells.push(once("generic", () => genericScaffold(rdkit, mol)));
         break;
       case "inchikey":
-        cells.push(once("inchikey", () => withMol(rdkit, smiles, (mol) => computeRepresentations(rdkit, mol, new Set(["inchikey"])).values.inchikey ?? null)));
+        cells.push(once("inchikey", () => computeRepresentations(rdkit, mol, new Set(["inchikey"])).values.inchikey ?? null));
         break;
       case "canonical_smiles":
-        cells.push(once("canonical", () => (canonicalSmilesTool.run({ smiles }, ctx) as { canonical: string }).canonical));
+        cells.push(once("canonical", () => mol.get_smiles()));
         break;
-      case "ecfp4_similarity":
-        cells.push(attempt(() => (tanimotoTool.run({ smiles1: k.query_smiles!, smiles2: smiles }, ctx) as { similarity: number }).similarity));
+      case "ecfp4_similarity": {
+        const query = queryFingerprint(rdkit, k.query_smiles!);
+        const fp = once("ecfp4", () => fingerprintWords(morganBitVector(mol, ECFP4)));
+        // tanimoto's pair form on the same fingerprints (its similarity, 3 decimals).
+        cells.push(query === null || fp === null ? null : round(tanimoto(query, fp), 3));
         break;
+      }
       case "substructure_matches":
         cells.push(attempt(() => smartsMatchTool.run({ smiles, smarts: k.smarts! }, ctx).match_count));
         break;
@@ -158,7 +218,12 @@ function rowCells(rdkit: RDKit, smiles: string, kinds: readonly KindRequest[]): 
         cells.push(egg()?.bbb_penetrant ?? null);
         break;
       case "esol_logs":
-        cells.push(once("esol", () => (admetProfileTool.run({ smiles }, ctx) as { esol_logs: number }).esol_logs));
+        cells.push(
+          once("esol", () => {
+            const d = descriptors();
+            return round(esolLogS(d.CrippenClogP, d.amw, d.NumRotatableBonds, polar().aromaticAtoms, d.NumHeavyAtoms), 3);
+          }),
+        );
         break;
     }
   }
@@ -189,8 +254,7 @@ export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
       }
       return { cells: [] };
     }
-    withMol(rdkit, smiles, () => true);
-    return { cells: rowCells(rdkit, smiles, kinds) };
+    return { cells: withMol(rdkit, smiles, (mol) => rowCells(rdkit, mol, smiles, kinds)) };
   },
 };
 

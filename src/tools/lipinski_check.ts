@@ -1,4 +1,4 @@
-import { descriptorsOf, round } from "../domain/chem/rdkit.js";
+import { descriptorsOf, round, type RDKitDescriptors } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
 import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
@@ -14,6 +14,12 @@ const RULES = [
   { key: "hbd_le_5", property: "hbd", limit: 5 },
   { key: "hba_le_10", property: "hba", limit: 10 },
 ] as const;
+
+/** Rules of five violated by a molecule with these descriptors (the rules compare unrounded values). */
+export function lipinskiViolations(d: RDKitDescriptors): number {
+  const exact = { mw: d.amw, logp: d.CrippenClogP, hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
+  return RULES.filter((r) => !(exact[r.property] <= r.limit)).length;
+}
 
 const ruleFlags = Object.fromEntries(RULES.map((r) => [r.key, { type: "boolean", description: `${r.property} <= ${r.limit}` }]));
 
