@@ -85,12 +85,13 @@ function newGenerator(OCL: OCLModule, seed: number): OCLTypes.ConformerGenerator
 /**
  * How many conformers OpenChemLib's self-organiser makes for each rigid fragment. The generator builds every
  * rigid fragment (a ring system, or an atom with its neighbours) by self-organisation, asking for 16
- * conformers and trying 12 random starts for each conformer it still needs. That is 80-90% of a drug's time
+ * conformers and trying 12 random starts for each conformer it still needs. That was 72-94% of a drug's time
  * (docs/performance.md, "3D"), mostly spent re-finding the one geometry an aromatic ring or an sp3 atom has.
  * For one conformer the generator's first choice per fragment is its most likely one, so asking the
  * self-organiser for one conformer per fragment (then at most 12 starts) gives the same kind of answer
- * 3-8 times faster: measured on 43 drug-like molecules, the native MMFF94 energy gap to native RDKit's best
- * of 10 ETKDG conformers stayed within its run-to-run spread (docs/performance.md).
+ * several times faster: bench/3d.ts on 42 drug-like molecules, median round trip 16.3 s -> 3.0 s (38.8x -> 9.4x
+ * native RDKit ETKDG + MMFF94, same run), with the native MMFF94 energy gap to native RDKit's best of 10 ETKDG
+ * conformers unchanged in median and p95 (docs/performance.md).
  * The number is not an option of OpenChemLib's API: it is the second argument of the self-organiser's
  * initializeConformers() in the compiled library, edited at load (FRAGMENT_POOL_PATTERN) to read this
  * global first. With another OpenChemLib build where the pattern is not found exactly once, the library
