@@ -119,25 +119,29 @@ function requireOpenChemLib(): OCLModule {
   const require = createRequire(import.meta.url);
   const entry = require.resolve("openchemlib");
   const source = readFileSync(entry, "utf8");
-  const found = source.match(FRAGMENT_POOL_PATTERN)?.length ?? 0;
-  if (found !== 1) {
+  const unedited = () => {
     fragmentPool = false;
     const mod = require("openchemlib") as OCLModule;
     mod.Resources.registerFromNodejs();
     return mod;
-  }
+  };
+  if ((source.match(FRAGMENT_POOL_PATTERN)?.length ?? 0) !== 1) return unedited();
   const edited = source.replace(FRAGMENT_POOL_PATTERN, `$1globalThis.${FRAGMENT_POOL_GLOBAL}||($2)$4`);
   // require() loads an ES module from a file: write the edited build to a private directory, load, remove.
-  const dir = mkdtempSync(join(tmpdir(), "chematic-ocl-"));
+  let dir: string | undefined;
   try {
+    dir = mkdtempSync(join(tmpdir(), "chematic-ocl-"));
     const file = join(dir, "openchemlib.mjs");
     writeFileSync(file, edited, { mode: 0o600 });
     const mod = require(file) as OCLModule;
     mod.Resources.registerFromNodejs(join(dirname(entry), "resources.json"));
     fragmentPool = true;
     return mod;
+  } catch {
+    // No writable temporary directory (or the edited build does not load): the library as installed.
+    return unedited();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 
