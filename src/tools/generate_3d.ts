@@ -286,22 +286,36 @@ export const generate3dTool: ChemTool<Args> = {
         });
       const symmetry = automorphisms(mol);
       progress(0, numConformers, "building conformers");
-      const set = generateConformers(mol.get_molblock(), canonical, {
-        numConformers,
-        seed,
-        addHydrogens,
-        softDeadline: start + SOFT_MS,
-        hardDeadline: start + HARD_MS,
-        onConformer: (done, total) => progress(done, total, `conformer ${done} of ${total}`),
-        automorphisms: symmetry,
-      });
-      const checked: { conformer: Conformer; check: Checked }[] = [];
+      const molblock = mol.get_molblock();
+      const build = (fragmentConformers?: number) =>
+        generateConformers(molblock, canonical, {
+          numConformers,
+          seed,
+          addHydrogens,
+          softDeadline: start + SOFT_MS,
+          hardDeadline: start + HARD_MS,
+          onConformer: (done, total) => progress(done, total, `conformer ${done} of ${total}`),
+          automorphisms: symmetry,
+          ...(fragmentConformers === undefined ? {} : { fragmentConformers }),
+        });
+      let set = build();
+      let checked: { conformer: Conformer; check: Checked }[] = [];
       let lost: "constitution" | "stereo" = "stereo";
-      for (const conformer of set.conformers) {
-        const check = checkConformer(rdkit, mol, canonical, conformer.molfile);
-        if (typeof check === "string") {
-          if (check === "constitution") lost = check;
-        } else checked.push({ conformer, check });
+      const checkAll = () => {
+        checked = [];
+        for (const conformer of set.conformers) {
+          const check = checkConformer(rdkit, mol, canonical, conformer.molfile);
+          if (typeof check === "string") {
+            if (check === "constitution") lost = check;
+          } else checked.push({ conformer, check });
+        }
+      };
+      checkAll();
+      // A conformer built from one self-organised conformer per fragment that loses the input's stereo: the
+      // full fragment search (OpenChemLib's 16 per fragment, same seed) gets its chance.
+      if (checked.length === 0 && set.fragmentConformers !== 0) {
+        set = build(0);
+        checkAll();
       }
       // A lost stereo element depends on this seed's torsions; a changed constitution comes back with every seed.
       if (checked.length === 0)
@@ -355,7 +369,7 @@ export const generate3dTool: ChemTool<Args> = {
         assigned_stereo: best.check.assigned,
         warnings,
         method:
-          `OpenChemLib ConformerGenerator (strategy likely-random, seed ${seed}), then ${FORCE_FIELD} minimisation` +
+          `OpenChemLib ConformerGenerator (strategy likely-random, seed ${seed}, ${set.fragmentConformers === 1 ? "one self-organised conformer" : "up to 16 self-organised conformers"} per rigid fragment), then ${FORCE_FIELD} minimisation` +
           ` (OpenChemLib ForceFieldMMFF94, '${FORCE_FIELD}' tables)` +
           `; conformers within ${DUPLICATE_RMSD} Å heavy-atom RMSD of a lower one are dropped; coordinates in Å.`,
         citations: [

@@ -14,7 +14,10 @@
  *    (DataWarrior/OpenChemLib), torsion preferences from crystal structures.
  *  - MMFF94: Halgren, J. Comput. Chem. 1996, 17, 490-519; MMFF94s: Halgren, J. Comput. Chem. 1999, 20, 720-729.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type * as OCLTypes from "openchemlib";
 import { ToolError } from "../errors.js";
 
@@ -80,6 +83,74 @@ function newGenerator(OCL: OCLModule, seed: number): OCLTypes.ConformerGenerator
 }
 
 /**
+ * How many conformers OpenChemLib's self-organiser makes for each rigid fragment. The generator builds every
+ * rigid fragment (a ring system, or an atom with its neighbours) by self-organisation, asking for 16
+ * conformers and trying 12 random starts for each conformer it still needs. That was 72-94% of a drug's time
+ * (docs/performance.md, "3D"), mostly spent re-finding the one geometry an aromatic ring or an sp3 atom has.
+ * For one conformer the generator's first choice per fragment is its most likely one, so asking the
+ * self-organiser for one conformer per fragment (then at most 12 starts) gives the same kind of answer
+ * several times faster: bench/3d.ts on 42 drug-like molecules, median round trip 16.3 s -> 3.0 s (38.8x -> 9.4x
+ * native RDKit ETKDG + MMFF94, same run), with the native MMFF94 energy gap to native RDKit's best of 10 ETKDG
+ * conformers unchanged in median and p95 (docs/performance.md).
+ * The number is not an option of OpenChemLib's API: it is the second argument of the self-organiser's
+ * initializeConformers() in the compiled library, edited at load (FRAGMENT_POOL_PATTERN) to read this
+ * global first. With another OpenChemLib build where the pattern is not found exactly once, the library
+ * loads unedited and every call makes 16 (fragmentPoolEdited() says which).
+ */
+const FRAGMENT_POOL_GLOBAL = "__chematicOclFragmentPool";
+/**
+ * In the minified build: `t.b=A==-1?1<<1+P+(r/2|0):A,FR(t,w.Math.min(8,t.b))}` (mMaxConformers = maxConformers
+ * == -1 ? 1 << (1 + freeBonds + ringBonds / 2) : maxConformers; increaseConformerPool(min(8, mMaxConformers))).
+ * The edit reads `t.b=globalThis.__chematicOclFragmentPool||(...)`: the global, when set, replaces both forms
+ * (-1 is the whole molecule when it has no rotatable bond, self-organised as one piece).
+ */
+const FRAGMENT_POOL_PATTERN =
+  /(\b[\w$]+\.[\w$]+=)(([\w$]+)==-1\?1<<1\+[\w$]+\+\([\w$]+\/2\|0\):\3)(,[\w$]+\([\w$]+,[\w$]+\.Math\.min\(8,[\w$]+\.[\w$]+\)\)\})/g;
+let fragmentPool: boolean | undefined;
+
+/** Whether the self-organiser's fragment conformer count could be set (see FRAGMENT_POOL_GLOBAL). */
+export function fragmentPoolEdited(): boolean {
+  loadOpenChemLib();
+  return fragmentPool === true;
+}
+
+/** Loads OpenChemLib with the fragment-pool edit; the unedited library when the pattern is not found once. */
+function requireOpenChemLib(): OCLModule {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve("openchemlib");
+  const source = readFileSync(entry, "utf8");
+  const unedited = () => {
+    fragmentPool = false;
+    const mod = require("openchemlib") as OCLModule;
+    mod.Resources.registerFromNodejs();
+    return mod;
+  };
+  if ((source.match(FRAGMENT_POOL_PATTERN)?.length ?? 0) !== 1) return unedited();
+  const edited = source.replace(FRAGMENT_POOL_PATTERN, `$1globalThis.${FRAGMENT_POOL_GLOBAL}||($2)$4`);
+  // require() loads an ES module from a file: write the edited build to a private directory, load, remove.
+  let dir: string | undefined;
+  try {
+    dir = mkdtempSync(join(tmpdir(), "chematic-ocl-"));
+    const file = join(dir, "openchemlib.mjs");
+    writeFileSync(file, edited, { mode: 0o600 });
+    const mod = require(file) as OCLModule;
+    mod.Resources.registerFromNodejs(join(dirname(entry), "resources.json"));
+    fragmentPool = true;
+    return mod;
+  } catch {
+    // No writable temporary directory (or the edited build does not load): the library as installed.
+    return unedited();
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Sets how many conformers the self-organiser makes per rigid fragment (0: OpenChemLib's 16). */
+function setFragmentPool(count: number): void {
+  (globalThis as Record<string, unknown>)[FRAGMENT_POOL_GLOBAL] = count;
+}
+
+/**
  * OpenChemLib, loaded synchronously (tools run synchronously inside a worker). The package is ES-module
  * only; Node 20.19+ and 22.12+ load such a package with require().
  */
@@ -87,15 +158,14 @@ export function loadOpenChemLib(): OCLModule {
   if (ocl === undefined) {
     let mod: OCLModule;
     try {
-      mod = createRequire(import.meta.url)("openchemlib") as OCLModule;
+      // The force field, torsion and fragment tables are registered too (needed before ConformerGenerator).
+      mod = requireOpenChemLib();
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === "ERR_REQUIRE_ESM")
         throw new Error(`openchemlib needs require(esm): run on Node.js 20.19+ or 22.12+ (this is ${process.version})`, { cause: e });
       throw e;
     }
-    // The force field, torsion and fragment tables; needed before ConformerGenerator and ForceFieldMMFF94.
-    mod.Resources.registerFromNodejs();
     cachePath = findCachePath(mod);
     ocl = mod;
   }
@@ -117,6 +187,11 @@ export interface ConformerOptions {
    * that differ only by a ring flip or swapped equivalent groups count as one. Identity when absent.
    */
   automorphisms?: number[][];
+  /**
+   * Conformers the self-organiser makes per rigid fragment: 1 (the default when one conformer is asked
+   * for), or 0 for OpenChemLib's 16 (the default for several, and the retry when 1 gives no usable geometry).
+   */
+  fragmentConformers?: number;
 }
 
 export interface Conformer {
@@ -138,6 +213,8 @@ export interface ConformerSet {
   duplicates: number;
   /** Why fewer conformers than asked were returned, if so. */
   stopReason?: "exhausted" | "time_budget" | "attempts";
+  /** Conformers per rigid fragment the set was made with (1, or 0 for OpenChemLib's 16). */
+  fragmentConformers: number;
 }
 
 /**
@@ -146,7 +223,9 @@ export interface ConformerSet {
  * ring, 85 heavy atoms) spent 89 s initialising and 145 s more on its first conformer on the 2-core test
  * machine, far past the 45 s budget (native RDKit ETKDG + MMFF: 3 s). Beyond this size (the largest ring of
  * RDKit's SSSR) the call is refused at once rather than timing out. Smaller macrocycles still run: rifampicin
- * took 29 s, sirolimus (SSSR ring of 29 atoms) still exceeds the budget (left to the performance work).
+ * took 29 s, sirolimus (SSSR ring of 29 atoms) still exceeds the budget. One self-organised conformer per
+ * fragment (FRAGMENT_POOL_GLOBAL) does not change this: the ring is one fragment, and cyclosporin A's
+ * initializeConformers alone still took 79 s (docs/performance.md, "3D").
  */
 export const MAX_RING_ATOMS = 30;
 
@@ -296,9 +375,28 @@ function minimise(ff: OCLTypes.ForceFieldMMFF94, hardDeadline: number): boolean 
  */
 export function generateConformers(molfileIn: string, title: string, options: ConformerOptions): ConformerSet {
   const OCL = loadOpenChemLib();
+  const fragmentConformers = fragmentPool === true ? (options.fragmentConformers ?? (options.numConformers === 1 ? 1 : 0)) : 0;
+  if (fragmentConformers === 0) return buildConformers(OCL, molfileIn, title, options, 0);
+  try {
+    return buildConformers(OCL, molfileIn, title, options, fragmentConformers);
+  } catch (e) {
+    // One conformer per fragment can leave a degenerate geometry (a non-finite energy) or no collision-free
+    // conformer where OpenChemLib's 16 find one: those molecules get the full search (same seed, so still
+    // reproducible). A missing MMFF parameter fails either way and is thrown at once.
+    const cause = e instanceof ToolError ? e.details.cause : undefined;
+    const retry = cause === "random" || (cause === "force_field" && e instanceof ToolError && e.details.force_field_error === NOT_FINITE);
+    if (!retry) throw e;
+    return buildConformers(OCL, molfileIn, title, options, 0);
+  }
+}
+
+const NOT_FINITE = "the MMFF94s+ energy is not finite";
+
+function buildConformers(OCL: OCLModule, molfileIn: string, title: string, options: ConformerOptions, fragmentConformers: number): ConformerSet {
   const mol = OCL.Molecule.fromMolfile(molfileIn);
   // Seed 0 would make OpenChemLib pick a random seed: callers pass 1 or more.
   const generator = newGenerator(OCL, options.seed);
+  setFragmentPool(fragmentConformers);
   if (!generator.initializeConformers(mol, { strategy: OCL.ConformerGenerator.STRATEGY_LIKELY_RANDOM })) {
     throw embeddingFailed("OpenChemLib's conformer generator reported a structure problem", "structure");
   }
@@ -339,7 +437,7 @@ export function generateConformers(molfileIn: string, title: string, options: Co
     // A lone atom has nothing to minimise (the minimiser reports no convergence for it).
     const converged = conformer.getAllAtoms() < 2 || minimise(ff, options.hardDeadline);
     const energy = ff.getTotalEnergy();
-    if (!Number.isFinite(energy)) throw noForceField("the MMFF94s+ energy is not finite");
+    if (!Number.isFinite(energy)) throw noForceField(NOT_FINITE);
     let out: OCLMolecule = conformer;
     if (!options.addHydrogens) {
       out = conformer.getCompactCopy();
@@ -356,7 +454,7 @@ export function generateConformers(molfileIn: string, title: string, options: Co
   }
   if (kept.length === 0) throw embeddingFailed("OpenChemLib's conformer generator found no collision-free conformer", "random");
   kept.sort((a, b) => a.energy - b.energy);
-  const set: ConformerSet = { conformers: kept, attempts, duplicates };
+  const set: ConformerSet = { conformers: kept, attempts, duplicates, fragmentConformers };
   if (stopReason !== undefined && kept.length < options.numConformers) set.stopReason = stopReason;
   return set;
 }
