@@ -189,6 +189,18 @@ function checkCell(column: ColumnSpec, v: CellValue): CellValue {
   return v;
 }
 
+/** A table being staged part by part (Canvas.openStage). */
+export interface StageWriter {
+  /** Rows appended so far. */
+  rows(): number;
+  /** Appends rows (in the columns given to openStage), in chunks of at most appendChunkRows. */
+  append(rows: readonly CellValue[][]): Promise<void>;
+  /** Swaps the table in (replacing one of the same name) and records it with this provenance. */
+  commit(provenance: Record<string, unknown>): Promise<TableMeta>;
+  /** Drops what was staged; the earlier table stays. A no-op once committed or failed. */
+  abort(): Promise<void>;
+}
+
 export class Canvas {
   readonly tables = new Map<string, TableMeta>();
   lastUsedAt: number;
@@ -380,27 +392,112 @@ export class Canvas {
         await connection.run(`INSERT INTO ${quoteIdent(staging)} (${list}) SELECT ${casts} FROM ${quoteIdent(name)}`);
       }
       await this.append(connection, staging, columns, rows, signal);
-      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-      // The swap is one transaction. A cancellation that arrives before its COMMIT rolls it back (the
-      // earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
-      await connection.run("BEGIN TRANSACTION");
-      try {
-        await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
-        await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
-        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-        await connection.run("COMMIT");
-        swapped = true;
-      } catch (e) {
-        await connection.run("ROLLBACK").catch(() => undefined);
-        throw e;
-      }
-      const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
-      this.tables.set(name, meta);
+      const meta = await this.swapIn(connection, staging, name, columns, signal, finish);
+      swapped = true;
       return meta;
     } finally {
       if (!swapped) await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
       connection.closeSync();
     }
+  }
+
+  /**
+   * Swaps the filled temporary table `staging` in for `name` (inside serialise) in one transaction and
+   * records it with finish's metadata. A cancellation that arrives before its COMMIT rolls it back (the
+   * earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
+   */
+  private async swapIn(
+    connection: DuckDBConnection,
+    staging: string,
+    name: string,
+    columns: ColumnSpec[],
+    signal: AbortSignal | undefined,
+    finish: (meta: Pick<TableMeta, "name" | "columns" | "staged_at">) => TableMeta,
+  ): Promise<TableMeta> {
+    if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+    await connection.run("BEGIN TRANSACTION");
+    try {
+      await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
+      await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      await connection.run("COMMIT");
+    } catch (e) {
+      await connection.run("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+    const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
+    this.tables.set(name, meta);
+    return meta;
+  }
+
+  /**
+   * Starts staging table `name` part by part (a spill stages each page as it arrives): each `append` and the
+   * final `commit` is one serialised write like stage's, so other writes to this canvas take their turns in
+   * between and nothing holds the canvas's write turn while the walk waits for ChEMBL. The rows go into a
+   * temporary table that no query can name (queries see only the tables recorded here); `commit` swaps it in
+   * for `name` exactly as stage does, and `abort` (or a failed append or commit) drops it, leaving the earlier
+   * table as it was. CANVAS_FULL as soon as the rows so far pass a cap (checkBounds), and again at the commit.
+   */
+  openStage(name: string, columns: ColumnSpec[], signal?: AbortSignal): StageWriter {
+    if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
+    const staging = `_staging_${randomBytes(6).toString("hex")}`;
+    let connection: DuckDBConnection | undefined;
+    let rowCount = 0;
+    let bytes = 0;
+    let done = false;
+    const drop = async () => {
+      done = true;
+      if (!connection) return;
+      const c = connection;
+      connection = undefined;
+      await c.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
+      c.closeSync();
+    };
+    // Each step runs in its turn; a failed step drops the temporary table, and later steps then refuse.
+    const step = <T>(work: () => Promise<T>): Promise<T> =>
+      this.hold(() =>
+        this.serialise(async () => {
+          if (done) throw new Error(`the staging of ${name} has ended`);
+          try {
+            if (this.closed) throw this.manager.notFound(this.id);
+            return await work();
+          } catch (e) {
+            await drop();
+            throw e;
+          }
+        }),
+      );
+    return {
+      rows: () => rowCount,
+      append: (rows) =>
+        step(async () => {
+          const addedBytes = estimateBytes(rows);
+          this.checkBounds(name, rowCount + rows.length, bytes + addedBytes);
+          if (!connection) {
+            connection = await this.instance.connect();
+            await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+          }
+          await this.append(connection, staging, columns, rows, signal);
+          rowCount += rows.length;
+          bytes += addedBytes;
+        }),
+      commit: (provenance) =>
+        step(async () => {
+          this.checkBounds(name, rowCount, bytes);
+          if (!connection) {
+            connection = await this.instance.connect();
+            await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+          }
+          const meta = await this.swapIn(connection, staging, name, columns, signal, (meta) => ({ ...meta, row_count: rowCount, bytes, provenance }));
+          done = true;
+          connection.closeSync();
+          connection = undefined;
+          // A re-staged table starts with no annotations (canvas_annotate's bookkeeping is per table contents).
+          this.annotations.delete(name);
+          return meta;
+        }),
+      abort: () => (done ? Promise.resolve() : this.serialise(drop)),
+    };
   }
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
@@ -853,6 +950,11 @@ export class CanvasManager {
       { path, name },
       `Pick another name, e.g. ${name}_set.`,
     );
+  }
+
+  /** False once the canvas is known to be unavailable (off, closing, or the binding failed to load); true before DuckDB is tried. */
+  mayBeAvailable(): boolean {
+    return this.enabled && !this.closing && this.loadError === null;
   }
 
   /** Why the canvas is unavailable, for messages (null while it is available or not yet tried). */

@@ -2,11 +2,18 @@
  * The spill of a bioactivity view onto a canvas: walk the whole view (up to the canvas's row cap) and
  * either hand it back for an inline answer, when it fits one page and no canvas was named, or stage it as
  * the view's table (bioactivities or bioactivities_null_potency) on the named canvas or on a new one.
+ *
+ * Pages are staged as they arrive: the table is started at the first page that must be staged and each
+ * page of the walk's contiguous prefix is appended (DuckDB's data-chunk appender, at most appendChunkRows
+ * rows a chunk) while the walk fetches the next ones. The rows go into a temporary table swapped in when
+ * the walk ends (Canvas.openStage), so a failed or cancelled walk leaves no partial table and the earlier
+ * table of that view as it was.
  */
 import { SPILL_DEADLINE_CAP_MS } from "../../config.js";
 import type { ActivityQuery, ChemblService, WalkResult } from "../chembl/service.js";
+import type { Activity } from "../chembl/types.js";
 import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "./activity-table.js";
-import type { Canvas, CanvasManager, TableMeta } from "./canvas.js";
+import type { Canvas, CanvasManager, StageWriter, TableMeta } from "./canvas.js";
 
 /** A spill's walk ends this long before the call's deadline, leaving the time to stage its rows in DuckDB. */
 export const STAGE_RESERVE_MS = 8_000;
@@ -25,6 +32,14 @@ export interface SpillRequest {
   /** The applied filters recorded in the staged table's provenance, given the resolved query. */
   appliedFilters: (resolved: ActivityQuery) => unknown;
   onProgress?: (fetched: number, goal: number) => void;
+  /**
+   * Whether DuckDB is available (CanvasManager.available), when its loading was started beside the walk
+   * (a fresh server loads the binding while the first pages arrive); awaited before the first row is
+   * staged. False ends the spill with `unavailable` (no target may be named then).
+   */
+  available?: Promise<boolean>;
+  /** Called after each staged part with the rows staged so far (tests). */
+  onStaged?: (rows: number) => void;
 }
 
 /**
@@ -48,22 +63,121 @@ export interface SpillResult {
   staged: { canvas: Canvas; table: TableMeta } | null;
 }
 
+/** DuckDB turned out unavailable (SpillRequest.available resolved false) once rows had to be staged. */
+export const SPILL_UNAVAILABLE = Symbol("the canvas is unavailable");
+
 /** Walks the view and stages it unless it fits inline; a named canvas is held (no expiry, no eviction) meanwhile. */
-export function spillActivities(service: ChemblService, manager: CanvasManager, request: SpillRequest): Promise<SpillResult> {
+export function spillActivities(service: ChemblService, manager: CanvasManager, request: SpillRequest): Promise<SpillResult | typeof SPILL_UNAVAILABLE> {
   const { target } = request;
-  const spill = async (): Promise<SpillResult> => {
+  const spill = async (): Promise<SpillResult | typeof SPILL_UNAVAILABLE> => {
+    // The walk's own signal: the caller's, or a staging failure, which ends the walk at once.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([request.signal, stop.signal]);
     // The walk stops in time to stage what it fetched within the call's budget.
     const call = service.startCall({
-      signal: request.signal,
+      signal,
       deadline: request.deadline - STAGE_RESERVE_MS,
       deadlineMs: spillWalkDeadlineMs(service.config.spillDeadlineMs, request.progressTracked),
     });
     const resolved = await service.resolveActivityQuery(request.query, call);
-    const walk = await service.walkActivities(resolved, { maxRows: manager.maxSpillRows, call, onProgress: request.onProgress });
+    const tableName = VIEW_TABLES[resolved.view];
+
+    // Staging: started by the first page that must be staged (a named canvas, or more rows than an inline
+    // answer holds), then one append per page, in view order, each after the one before.
+    let writer: { stage: StageWriter; canvas: Canvas; created: boolean } | undefined;
+    let chain: Promise<void> = Promise.resolve();
+    // (Set from the staging chain's callbacks: typed wide so the checks below are not narrowed away.)
+    let failure: { error: unknown } | undefined;
+    let unavailable = false;
+    const held: Array<{ activities: Activity[]; start: number }> = [];
+    let heldRows = 0;
+    const fail = (error: unknown) => {
+      failure ??= { error };
+      stop.abort(error);
+    };
+    const open = async (): Promise<void> => {
+      if (request.available && !(await request.available)) {
+        unavailable = true;
+        throw new Error("DuckDB is unavailable");
+      }
+      const canvas = target ?? (await manager.create(true));
+      writer = { stage: canvas.openStage(tableName, ACTIVITY_TABLE_COLUMNS, request.signal), canvas, created: target === undefined };
+    };
+    const append = (activities: Activity[], start: number) => {
+      chain = chain.then(async () => {
+        if (failure) return;
+        try {
+          if (!writer) await open();
+          await writer!.stage.append(activityRows(activities, start));
+          request.onStaged?.(writer!.stage.rows());
+        } catch (e) {
+          fail(e);
+        }
+      });
+    };
+    const drop = async () => {
+      const w = writer;
+      writer = undefined;
+      if (w) await discard(w, manager);
+    };
+    const startStaging = () => {
+      for (const page of held.splice(0)) append(page.activities, page.start);
+      heldRows = 0;
+    };
+    let staging = false as boolean;
+    const onPage = (activities: Activity[], start: number, total: number | null) => {
+      if (failure) return;
+      if (!staging && (target !== undefined || (total !== null && total > request.inlineLimit) || heldRows + activities.length > request.inlineLimit)) {
+        staging = true;
+        held.push({ activities, start });
+        startStaging();
+        return;
+      }
+      if (staging) append(activities, start);
+      else {
+        held.push({ activities, start });
+        heldRows += activities.length;
+      }
+    };
+
+    /** Once the appends so far are done: SPILL_UNAVAILABLE, or the staging failure thrown (what was staged dropped), or nothing. */
+    const settled = async (): Promise<typeof SPILL_UNAVAILABLE | undefined> => {
+      await chain;
+      if (unavailable || failure) await drop();
+      if (unavailable) return SPILL_UNAVAILABLE;
+      if (failure) throw failure.error;
+      return undefined;
+    };
+
+    let walk: WalkResult;
+    try {
+      walk = await service.walkActivities(resolved, { maxRows: manager.maxSpillRows, call, onProgress: request.onProgress, onPage });
+    } catch (e) {
+      await chain;
+      await drop();
+      if (unavailable) return SPILL_UNAVAILABLE;
+      // A staging failure (CANVAS_FULL, a closed canvas) stopped the walk: it is the cause to report.
+      throw failure && !request.signal.aborted ? failure.error : e;
+    }
+    if ((await settled()) === SPILL_UNAVAILABLE) return SPILL_UNAVAILABLE;
     const rows = walk.activities;
     const fitsInline = walk.truncated_by === null && (walk.total_count !== null ? walk.total_count <= request.inlineLimit : rows.length <= request.inlineLimit);
-    if (fitsInline && !target) return { resolved, walk, staged: null };
-    const table = VIEW_TABLES[resolved.view];
+    if (fitsInline && !target) {
+      await drop();
+      return { resolved, walk, staged: null };
+    }
+    // The rows not yet staged (a view whose size showed only at its end), then the swap.
+    if (!staging) {
+      staging = true;
+      startStaging();
+      if ((await settled()) === SPILL_UNAVAILABLE) return SPILL_UNAVAILABLE;
+    }
+    try {
+      if (!writer) await open();
+    } catch (e) {
+      if (unavailable) return SPILL_UNAVAILABLE;
+      throw e;
+    }
     const provenance = {
       potency_view: resolved.view,
       applied_filters: request.appliedFilters(resolved),
@@ -72,11 +186,26 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
       truncated_by: walk.truncated_by,
       source: walk.source,
     };
-    const cells = activityRows(rows);
-    const staged = target
-      ? { canvas: target, table: await target.stage(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, request.signal) }
-      : await manager.stageOnNewCanvas(table, ACTIVITY_TABLE_COLUMNS, cells, provenance, request.signal);
-    return { resolved, walk, staged };
+    const { stage, canvas, created } = writer!;
+    let table: TableMeta;
+    try {
+      table = await stage.commit(provenance);
+    } catch (e) {
+      await drop();
+      throw e;
+    }
+    if (created) canvas.pins--;
+    return { resolved, walk, staged: { canvas, table } };
   };
   return target ? target.hold(spill) : spill();
+}
+
+/** Drops what a spill staged: the temporary table, and the canvas when the spill created it (so a failed spill holds no slot). */
+async function discard(writer: { stage: StageWriter; canvas: Canvas; created: boolean } | undefined, manager: CanvasManager): Promise<void> {
+  if (!writer) return;
+  await writer.stage.abort();
+  if (writer.created) {
+    writer.canvas.pins--;
+    await manager.release(writer.canvas.id, "dropped");
+  }
 }
