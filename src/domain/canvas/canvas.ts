@@ -20,7 +20,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { DuckDBConnection, DuckDBInstance, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
 import type { CanvasConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
@@ -157,6 +157,8 @@ export interface CanvasManagerOptions {
   maxBytes?: number;
   now?: () => number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Called with the rows of every chunk appended (the appender's data chunks, the bulk inserts' statements): tests. */
+  onChunk?: (rows: number, how: "appender" | "bulk") => void;
 }
 
 function quoteIdent(name: string): string {
@@ -193,6 +195,8 @@ function checkCell(column: ColumnSpec, v: CellValue): CellValue {
 export interface StageWriter {
   /** Rows appended so far. */
   rows(): number;
+  /** Makes the temporary table and its insert ready (append does it when not done yet). */
+  prepare(): Promise<void>;
   /** Appends rows (in the columns given to openStage), in chunks of at most appendChunkRows. */
   append(rows: readonly CellValue[][]): Promise<void>;
   /** Swaps the table in (replacing one of the same name) and records it with this provenance. */
@@ -442,11 +446,18 @@ export class Canvas {
     if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
     const staging = `_staging_${randomBytes(6).toString("hex")}`;
     let connection: DuckDBConnection | undefined;
+    // The bulk insert, prepared once for the whole stage.
+    const bulk: { statement?: DuckDBPreparedStatement } = {};
     let rowCount = 0;
     let bytes = 0;
     let done = false;
+    const release = () => {
+      bulk.statement?.destroySync();
+      bulk.statement = undefined;
+    };
     const drop = async () => {
       done = true;
+      release();
       if (!connection) return;
       const c = connection;
       connection = undefined;
@@ -467,30 +478,33 @@ export class Canvas {
           }
         }),
       );
+    const ready = async (): Promise<DuckDBConnection> => {
+      if (!connection) {
+        connection = await this.instance.connect();
+        await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+        bulk.statement = await connection.prepare(this.bulkInsertSql(staging, columns));
+      }
+      return connection;
+    };
     return {
       rows: () => rowCount,
+      prepare: () => step(async () => void (await ready())),
       append: (rows) =>
         step(async () => {
           const addedBytes = estimateBytes(rows);
           this.checkBounds(name, rowCount + rows.length, bytes + addedBytes);
-          if (!connection) {
-            connection = await this.instance.connect();
-            await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
-          }
-          await this.append(connection, staging, columns, rows, signal);
+          await this.appendBulk(await ready(), staging, columns, rows, signal, bulk);
           rowCount += rows.length;
           bytes += addedBytes;
         }),
       commit: (provenance) =>
         step(async () => {
           this.checkBounds(name, rowCount, bytes);
-          if (!connection) {
-            connection = await this.instance.connect();
-            await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
-          }
-          const meta = await this.swapIn(connection, staging, name, columns, signal, (meta) => ({ ...meta, row_count: rowCount, bytes, provenance }));
+          const c = await ready();
+          release();
+          const meta = await this.swapIn(c, staging, name, columns, signal, (meta) => ({ ...meta, row_count: rowCount, bytes, provenance }));
           done = true;
-          connection.closeSync();
+          c.closeSync();
           connection = undefined;
           // A re-staged table starts with no annotations (canvas_annotate's bookkeeping is per table contents).
           this.annotations.delete(name);
@@ -519,6 +533,7 @@ export class Canvas {
       for (let start = 0; start < rows.length; start += step) {
         if (signal?.aborted) throw signal.reason ?? new Error("aborted");
         const end = Math.min(rows.length, start + step);
+        this.manager.onChunk?.(end - start, "appender");
         const chunk = d.DuckDBDataChunk.create(types, end - start);
         chunk.setColumns(
           data.map((values, c) => {
@@ -535,6 +550,63 @@ export class Canvas {
       appender.flushSync();
     } finally {
       appender.closeSync();
+    }
+  }
+
+  /** appendBulk's statement: each column a JSON array in $1, unnested back into rows. */
+  private bulkInsertSql(table: string, columns: ColumnSpec[]): string {
+    const spec = JSON.stringify(Object.fromEntries(columns.map((c, i) => [`c${i}`, `${c.type}[]`]))).replace(/'/g, "''");
+    return `INSERT INTO ${quoteIdent(table)} SELECT ${columns.map((_, i) => `unnest(j.c${i})`).join(", ")} FROM (SELECT from_json($1::VARCHAR, '${spec}') AS j)`;
+  }
+
+  /**
+   * Appends rows like `append`, but as columnar bulk inserts that DuckDB runs off the main thread: at most
+   * appendChunkRows rows a statement, each column one JSON array, unnested back into rows by DuckDB
+   * (`INSERT ... SELECT unnest(j.c0), unnest(j.c1), ... FROM from_json(...)`), so the event loop only checks
+   * the values and serialises them while DuckDB parses, converts and stores them on its own threads (the
+   * appender does all of that on the main thread). A part JSON cannot carry exactly (-0, NaN, Infinity) or
+   * that DuckDB refuses (a lone UTF-16 surrogate) goes through the appender instead.
+   */
+  private async appendBulk(
+    connection: DuckDBConnection,
+    table: string,
+    columns: ColumnSpec[],
+    rows: readonly CellValue[][],
+    signal?: AbortSignal,
+    cache: { statement?: DuckDBPreparedStatement } = {},
+  ): Promise<void> {
+    const step = this.manager.appendChunkRows;
+    for (let start = 0; start < rows.length; start += step) {
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      const part = rows.slice(start, Math.min(rows.length, start + step));
+      // Column-major, checking every value against its declared type (as append does).
+      const data: Record<string, CellValue[]> = {};
+      // JSON has no -0, NaN or Infinity: a part holding one goes through the appender.
+      let exact = true;
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        const values = new Array<CellValue>(part.length);
+        for (let r = 0; r < part.length; r++) {
+          const v = checkCell(column, part[r]![c] ?? null);
+          if (typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0))) exact = false;
+          values[r] = v;
+        }
+        data[`c${c}`] = values;
+      }
+      if (!exact) {
+        await this.append(connection, table, columns, part, signal);
+        continue;
+      }
+      this.manager.onChunk?.(part.length, "bulk");
+      try {
+        cache.statement ??= await connection.prepare(this.bulkInsertSql(table, columns));
+        cache.statement.bindVarchar(1, JSON.stringify(data));
+        await cache.statement.run();
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        this.manager.log(`canvas ${this.id}: a bulk insert was refused (${(e as Error).message.split("\n")[0]!.slice(0, 160)}); appending those rows instead`);
+        await this.append(connection, table, columns, part, signal);
+      }
     }
   }
 
@@ -873,8 +945,9 @@ export class CanvasManager {
   readonly importMaxBytes: number;
   readonly querySlots: Semaphore;
   readonly now: () => number;
+  readonly onChunk: ((rows: number, how: "appender" | "bulk") => void) | undefined;
   private readonly loader: DuckDbLoader;
-  private readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  readonly log: (message: string, fields?: Record<string, unknown>) => void;
   private readonly canvases = new Map<string, Canvas>();
   /** IDs that expired or were evicted lately, to say so (bounded). */
   private readonly gone = new Map<string, "expired" | "evicted" | "dropped">();
@@ -909,6 +982,7 @@ export class CanvasManager {
     this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
+    this.onChunk = options.onChunk;
   }
 
   /** Loads DuckDB once; false when the canvas is off or the binding cannot load (logged once). */

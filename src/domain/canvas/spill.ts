@@ -82,11 +82,12 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
     const resolved = await service.resolveActivityQuery(request.query, call);
     const tableName = VIEW_TABLES[resolved.view];
 
-    // Staging: started by the first page that must be staged (a named canvas, or more rows than an inline
-    // answer holds), then one append per page, in view order, each after the one before.
-    let writer: { stage: StageWriter; canvas: Canvas; created: boolean } | undefined;
-    let chain: Promise<void> = Promise.resolve();
-    // (Set from the staging chain's callbacks: typed wide so the checks below are not narrowed away.)
+    // Staging: the canvas, its temporary table and its insert are made ready while the first page is in flight
+    // (see `speculate`), and rows are appended from the first page that must be staged (a named canvas, or
+    // more rows than an inline answer holds), in view order as pages arrive.
+    type Writer = { stage: StageWriter; canvas: Canvas; created: boolean };
+    let opening: Promise<Writer> | undefined;
+    // (Set from the staging loop.)
     let failure: { error: unknown } | undefined;
     let unavailable = false;
     const held: Array<{ activities: Activity[]; start: number }> = [];
@@ -95,29 +96,66 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
       failure ??= { error };
       stop.abort(error);
     };
-    const open = async (): Promise<void> => {
+    const openWriter = async (): Promise<Writer> => {
       if (request.available && !(await request.available)) {
         unavailable = true;
         throw new Error("DuckDB is unavailable");
       }
       const canvas = target ?? (await manager.create(true));
-      writer = { stage: canvas.openStage(tableName, ACTIVITY_TABLE_COLUMNS, request.signal), canvas, created: target === undefined };
+      const writer = { stage: canvas.openStage(tableName, ACTIVITY_TABLE_COLUMNS, request.signal), canvas, created: target === undefined };
+      // Recorded before the table is made, so that a failure from here on still drops what was made.
+      made = writer;
+      await writer.stage.prepare();
+      return writer;
+    };
+    let made: Writer | undefined;
+    const writer = (): Promise<Writer> => (opening ??= openWriter());
+    // DuckDB's first steps (load, instance, table, prepared insert) each wait for a turn of an event loop that
+    // the arriving pages keep busy: started before the walk, they are done when the first page needs them. A
+    // new canvas is made ahead only while that evicts none (it is released again if the view fits inline).
+    if (target !== undefined || manager.size < manager.maxCanvases) writer().catch(() => undefined);
+    // The pages waiting to be staged, and the loop staging them: the pages that wait together (DuckDB was busy
+    // with the one before) go in one part of at most appendChunkRows rows.
+    const queue: Array<{ activities: Activity[]; start: number }> = [];
+    let pumping: Promise<void> | undefined;
+    const pump = async () => {
+      await Promise.resolve();
+      try {
+        while (queue.length > 0 && !failure) {
+          const rows = activityRows(queue[0]!.activities, queue[0]!.start);
+          queue.shift();
+          while (queue.length > 0 && rows.length + queue[0]!.activities.length <= manager.appendChunkRows) {
+            const next = queue.shift()!;
+            for (const row of activityRows(next.activities, next.start)) rows.push(row);
+          }
+          const { stage } = await writer();
+          await stage.append(rows);
+          request.onStaged?.(stage.rows());
+        }
+      } catch (e) {
+        fail(e);
+      } finally {
+        pumping = undefined;
+      }
     };
     const append = (activities: Activity[], start: number) => {
-      chain = chain.then(async () => {
-        if (failure) return;
-        try {
-          if (!writer) await open();
-          await writer!.stage.append(activityRows(activities, start));
-          request.onStaged?.(writer!.stage.rows());
-        } catch (e) {
-          fail(e);
-        }
-      });
+      if (failure) return;
+      queue.push({ activities, start });
+      pumping ??= pump();
     };
+    /** Waits until every page handed to append is staged (or staging failed). */
+    const drained = async () => {
+      while (pumping) await pumping;
+    };
+    /** Drops what staging made (once): the temporary table, and the canvas when the spill created it. */
     const drop = async () => {
-      const w = writer;
-      writer = undefined;
+      if (!opening) return;
+      const pending = opening;
+      opening = Promise.reject(new Error("the staging was dropped"));
+      opening.catch(() => undefined);
+      await pending.catch(() => undefined);
+      const w = made;
+      made = undefined;
       if (w) await discard(w, manager);
     };
     const startStaging = () => {
@@ -142,7 +180,7 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
 
     /** Once the appends so far are done: SPILL_UNAVAILABLE, or the staging failure thrown (what was staged dropped), or nothing. */
     const settled = async (): Promise<typeof SPILL_UNAVAILABLE | undefined> => {
-      await chain;
+      await drained();
       if (unavailable || failure) await drop();
       if (unavailable) return SPILL_UNAVAILABLE;
       if (failure) throw failure.error;
@@ -153,7 +191,7 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
     try {
       walk = await service.walkActivities(resolved, { maxRows: manager.maxSpillRows, call, onProgress: request.onProgress, onPage });
     } catch (e) {
-      await chain;
+      await drained();
       await drop();
       if (unavailable) return SPILL_UNAVAILABLE;
       // A staging failure (CANVAS_FULL, a closed canvas) stopped the walk: it is the cause to report.
@@ -172,9 +210,11 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
       startStaging();
       if ((await settled()) === SPILL_UNAVAILABLE) return SPILL_UNAVAILABLE;
     }
+    let ready: Writer;
     try {
-      if (!writer) await open();
+      ready = await writer();
     } catch (e) {
+      await drop();
       if (unavailable) return SPILL_UNAVAILABLE;
       throw e;
     }
@@ -186,7 +226,7 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
       truncated_by: walk.truncated_by,
       source: walk.source,
     };
-    const { stage, canvas, created } = writer!;
+    const { stage, canvas, created } = ready;
     let table: TableMeta;
     try {
       table = await stage.commit(provenance);
@@ -201,8 +241,7 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
 }
 
 /** Drops what a spill staged: the temporary table, and the canvas when the spill created it (so a failed spill holds no slot). */
-async function discard(writer: { stage: StageWriter; canvas: Canvas; created: boolean } | undefined, manager: CanvasManager): Promise<void> {
-  if (!writer) return;
+async function discard(writer: { stage: StageWriter; canvas: Canvas; created: boolean }, manager: CanvasManager): Promise<void> {
   await writer.stage.abort();
   if (writer.created) {
     writer.canvas.pins--;

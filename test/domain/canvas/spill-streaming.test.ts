@@ -6,7 +6,6 @@
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { CANVAS_DEFAULTS, CanvasManager, type CellValue, type ColumnSpec } from "../../../src/domain/canvas/canvas.js";
-import { loadDuckDb, type DuckDbModule } from "../../../src/domain/canvas/duckdb.js";
 import { spillActivities, type SpillRequest } from "../../../src/domain/canvas/spill.js";
 import type { ChemblService } from "../../../src/domain/chembl/service.js";
 import { ToolError } from "../../../src/domain/errors.js";
@@ -17,25 +16,15 @@ import { testService } from "../../fixtures/chembl/harness.js";
 const RANKED = 5_000;
 let fake: FakeChembl;
 let removeBulk: () => void;
-/** Every DuckDBDataChunk the canvas creates, by row count (the loader below wraps DuckDB's). */
-const chunkSizes: number[] = [];
-const countingLoader = async (): Promise<DuckDbModule> => {
-  const real = await loadDuckDb();
-  const create = real.DuckDBDataChunk.create.bind(real.DuckDBDataChunk);
-  const DuckDBDataChunk = Object.assign(Object.create(real.DuckDBDataChunk) as typeof real.DuckDBDataChunk, {
-    create: (types: Parameters<typeof create>[0], rowCount?: number) => {
-      chunkSizes.push(rowCount ?? 0);
-      return create(types, rowCount);
-    },
-  });
-  return { ...real, DuckDBDataChunk };
-};
+/** Every chunk the canvas appends (appender data chunks and bulk-insert statements), by row count. */
+const chunks: Array<{ rows: number; how: "appender" | "bulk" }> = [];
+const onChunk = (rows: number, how: "appender" | "bulk") => void chunks.push({ rows, how });
 let manager: CanvasManager;
 
 before(async () => {
   fake = await new FakeChembl("new").start();
   removeBulk = addBulkActivities(RANKED, 10);
-  manager = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 }, { loader: countingLoader });
+  manager = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 }, { onChunk });
   assert.equal(await manager.available(), true);
 });
 after(async () => {
@@ -45,7 +34,7 @@ after(async () => {
 });
 beforeEach(() => {
   fake.reset();
-  chunkSizes.length = 0;
+  chunks.length = 0;
 });
 
 /** A spill of the bulk target's ranked view (5,000 rows), in pages of `pageSize`, `concurrency` in flight. */
@@ -159,7 +148,7 @@ describe("the streaming spill", () => {
   });
 
   test("CANVAS_FULL while staging stops the walk and leaves nothing behind", async () => {
-    const small = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000, maxBytes: 1_500_000 }, { loader: countingLoader });
+    const small = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000, maxBytes: 1_500_000 }, { onChunk });
     try {
       fake.delayMs = 10;
       const service = testService(fake, { maxPageSize: 500, maxConcurrentPages: 1, deadlineMs: 30_000 });
@@ -172,33 +161,81 @@ describe("the streaming spill", () => {
     }
   });
 
-  test(`the appender's chunks never exceed ${CANVAS_DEFAULTS.appendChunkRows} rows (a spill's pages, and one large stage)`, async () => {
+  test(`chunks never exceed ${CANVAS_DEFAULTS.appendChunkRows} rows: a spill's bulk inserts and a stage's appender chunks`, async () => {
     const service = testService(fake, { maxPageSize: 1000, maxConcurrentPages: 4 });
     const { canvas } = staged(await spill(service));
-    assert.equal(
-      chunkSizes.reduce((a, b) => a + b, 0),
-      RANKED,
-    );
+    const sum = (list: typeof chunks) => list.reduce((n, c) => n + c.rows, 0);
+    assert.equal(sum(chunks), RANKED);
     assert.ok(
-      chunkSizes.every((n) => n > 0 && n <= 2_048),
-      `spill chunks: ${chunkSizes.join(", ")}`,
+      chunks.every((c) => c.how === "bulk" && c.rows > 0 && c.rows <= 2_048),
+      `spill chunks: ${JSON.stringify(chunks)}`,
     );
-    chunkSizes.length = 0;
+    chunks.length = 0;
     const columns: ColumnSpec[] = [
       { name: "id", type: "BIGINT", description: "" },
       { name: "label", type: "VARCHAR", description: "" },
     ];
     const rows: CellValue[][] = Array.from({ length: 10_000 }, (_, i) => [i, `row ${i}`]);
     await canvas.stage("big", columns, rows, {});
-    assert.equal(
-      chunkSizes.reduce((a, b) => a + b, 0),
-      10_000,
-    );
+    assert.equal(sum(chunks), 10_000);
     assert.ok(
-      chunkSizes.every((n) => n <= 2_048),
-      `stage chunks: ${chunkSizes.join(", ")}`,
+      chunks.every((c) => c.how === "appender" && c.rows <= 2_048),
+      `stage chunks: ${JSON.stringify(chunks)}`,
     );
-    assert.equal(Math.max(...chunkSizes), 2_048);
+    assert.equal(Math.max(...chunks.map((c) => c.rows)), 2_048);
+    await manager.release(canvas.id);
+  });
+
+  test("the bulk insert stores exactly what the appender stores (awkward text, extreme doubles, NULLs; a lone surrogate falls back)", async () => {
+    const canvas = await manager.create();
+    const columns: ColumnSpec[] = [
+      { name: "i", type: "BIGINT", description: "" },
+      { name: "n", type: "INTEGER", description: "" },
+      { name: "x", type: "DOUBLE", description: "" },
+      { name: "t", type: "VARCHAR", description: "" },
+      { name: "b", type: "BOOLEAN", description: "" },
+    ];
+    const texts = ["plain", 'it\'s "quoted"', "back\\slash", "line\nbreak\ttab", "émoji 🧪 ünï", "", "\u0000nul", "'; DROP TABLE x; --", null];
+    const doubles = [0.1, 5e-324, 1.7976931348623157e308, 6.02214076e23, 1 / 3, -123.456, null];
+    const rows: CellValue[][] = Array.from({ length: 3_000 }, (_, k) => [
+      k === 0 ? 2 ** 53 - 1 : k - 1_500,
+      k % 7 === 0 ? null : k,
+      doubles[k % doubles.length]!,
+      texts[k % texts.length]!,
+      k % 3 === 0 ? null : k % 2 === 0,
+    ]);
+    await canvas.stage("by_appender", columns, rows, {});
+    const writer = canvas.openStage("by_bulk", columns);
+    await writer.append(rows.slice(0, 1_000));
+    await writer.append(rows.slice(1_000));
+    await writer.commit({});
+    const read = (table: string) =>
+      canvas.query(`SELECT i, n, CAST(x AS VARCHAR) AS x, t, b FROM ${table} ORDER BY i`, { maxRows: 5_000, maxBytes: 10_000_000 }).then((r) => r.rows);
+    const [a, b] = await Promise.all([read("by_appender"), read("by_bulk")]);
+    assert.equal(b.length, 3_000);
+    assert.deepEqual(b, a);
+    chunks.length = 0;
+    const odd = canvas.openStage("odd", columns);
+    await odd.append([
+      [1, 1, 1.5, "lone \ud800 surrogate", true],
+      [2, 2, 2.5, "fine", false],
+    ]);
+    await odd.append([
+      [3, 3, -0, "minus zero", true],
+      [4, 4, Number.NaN, "NaN", null],
+      [5, 5, Number.NEGATIVE_INFINITY, "-inf", null],
+    ]);
+    await odd.commit({});
+    assert.deepEqual(
+      chunks.map((c) => c.how),
+      ["bulk", "appender", "appender"],
+      "the refused bulk insert, and the values JSON cannot carry, went through the appender",
+    );
+    const back = await canvas.query("SELECT i, CAST(x AS VARCHAR) AS x FROM odd ORDER BY i", { maxRows: 10, maxBytes: 10_000 });
+    assert.deepEqual(
+      back.rows.map((r) => r.x),
+      ["1.5", "2.5", "-0.0", "nan", "-inf"],
+    );
     await manager.release(canvas.id);
   });
 });
