@@ -243,13 +243,13 @@ export function renderReport(input: ReportInput): string {
         (Number.isFinite(c.spillRatio)
           ? `The spill (chembl_get_bioactivities, which walks the view and stages it in DuckDB for chembl_dataframe_query) ran at ${fixed(c.warmSpillRatio, 2)}× the floor ` +
             `on a warm server and ${fixed(c.spillRatio, 2)}× on a fresh one. With no latency it takes ${fixed(c.warmSpillMs0, 0)} ms warm: the walk's own CPU plus staging ` +
-            `20,000 rows × ${ACTIVITY_COLUMN_COUNT} typed columns through DuckDB's appender, with the event loop served between chunks of 2,048 rows. ` +
+            `20,000 rows × ${ACTIVITY_COLUMN_COUNT} typed columns, page by page while the walk goes on. ` +
             `A fresh server's first spill (${fixed(c.spillMs0, 0)} ms with no latency) also loads DuckDB's native binding and creates the canvas database, ` +
             "compiles the tool's validators, and shares the main thread with the background compilation of the other tools' validators. " +
             "The warm spills use pchembl_value_min 0, 1 and 2 (the same rows under other URLs), so the response cache cannot answer them. " +
             `Against the fetch-and-parse floor (the walk of the same 20 pages of 1,000 rows, 4 in flight, with no latency, same run): ` +
             `${fixed(c.warmSpillWalkRatio0, 2)}× warm and ${fixed(c.spillWalkRatio0, 2)}× fresh (targets 1.5× and 3×). Pages are staged as they arrive ` +
-            "(the table is created at the first page and each page appended through DuckDB's data-chunk appender, at most 2,048 rows a chunk)."
+            "(each part, at most 2,048 rows, one columnar bulk insert that DuckDB runs off the main thread; see docs/performance.md)."
           : ""),
       "",
     );
