@@ -542,12 +542,14 @@ interface ChemblRow {
   concurrency: number;
   pages: number;
   floorMs: number;
+  /** The walk's median at this latency, same run: the spill's fetch-and-parse floor. */
+  walkMs: number;
   runsMs: number[];
 }
 
-async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; target: string; stop: () => Promise<void> }> {
+async function startUpstream(latencyMs: number, rows = CHEMBL_ROWS): Promise<{ baseUrl: string; target: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [UPSTREAM], {
-    env: { ...env, BENCH_ROWS: String(CHEMBL_ROWS), BENCH_LATENCY_MS: String(latencyMs) },
+    env: { ...env, BENCH_ROWS: String(rows), BENCH_LATENCY_MS: String(latencyMs) },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const info = await new Promise<{ baseUrl: string; target: string }>((resolve, reject) => {
@@ -559,16 +561,35 @@ async function startUpstream(latencyMs: number): Promise<{ baseUrl: string; targ
 }
 
 /**
+ * The pchembl_value_min of the warm spills on one server: every one at or below the fake's lowest value
+ * (4.00), so each is the same 20,000 rows under other URLs, which neither the server's response cache nor
+ * an earlier spill can answer.
+ */
+const WARM_PCHEMBL_MINS = [0, 1, 2];
+
+/** A server process's peak resident set (VmHWM) and current one (VmRSS), in bytes, from /proc (null elsewhere). */
+function procMemory(pid: number): { hwm: number; rss: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+    return { hwm: kb("VmHWM"), rss: kb("VmRSS") };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The spill end to end, timed from request to answer: chembl_get_bioactivities on a fresh server (its
  * response cache empty; DuckDB and the tool's validators load during the call), then on the same server
- * once it is warm, with pchembl_value_min 0 (the same 20,000 rows under other URLs, so the response cache
- * cannot answer it).
+ * once it is warm, once per WARM_PCHEMBL_MINS value (the same 20,000 rows under other URLs, so the
+ * response cache cannot answer them). The server walks 1,000-row pages, 4 in flight.
  */
-async function spillOnce(baseUrl: string, target: string, concurrency: number): Promise<{ fresh: number; warm: number }> {
+async function spillOnce(baseUrl: string, target: string, concurrency: number): Promise<{ fresh: number; warm: number[] }> {
   const server = ourServer("spill", {
     CHEMATIC_OFFLINE: "0",
     CHEMBL_API_BASE_URL: baseUrl,
     CHEMBL_MAX_CONCURRENT_PAGES: String(concurrency),
+    CHEMBL_MAX_PAGE_SIZE: "1000",
     CHEMATIC_WORKERS: "1",
   });
   try {
@@ -584,12 +605,75 @@ async function spillOnce(baseUrl: string, target: string, concurrency: number): 
     const fresh = await timed({});
     // Let the background validator compilation (ToolRegistry.warmUp) finish.
     await new Promise((r) => setTimeout(r, 2_000));
-    const warm = await timed({ pchembl_value_min: 0 });
+    const warm: number[] = [];
+    for (const pchembl of WARM_PCHEMBL_MINS) warm.push(await timed({ pchembl_value_min: pchembl }));
     return { fresh, warm };
   } finally {
     await server.close();
   }
 }
+
+const SPILL_RSS_ROWS = 50_000;
+
+interface SpillRssRow {
+  rows: number;
+  /** VmRSS of the started server just before the spill (tools/list answered). */
+  beforeBytes: number;
+  /** VmHWM after the spill answered: the process's peak, which the spill sets. */
+  peakBytes: number;
+  ms: number;
+}
+
+/** Peak RSS of a fresh server during a 50,000-row spill (the whole view, CHEMBL_MAX_SPILL_ROWS's default), from /proc/<pid>/status. */
+async function spillRss(): Promise<SpillRssRow[]> {
+  if (procMemory(process.pid) === null) return [];
+  const upstream = await startUpstream(0, SPILL_RSS_ROWS);
+  const out: SpillRssRow[] = [];
+  try {
+    // Untimed warm-up: the fake renders every page once.
+    const service = new ChemblService({
+      apiBaseUrl: upstream.baseUrl,
+      requestTimeoutMs: 30_000,
+      deadlineMs: 54_000,
+      maxConcurrentPages: 4,
+      offline: false,
+      spillDeadlineMs: 54_000,
+      maxPageSize: 1000,
+      defaultLimit: 25,
+    });
+    await service.walkActivities({ targetChemblId: upstream.target, view: "potency_ranked" }, { maxRows: SPILL_RSS_ROWS });
+    for (let i = 0; i < CHEMBL_RUNS; i++) {
+      const server = ourServer("spill-rss", {
+        CHEMATIC_OFFLINE: "0",
+        CHEMBL_API_BASE_URL: upstream.baseUrl,
+        CHEMBL_MAX_CONCURRENT_PAGES: "4",
+        CHEMBL_MAX_PAGE_SIZE: "1000",
+        CHEMBL_MAX_SPILL_ROWS: String(SPILL_RSS_ROWS),
+        CHEMATIC_WORKERS: "1",
+      });
+      try {
+        await server.request("tools/list");
+        await new Promise((r) => setTimeout(r, 2_000));
+        const before = procMemory(server.pid);
+        const t = performance.now();
+        const value = await server.callOk("chembl_get_bioactivities", { target_chembl_id: upstream.target });
+        const ms = performance.now() - t;
+        const after = procMemory(server.pid);
+        if (value.staged_row_count !== SPILL_RSS_ROWS) throw new Error(`the 50,000-row spill staged ${String(value.staged_row_count)} rows`);
+        if (before && after) out.push({ rows: SPILL_RSS_ROWS, beforeBytes: before.rss, peakBytes: after.hwm, ms });
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await upstream.stop();
+  }
+  log(`chembl: 50,000-row spill peak RSS ${out.map((r) => mib(r.peakBytes)).join(", ")} MiB (before ${out.map((r) => mib(r.beforeBytes)).join(", ")})`);
+  return out;
+}
+
+/** The 50,000-row spill's memory readings, filled by chemblSection. */
+const spillRssRows: SpillRssRow[] = [];
 
 async function chemblSection(): Promise<ChemblRow[]> {
   const spills = allTools({}).some((t) => t.name === "chembl_get_bioactivities") && allTools({}).some((t) => t.name === "chembl_dataframe_query");
@@ -617,46 +701,65 @@ async function chemblSection(): Promise<ChemblRow[]> {
         if (r.activities.length !== CHEMBL_ROWS || r.truncated_by !== null) throw new Error(`walk returned ${r.activities.length} rows (${r.truncated_by})`);
         return performance.now() - t;
       };
-      // Warm-up: the fake renders every page once, also under the URLs of the warm spill (pchembl_value_min 0).
+      // Warm-up: the fake renders every page once, also under the URLs of the warm spills (WARM_PCHEMBL_MINS).
       await walk();
-      await walk({ pchemblMin: 0 });
+      for (const pchemblMin of WARM_PCHEMBL_MINS) await walk({ pchemblMin });
       const floorMs = (pages * latencyMs) / concurrency;
       const walks: number[] = [];
-      for (let i = 0; i < CHEMBL_RUNS; i++) walks.push(await walk());
-      out.push({ what: "walk (ChemblService.walkActivities, in-process)", latencyMs, concurrency, pages, floorMs, runsMs: walks });
+      const runs: Array<{ fresh: number; warm: number[] }> = [];
+      // Walks and spills interleaved, so that drift on a shared machine hits both alike.
+      for (let i = 0; i < CHEMBL_RUNS; i++) {
+        walks.push(await walk());
+        if (spills) runs.push(await spillOnce(upstream.baseUrl, upstream.target, concurrency));
+      }
+      const walkMs = median(walks);
+      out.push({ what: "walk (ChemblService.walkActivities, in-process)", latencyMs, concurrency, pages, floorMs, walkMs, runsMs: walks });
       log(`chembl: walk, latency ${latencyMs} ms: ${walks.map((m) => m.toFixed(0)).join(", ")} ms`);
       if (spills) {
-        const runs: Array<{ fresh: number; warm: number }> = [];
-        for (let i = 0; i < CHEMBL_RUNS; i++) runs.push(await spillOnce(upstream.baseUrl, upstream.target, concurrency));
         out.push({
           what: "spill, fresh server (chembl_get_bioactivities over stdio: walk + DuckDB staging + answer)",
           latencyMs,
           concurrency,
           pages,
           floorMs,
+          walkMs,
           runsMs: runs.map((r) => r.fresh),
         });
         out.push({
-          what: "spill, warm server (the same, DuckDB loaded and validators compiled)",
+          what: `spill, warm server (the same, DuckDB loaded and validators compiled; pchembl_value_min ${WARM_PCHEMBL_MINS.join(", ")})`,
           latencyMs,
           concurrency,
           pages,
           floorMs,
-          runsMs: runs.map((r) => r.warm),
+          walkMs,
+          runsMs: runs.flatMap((r) => r.warm),
         });
         log(
-          `chembl: spill, latency ${latencyMs} ms: fresh ${runs.map((m) => m.fresh.toFixed(0)).join(", ")} ms, warm ${runs.map((m) => m.warm.toFixed(0)).join(", ")} ms`,
+          `chembl: spill, latency ${latencyMs} ms: fresh ${runs.map((m) => m.fresh.toFixed(0)).join(", ")} ms, warm ${runs.flatMap((m) => m.warm.map((w) => w.toFixed(0))).join(", ")} ms`,
         );
       }
     } finally {
       await upstream.stop();
     }
   }
+  if (spills) spillRssRows.push(...(await spillRss()));
   return out;
 }
 
 function ratioOf(row: ChemblRow | undefined): number {
   return row && row.floorMs > 0 ? median(row.runsMs) / row.floorMs : NaN;
+}
+
+/** A spill's median over the fetch-and-parse floor: the walk of the same pages, same run, same latency. */
+function walkRatioOf(row: ChemblRow | undefined): number {
+  return row && row.walkMs > 0 ? median(row.runsMs) / row.walkMs : NaN;
+}
+
+function spillRssTable(rows: SpillRssRow[]): string {
+  return table(
+    ["rows spilled", "RSS before the spill, MiB", "peak RSS (VmHWM) after it, MiB", "spill, ms"],
+    rows.map((r) => [r.rows.toLocaleString("en-US"), mib(r.beforeBytes), mib(r.peakBytes), fixed(r.ms, 0)]),
+  );
 }
 
 function chemblTable(rows: ChemblRow[]): string {
@@ -670,6 +773,7 @@ function chemblTable(rows: ChemblRow[]): string {
       "median, ms",
       "runs, ms",
       "÷ floor",
+      "÷ fetch-and-parse floor (the walk, same latency)",
     ],
     rows.map((r) => [
       r.what,
@@ -680,6 +784,7 @@ function chemblTable(rows: ChemblRow[]): string {
       fixed(median(r.runsMs), 0),
       r.runsMs.map((m) => m.toFixed(0)).join(", "),
       r.floorMs > 0 ? ratio(median(r.runsMs), r.floorMs) : "-",
+      r.what.startsWith("spill") && r.walkMs > 0 ? ratio(median(r.runsMs), r.walkMs) : "-",
     ]),
   );
 }
@@ -745,6 +850,10 @@ const markdown = renderReport({
     walkMs0: median(results.chembl.find((r) => r.what.startsWith("walk") && r.latencyMs === 0)?.runsMs ?? [NaN]),
     spillMs0: median(results.chembl.find((r) => r.what.startsWith("spill, fresh") && r.latencyMs === 0)?.runsMs ?? [NaN]),
     warmSpillMs0: median(results.chembl.find((r) => r.what.startsWith("spill, warm") && r.latencyMs === 0)?.runsMs ?? [NaN]),
+    spillWalkRatio0: walkRatioOf(results.chembl.find((r) => r.what.startsWith("spill, fresh") && r.latencyMs === 0)),
+    warmSpillWalkRatio0: walkRatioOf(results.chembl.find((r) => r.what.startsWith("spill, warm") && r.latencyMs === 0)),
+    rssTable: spillRssRows.length > 0 ? spillRssTable(spillRssRows) : "",
+    peakRssMiB: spillRssRows.length > 0 ? median(spillRssRows.map((r) => r.peakBytes)) / 2 ** 20 : NaN,
   },
 });
 if (OUT !== "-") {

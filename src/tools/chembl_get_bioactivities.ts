@@ -34,7 +34,7 @@ import {
 import { callOptions, getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
-import { spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
+import { SPILL_UNAVAILABLE, spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
 import type { JsonSchema, ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -430,7 +430,7 @@ export function createChemblGetBioactivitiesTool(
       const manager = canvases();
 
       // A cursor page is always served inline: it stages nothing and leaves a supplied canvas untouched.
-      if (cursor !== undefined || !(await manager.available())) {
+      const inline = async () => {
         const offset = decodeCursor(cursor, fingerprint);
         const page = await service().activityPage(query, offset, limit, callOptions(ctx));
         const extra: string[] = [];
@@ -453,11 +453,15 @@ export function createChemblGetBioactivitiesTool(
           staging: NOT_STAGED,
           source: page.source,
         });
-      }
+      };
+      if (cursor !== undefined) return inline();
+      // Without a canvas_id, a fresh server loads DuckDB while the walk fetches its first pages.
+      const available = canvasId === undefined && manager.mayBeAvailable() ? manager.available() : undefined;
+      if (!available && !(await manager.available())) return inline();
 
       const target = canvasId !== undefined ? await manager.get(canvasId) : undefined;
       const options = callOptions(ctx);
-      const { resolved, walk, staged } = await spillActivities(service(), manager, {
+      const spilled = await spillActivities(service(), manager, {
         query,
         inlineLimit: limit,
         target,
@@ -466,7 +470,11 @@ export function createChemblGetBioactivitiesTool(
         signal: ctx.signal,
         appliedFilters: (q) => filters(q.parentMoleculeChemblId),
         onProgress: (fetched, goal) => ctx.progress(fetched, goal, `fetched ${fetched} of ${goal} rows`),
+        ...(available ? { available } : {}),
       });
+      // DuckDB could not load after all: the first page inline, as when the canvas is off.
+      if (spilled === SPILL_UNAVAILABLE) return inline();
+      const { resolved, walk, staged } = spilled;
       const rows = walk.activities;
       const applied = filters(resolved.parentMoleculeChemblId);
       if (staged === null) {

@@ -88,6 +88,7 @@ export function activityRow(a: Activity, position: number): CellValue[] {
   return row;
 }
 
-export function activityRows(activities: readonly Activity[]): CellValue[][] {
-  return activities.map((a, i) => activityRow(a, i + 1));
+/** Activities as rows, the first at 0-based view position `start` (its view_position is start + 1). */
+export function activityRows(activities: readonly Activity[], start = 0): CellValue[][] {
+  return activities.map((a, i) => activityRow(a, start + i + 1));
 }

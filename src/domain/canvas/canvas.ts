@@ -20,7 +20,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { DuckDBConnection, DuckDBInstance, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
 import type { CanvasConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
@@ -157,6 +157,8 @@ export interface CanvasManagerOptions {
   maxBytes?: number;
   now?: () => number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Called with the rows of every chunk appended (the appender's data chunks, the bulk inserts' statements): tests. */
+  onChunk?: (rows: number, how: "appender" | "bulk") => void;
 }
 
 function quoteIdent(name: string): string {
@@ -187,6 +189,20 @@ function checkCell(column: ColumnSpec, v: CellValue): CellValue {
       `column ${column.name} (${column.type}): ${JSON.stringify(v)} is not ${column.type === "BIGINT" || column.type === "INTEGER" ? "an integer" : `a ${column.type}`}`,
     );
   return v;
+}
+
+/** A table being staged part by part (Canvas.openStage). */
+export interface StageWriter {
+  /** Rows appended so far. */
+  rows(): number;
+  /** Makes the temporary table and its insert ready (append does it when not done yet). */
+  prepare(): Promise<void>;
+  /** Appends rows (in the columns given to openStage), in chunks of at most appendChunkRows. */
+  append(rows: readonly CellValue[][]): Promise<void>;
+  /** Swaps the table in (replacing one of the same name) and records it with this provenance. */
+  commit(provenance: Record<string, unknown>): Promise<TableMeta>;
+  /** Drops what was staged; the earlier table stays. A no-op once committed or failed. */
+  abort(): Promise<void>;
 }
 
 export class Canvas {
@@ -380,27 +396,122 @@ export class Canvas {
         await connection.run(`INSERT INTO ${quoteIdent(staging)} (${list}) SELECT ${casts} FROM ${quoteIdent(name)}`);
       }
       await this.append(connection, staging, columns, rows, signal);
-      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-      // The swap is one transaction. A cancellation that arrives before its COMMIT rolls it back (the
-      // earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
-      await connection.run("BEGIN TRANSACTION");
-      try {
-        await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
-        await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
-        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-        await connection.run("COMMIT");
-        swapped = true;
-      } catch (e) {
-        await connection.run("ROLLBACK").catch(() => undefined);
-        throw e;
-      }
-      const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
-      this.tables.set(name, meta);
+      const meta = await this.swapIn(connection, staging, name, columns, signal, finish);
+      swapped = true;
       return meta;
     } finally {
       if (!swapped) await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
       connection.closeSync();
     }
+  }
+
+  /**
+   * Swaps the filled temporary table `staging` in for `name` (inside serialise) in one transaction and
+   * records it with finish's metadata. A cancellation that arrives before its COMMIT rolls it back (the
+   * earlier table stays exactly as it was); once COMMIT is sent the new table stands and is recorded.
+   */
+  private async swapIn(
+    connection: DuckDBConnection,
+    staging: string,
+    name: string,
+    columns: ColumnSpec[],
+    signal: AbortSignal | undefined,
+    finish: (meta: Pick<TableMeta, "name" | "columns" | "staged_at">) => TableMeta,
+  ): Promise<TableMeta> {
+    if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+    await connection.run("BEGIN TRANSACTION");
+    try {
+      await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
+      await connection.run(`ALTER TABLE ${quoteIdent(staging)} RENAME TO ${quoteIdent(name)}`);
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      await connection.run("COMMIT");
+    } catch (e) {
+      await connection.run("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+    const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
+    this.tables.set(name, meta);
+    return meta;
+  }
+
+  /**
+   * Starts staging table `name` part by part (a spill stages each page as it arrives): each `append` and the
+   * final `commit` is one serialised write like stage's, so other writes to this canvas take their turns in
+   * between and nothing holds the canvas's write turn while the walk waits for ChEMBL. The rows go into a
+   * temporary table that no query can name (queries see only the tables recorded here); `commit` swaps it in
+   * for `name` exactly as stage does, and `abort` (or a failed append or commit) drops it, leaving the earlier
+   * table as it was. CANVAS_FULL as soon as the rows so far pass a cap (checkBounds), and again at the commit.
+   */
+  openStage(name: string, columns: ColumnSpec[], signal?: AbortSignal): StageWriter {
+    if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
+    const staging = `_staging_${randomBytes(6).toString("hex")}`;
+    let connection: DuckDBConnection | undefined;
+    // The bulk insert, prepared once for the whole stage.
+    const bulk: { statement?: DuckDBPreparedStatement } = {};
+    let rowCount = 0;
+    let bytes = 0;
+    let done = false;
+    const release = () => {
+      bulk.statement?.destroySync();
+      bulk.statement = undefined;
+    };
+    const drop = async () => {
+      done = true;
+      release();
+      if (!connection) return;
+      const c = connection;
+      connection = undefined;
+      await c.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
+      c.closeSync();
+    };
+    // Each step runs in its turn; a failed step drops the temporary table, and later steps then refuse.
+    const step = <T>(work: () => Promise<T>): Promise<T> =>
+      this.hold(() =>
+        this.serialise(async () => {
+          if (done) throw new Error(`the staging of ${name} has ended`);
+          try {
+            if (this.closed) throw this.manager.notFound(this.id);
+            return await work();
+          } catch (e) {
+            await drop();
+            throw e;
+          }
+        }),
+      );
+    const ready = async (): Promise<DuckDBConnection> => {
+      if (!connection) {
+        connection = await this.instance.connect();
+        await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
+        bulk.statement = await connection.prepare(this.bulkInsertSql(staging, columns));
+      }
+      return connection;
+    };
+    return {
+      rows: () => rowCount,
+      prepare: () => step(async () => void (await ready())),
+      append: (rows) =>
+        step(async () => {
+          const addedBytes = estimateBytes(rows);
+          this.checkBounds(name, rowCount + rows.length, bytes + addedBytes);
+          await this.appendBulk(await ready(), staging, columns, rows, signal, bulk);
+          rowCount += rows.length;
+          bytes += addedBytes;
+        }),
+      commit: (provenance) =>
+        step(async () => {
+          this.checkBounds(name, rowCount, bytes);
+          const c = await ready();
+          release();
+          const meta = await this.swapIn(c, staging, name, columns, signal, (meta) => ({ ...meta, row_count: rowCount, bytes, provenance }));
+          done = true;
+          c.closeSync();
+          connection = undefined;
+          // A re-staged table starts with no annotations (canvas_annotate's bookkeeping is per table contents).
+          this.annotations.delete(name);
+          return meta;
+        }),
+      abort: () => (done ? Promise.resolve() : this.serialise(drop)),
+    };
   }
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
@@ -422,6 +533,7 @@ export class Canvas {
       for (let start = 0; start < rows.length; start += step) {
         if (signal?.aborted) throw signal.reason ?? new Error("aborted");
         const end = Math.min(rows.length, start + step);
+        this.manager.onChunk?.(end - start, "appender");
         const chunk = d.DuckDBDataChunk.create(types, end - start);
         chunk.setColumns(
           data.map((values, c) => {
@@ -438,6 +550,63 @@ export class Canvas {
       appender.flushSync();
     } finally {
       appender.closeSync();
+    }
+  }
+
+  /** appendBulk's statement: each column a JSON array in $1, unnested back into rows. */
+  private bulkInsertSql(table: string, columns: ColumnSpec[]): string {
+    const spec = JSON.stringify(Object.fromEntries(columns.map((c, i) => [`c${i}`, `${c.type}[]`]))).replace(/'/g, "''");
+    return `INSERT INTO ${quoteIdent(table)} SELECT ${columns.map((_, i) => `unnest(j.c${i})`).join(", ")} FROM (SELECT from_json($1::VARCHAR, '${spec}') AS j)`;
+  }
+
+  /**
+   * Appends rows like `append`, but as columnar bulk inserts that DuckDB runs off the main thread: at most
+   * appendChunkRows rows a statement, each column one JSON array, unnested back into rows by DuckDB
+   * (`INSERT ... SELECT unnest(j.c0), unnest(j.c1), ... FROM from_json(...)`), so the event loop only checks
+   * the values and serialises them while DuckDB parses, converts and stores them on its own threads (the
+   * appender does all of that on the main thread). A part JSON cannot carry exactly (-0, NaN, Infinity) or
+   * that DuckDB refuses (a lone UTF-16 surrogate) goes through the appender instead.
+   */
+  private async appendBulk(
+    connection: DuckDBConnection,
+    table: string,
+    columns: ColumnSpec[],
+    rows: readonly CellValue[][],
+    signal?: AbortSignal,
+    cache: { statement?: DuckDBPreparedStatement } = {},
+  ): Promise<void> {
+    const step = this.manager.appendChunkRows;
+    for (let start = 0; start < rows.length; start += step) {
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      const part = rows.slice(start, Math.min(rows.length, start + step));
+      // Column-major, checking every value against its declared type (as append does).
+      const data: Record<string, CellValue[]> = {};
+      // JSON has no -0, NaN or Infinity: a part holding one goes through the appender.
+      let exact = true;
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c]!;
+        const values = new Array<CellValue>(part.length);
+        for (let r = 0; r < part.length; r++) {
+          const v = checkCell(column, part[r]![c] ?? null);
+          if (typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0))) exact = false;
+          values[r] = v;
+        }
+        data[`c${c}`] = values;
+      }
+      if (!exact) {
+        await this.append(connection, table, columns, part, signal);
+        continue;
+      }
+      this.manager.onChunk?.(part.length, "bulk");
+      try {
+        cache.statement ??= await connection.prepare(this.bulkInsertSql(table, columns));
+        cache.statement.bindVarchar(1, JSON.stringify(data));
+        await cache.statement.run();
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        this.manager.log(`canvas ${this.id}: a bulk insert was refused (${(e as Error).message.split("\n")[0]!.slice(0, 160)}); appending those rows instead`);
+        await this.append(connection, table, columns, part, signal);
+      }
     }
   }
 
@@ -776,8 +945,9 @@ export class CanvasManager {
   readonly importMaxBytes: number;
   readonly querySlots: Semaphore;
   readonly now: () => number;
+  readonly onChunk: ((rows: number, how: "appender" | "bulk") => void) | undefined;
   private readonly loader: DuckDbLoader;
-  private readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  readonly log: (message: string, fields?: Record<string, unknown>) => void;
   private readonly canvases = new Map<string, Canvas>();
   /** IDs that expired or were evicted lately, to say so (bounded). */
   private readonly gone = new Map<string, "expired" | "evicted" | "dropped">();
@@ -812,6 +982,7 @@ export class CanvasManager {
     this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
+    this.onChunk = options.onChunk;
   }
 
   /** Loads DuckDB once; false when the canvas is off or the binding cannot load (logged once). */
@@ -853,6 +1024,11 @@ export class CanvasManager {
       { path, name },
       `Pick another name, e.g. ${name}_set.`,
     );
+  }
+
+  /** False once the canvas is known to be unavailable (off, closing, or the binding failed to load); true before DuckDB is tried. */
+  mayBeAvailable(): boolean {
+    return this.enabled && !this.closing && this.loadError === null;
   }
 
   /** Why the canvas is unavailable, for messages (null while it is available or not yet tried). */

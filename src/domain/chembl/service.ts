@@ -30,7 +30,7 @@ import {
 import { ReleaseLookup } from "./release.js";
 import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, type Param, type RequestOptions } from "./request.js";
 import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./types.js";
-import { fetchActivityPage, walkActivities, type ActivityPage, type WalkResult } from "./walk.js";
+import { fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
 
 export { ID_LOOKUP_CAP, type BatchLookup, type LookupKind } from "./batch.js";
 export { MAX_FAMILY_FORMS, MAX_SECTION_ROWS, familyFlags, type DrugInfo, type FamilyForm, type Section, type SectionStatus } from "./drug-info.js";
@@ -58,7 +58,7 @@ export {
   type Param,
   type RetryPolicy,
 } from "./request.js";
-export type { ActivityPage, WalkResult } from "./walk.js";
+export type { ActivityPage, PageSink, WalkResult } from "./walk.js";
 
 export interface ServiceOptions extends RequestOptions {
   /** How long the release name from /status is trusted. */
@@ -251,11 +251,11 @@ export class ChemblService {
    * Walks a whole view in its total order, up to `maxRows`, with up to CHEMBL_MAX_CONCURRENT_PAGES pages
    * in flight (the pacer bounds them service-wide). Pages land in offset order. At the deadline the walk
    * stops starting pages and returns the contiguous prefix it has, with truncated_by "time_budget". This
-   * is the seam a canvas spill plugs into: it stages what this returns.
+   * is the seam a canvas spill plugs into: onPage receives that prefix page by page while the walk goes on.
    */
   async walkActivities(
     q: ActivityQuery,
-    opts: { maxRows: number; pageSize?: number; call?: Call; onProgress?: (fetched: number, goal: number) => void } & CallOptions,
+    opts: { maxRows: number; pageSize?: number; call?: Call; onProgress?: (fetched: number, goal: number) => void; onPage?: PageSink } & CallOptions,
   ): Promise<WalkResult> {
     const call = opts.call ?? this.requests.startCall(opts);
     return this.release.withSource(walkActivities(this.requests, q, opts, call));

@@ -23,6 +23,12 @@ export interface WalkResult {
   source: Source;
 }
 
+/**
+ * Receives a walk's pages in view order as they complete its contiguous prefix: the rows, the 0-based
+ * position of the first in the view, and the view's total (null when ChEMBL gave none).
+ */
+export type PageSink = (activities: Activity[], start: number, total: number | null) => void;
+
 export async function fetchActivityPage(
   requests: ChemblRequests,
   q: ActivityQuery,
@@ -44,12 +50,13 @@ export async function fetchActivityPage(
  * Walks a whole view in its total order, up to `maxRows`, with up to CHEMBL_MAX_CONCURRENT_PAGES pages
  * in flight (the pacer bounds them service-wide). Pages land in offset order. At the deadline the walk
  * stops starting pages and returns the contiguous prefix it has, with truncated_by "time_budget". This
- * is the seam a canvas spill plugs into: it stages what this returns.
+ * is the seam a canvas spill plugs into: `onPage` hands it each page of that prefix as soon as the pages
+ * before it are in (so it can stage while the walk goes on), in order, never past `maxRows`.
  */
 export async function walkActivities(
   requests: ChemblRequests,
   q: ActivityQuery,
-  opts: { maxRows: number; pageSize?: number; onProgress?: (fetched: number, goal: number) => void },
+  opts: { maxRows: number; pageSize?: number; onProgress?: (fetched: number, goal: number) => void; onPage?: PageSink },
   call: Call,
 ): Promise<Omit<WalkResult, "source">> {
   // CHEMBL_MAX_PAGE_SIZE rows a request at most (1000, ChEMBL's own ceiling, by default).
@@ -60,6 +67,15 @@ export async function walkActivities(
   const goal = Math.min(opts.maxRows, total ?? opts.maxRows);
   const pages: Activity[][] = [first.activities];
   let fetched = first.activities.length;
+  // The contiguous prefix handed to onPage so far: its rows, and the next page (by index in offsets) it waits for.
+  let emittedRows = 0;
+  let nextToEmit = 0;
+  const emit = (activities: Activity[]) => {
+    const part = emittedRows + activities.length > opts.maxRows ? activities.slice(0, Math.max(0, opts.maxRows - emittedRows)) : activities;
+    if (part.length > 0) opts.onPage?.(part, emittedRows, total);
+    emittedRows += part.length;
+  };
+  emit(first.activities);
   opts.onProgress?.(fetched, goal);
   const offsets: number[] = [];
   if (first.activities.length === pageSize) for (let o = pageSize; o < goal; o += pageSize) offsets.push(o);
@@ -74,6 +90,7 @@ export async function walkActivities(
       try {
         const page = await fetchActivityPage(requests, q, offset, Math.min(pageSize, goal - offset), call);
         results.set(i, page.activities);
+        if (opts.onPage) while (results.has(nextToEmit)) emit(results.get(nextToEmit++)!);
         fetched += page.activities.length;
         opts.onProgress?.(fetched, goal);
         if (page.activities.length < Math.min(pageSize, goal - offset)) shortPage = true;
