@@ -92,11 +92,13 @@ export class McpServer {
   private readonly pool: WorkerPool;
   private readonly logger: Logger;
   private readonly disabled: ReadonlyMap<string, DisabledTool>;
+  /** Tool calls in progress (the background compilation of validators waits while there are any). */
+  private running = 0;
 
   constructor(options: McpServerOptions) {
     this.registry = new ToolRegistry(options.tools);
-    // Schema validators compile in the background, between requests (see ToolRegistry.warmUp): cold start.
-    this.registry.warmUp();
+    // Schema validators compile in the background while no call runs (see ToolRegistry.warmUp): cold start.
+    this.registry.warmUp(() => this.running > 0);
     this.resources = new ResourceRegistry(options.resources ?? []);
     this.extraInstructions = options.instructions ?? [];
     this.instructions = [INSTRUCTIONS, ...this.extraInstructions].join("\n\n");
@@ -244,6 +246,15 @@ export class McpServer {
    * RpcError -32603 (logged here), a cancelled call CancelledError.
    */
   async runTool(name: unknown, rawArgs: unknown, ctx: CallContext): Promise<ToolOutcome> {
+    this.running++;
+    try {
+      return await this.runToolNow(name, rawArgs, ctx);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async runToolNow(name: unknown, rawArgs: unknown, ctx: CallContext): Promise<ToolOutcome> {
     if (typeof name !== "string" || name.length === 0) throw new ToolCallRefused("Invalid params: tools/call needs a string `name`");
     const args = rawArgs ?? {};
     if (!isJsonObject(args)) throw new ToolCallRefused("Invalid params: `arguments` must be an object");

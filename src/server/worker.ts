@@ -64,6 +64,11 @@ function load(): Promise<RDKit> {
   const toolModules = import("../tools/index.js");
   loading = Promise.all([engine, toolModules]).then(([loaded, mod]) => {
     tools = mod.chemToolsByName();
+    // RDKit's first parse costs about 110 ms (its one-time initialisation and cold WASM code; the next
+    // takes a few): paid here, while the worker loads, rather than by the first call.
+    const first = loaded.get_mol("c1ccccc1O");
+    first?.get_smiles();
+    first?.delete();
     return loaded;
   });
   return loading;
