@@ -192,7 +192,9 @@ async function once(attempt: Attempt, options: HttpRequestOptions, deadline: Dea
 
   let response: Dispatcher.ResponseData;
   try {
-    response = await (await outboundDispatcher(proxy, options.ca)).request({
+    response = await (
+      await outboundDispatcher(proxy, options.ca)
+    ).request({
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: attempt.method,
