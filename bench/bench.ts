@@ -36,6 +36,7 @@ import { fixed, median, mib, percentile, ratio, sortedCopy, table } from "./lib/
 import { StdioClient, type LoadResult } from "./lib/stdio-client.js";
 import { BENCH_TOOLS, MODERN_META, MOLECULES, argsFor } from "./lib/workload.js";
 import { renderReport, type IsolationFacts, type StdioFact } from "./report.js";
+import { bareStarts } from "./cold.js";
 
 const env = process.env;
 const CORES = availableParallelism();
@@ -400,6 +401,9 @@ async function coldStart(make: () => StdioClient): Promise<{ list: number; call:
   }
 }
 
+/** The bare references of the cold start, measured between our cold starts (bench/cold.ts). */
+const bareCold = { node: [] as number[], rdkit: [] as number[] };
+
 async function coldSection(): Promise<ColdRow[]> {
   const ours: ColdRow = { server: `ours (${CORES} workers)`, list: [], call: [] };
   const oursOne: ColdRow = { server: "ours (1 worker)", list: [], call: [] };
@@ -417,6 +421,9 @@ async function coldSection(): Promise<ColdRow[]> {
       row.list.push(r.list);
       row.call.push(r.call);
     }
+    const bare = await bareStarts();
+    bareCold.node.push(bare.node);
+    bareCold.rdkit.push(bare.rdkit);
   }
   log("cold start done");
   return [ours, oursOne, sdk];
@@ -834,6 +841,10 @@ const markdown = renderReport({
     listVsSdk: median(results.cold.find((r) => r.server === "SDK server")!.list) / median(results.cold[0]!.list),
     callVsSdk: median(results.cold.find((r) => r.server === "SDK server")!.call) / median(results.cold[0]!.call),
     callOneWorkerVsSdk: median(results.cold.find((r) => r.server === "SDK server")!.call) / median(results.cold[1]!.call),
+    bareNodeMs: median(bareCold.node),
+    bareRdkitMs: median(bareCold.rdkit),
+    listVsBare: median(results.cold[0]!.list) / median(bareCold.node),
+    callVsBare: median(results.cold[0]!.call) / median(bareCold.rdkit),
   },
   memory: results.memory && {
     table: memoryTable(results.memory),

@@ -15,7 +15,7 @@ const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** ms from spawn to each of the first `lines.length` answer lines. */
-function answerTimes(args: string[], lines: string[]): Promise<number[]> {
+export function answerTimes(args: string[], lines: string[]): Promise<number[]> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["pipe", "pipe", "ignore"], env: { ...process.env, CHEMATIC_LOG_LEVEL: "error" } });
@@ -53,16 +53,27 @@ const BARE_RDKIT = [
 ];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-const samples = { node: [] as number[], rdkit: [] as number[], list: [] as number[], call: [] as number[] };
-for (let i = 0; i < RUNS; i++) {
-  samples.node.push((await answerTimes(BARE_NODE, ["x"]))[0]!);
-  samples.rdkit.push((await answerTimes(BARE_RDKIT, ["x"]))[0]!);
-  samples.list.push((await answerTimes([CLI], [initialize, list]))[1]!);
-  samples.call.push((await answerTimes([CLI], [initialize, call]))[1]!);
+
+/** One spawn of each reference: a bare `node -e` answering a line, and a bare Node + RDKit answering a SMILES (ms). */
+export async function bareStarts(): Promise<{ node: number; rdkit: number }> {
+  return { node: (await answerTimes(BARE_NODE, ["x"]))[0]!, rdkit: (await answerTimes(BARE_RDKIT, ["x"]))[0]! };
 }
-const m = { node: median(samples.node), rdkit: median(samples.rdkit), list: median(samples.list), call: median(samples.call) };
-process.stdout.write(
-  `cold start, medians of ${RUNS} runs: bare node ${m.node.toFixed(0)} ms, bare node + RDKit ${m.rdkit.toFixed(0)} ms, ` +
-    `ours tools/list ${m.list.toFixed(0)} ms (${(m.list / m.node).toFixed(2)}x bare node), ` +
-    `ours first canonical_smiles ${m.call.toFixed(0)} ms (${(m.call / m.rdkit).toFixed(2)}x bare node + RDKit)\n`,
-);
+
+async function main(): Promise<void> {
+  const samples = { node: [] as number[], rdkit: [] as number[], list: [] as number[], call: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    const bare = await bareStarts();
+    samples.node.push(bare.node);
+    samples.rdkit.push(bare.rdkit);
+    samples.list.push((await answerTimes([CLI], [initialize, list]))[1]!);
+    samples.call.push((await answerTimes([CLI], [initialize, call]))[1]!);
+  }
+  const m = { node: median(samples.node), rdkit: median(samples.rdkit), list: median(samples.list), call: median(samples.call) };
+  process.stdout.write(
+    `cold start, medians of ${RUNS} runs: bare node ${m.node.toFixed(0)} ms, bare node + RDKit ${m.rdkit.toFixed(0)} ms, ` +
+      `ours tools/list ${m.list.toFixed(0)} ms (${(m.list / m.node).toFixed(2)}x bare node), ` +
+      `ours first canonical_smiles ${m.call.toFixed(0)} ms (${(m.call / m.rdkit).toFixed(2)}x bare node + RDKit)\n`,
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -42,7 +42,20 @@ export interface ReportInput {
   };
   stdio?: { table: string; latency: string; facts: StdioFact[]; isolation: IsolationFacts; isolationTable: string } | undefined;
   http?: { table: string; scaling: Array<{ tool: string; ratio: number }>; failed: number } | undefined;
-  cold?: { table: string; listVsSdk: number; callVsSdk: number; callOneWorkerVsSdk: number } | undefined;
+  cold?:
+    | {
+        table: string;
+        listVsSdk: number;
+        callVsSdk: number;
+        callOneWorkerVsSdk: number;
+        /** Medians of the bare references (bench/cold.ts): `node -e` answering a line, and Node + RDKit answering a SMILES. */
+        bareNodeMs: number;
+        bareRdkitMs: number;
+        /** Ours (all workers) over them: tools/list over bare Node, the first chemistry answer over bare Node + RDKit. */
+        listVsBare: number;
+        callVsBare: number;
+      }
+    | undefined;
   memory?: { table: string; wasmGrowthMiB: Array<{ server: string; mib: number }> } | undefined;
   chembl?:
     | {
@@ -209,6 +222,11 @@ export function renderReport(input: ReportInput): string {
         (c.callVsSdk < 1 || c.callOneWorkerVsSdk < 1
           ? " Where ours still trails, the difference is a worker thread's own start (a V8 isolate and our tool modules) before RDKit loads in it: the SDK server loads RDKit on its one thread, which it already has."
           : ""),
+      "",
+      `Against bare references measured between the same cold starts (bench/cold.ts, medians): a bare \`node -e\` answering one line took ` +
+        `${fixed(c.bareNodeMs, 0)} ms and a bare Node that loads @rdkit/rdkit and answers one canonical SMILES ${fixed(c.bareRdkitMs, 0)} ms. ` +
+        `Ours answered tools/list in ${fixed(c.listVsBare, 2)}× the bare Node time (the performance issue's target: within 3×) and its first ` +
+        `chemistry answer in ${fixed(c.callVsBare, 2)}× the bare Node + RDKit time (target: within 1.5×); docs/performance.md says where the rest goes.`,
       "",
     );
   }
