@@ -13,7 +13,7 @@
 import { ToolError } from "../domain/errors.js";
 import { descriptorsOf, round, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import { molGraph } from "../domain/chem/graph.js";
-import { molFormula } from "../domain/chem/properties.js";
+import { descriptorProperties, molFormula } from "../domain/chem/properties.js";
 import { computeQed } from "../domain/chem/qed.js";
 import { computeSaScore } from "../domain/chem/sascore.js";
 import { screenAlerts } from "../domain/chem/alerts.js";
@@ -128,30 +128,11 @@ function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly K
   const descriptors = () => once("descriptors", () => descriptorsOf(mol))!;
   const graph = () => once("graph", () => molGraph(mol))!;
   const polar = () => once("polar", () => polarGraphInfo(mol))!;
+  // calc_properties' values (descriptorProperties; the formula and QED from the graph, only when asked for).
   const property = (kind: string): Cell => {
-    const d = descriptors();
-    switch (kind) {
-      case "mw":
-        return round(d.amw, 3);
-      case "exact_mass":
-        return round(d.exactmw, 4);
-      case "logp":
-        return round(d.CrippenClogP, 3);
-      case "tpsa":
-        return round(d.tpsa, 2);
-      case "hbd":
-        return d.NumHBD;
-      case "hba":
-        return d.NumHBA;
-      case "rotatable_bonds":
-        return d.NumRotatableBonds;
-      case "heavy_atom_count":
-        return d.NumHeavyAtoms;
-      case "formula":
-        return molFormula(graph());
-      default:
-        return once("qed", () => round(computeQed(rdkit, mol, d, { graph: graph() }).qed, 3));
-    }
+    if (kind === "formula") return once("formula", () => molFormula(graph()));
+    if (kind === "qed") return once("qed", () => round(computeQed(rdkit, mol, descriptors(), { graph: graph() }).qed, 3));
+    return (once("properties", () => descriptorProperties(descriptors())) as Record<string, Cell> | null)?.[kind] ?? null;
   };
   const egg = () =>
     once("egg", () => {

@@ -15,10 +15,15 @@ const RULES = [
   { key: "hba_le_10", property: "hba", limit: 10 },
 ] as const;
 
-/** Rules of five violated by a molecule with these descriptors (the rules compare unrounded values). */
-export function lipinskiViolations(d: RDKitDescriptors): number {
+/** Whether each rule of five holds for a molecule with these descriptors (the rules compare unrounded values). */
+function rulesMet(d: RDKitDescriptors): boolean[] {
   const exact = { mw: d.amw, logp: d.CrippenClogP, hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
-  return RULES.filter((r) => !(exact[r.property] <= r.limit)).length;
+  return RULES.map((r) => exact[r.property] <= r.limit);
+}
+
+/** Rules of five violated by a molecule with these descriptors (canvas_annotate's lipinski_violations). */
+export function lipinskiViolations(d: RDKitDescriptors): number {
+  return rulesMet(d).filter((met) => !met).length;
 }
 
 const ruleFlags = Object.fromEntries(RULES.map((r) => [r.key, { type: "boolean", description: `${r.property} <= ${r.limit}` }]));
@@ -72,9 +77,9 @@ export const lipinskiCheckTool: ChemTool<SmilesParentArgs> = {
     return withInputMolecule(rdkit, smiles, parent, (mol) => {
       const d = descriptorsOf(mol);
       const values = { mw: round(d.amw, 2), logp: round(d.CrippenClogP, 3), hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
-      // Rules compare the unrounded values; the rounded ones are what the answer shows.
-      const exact = { mw: d.amw, logp: d.CrippenClogP, hbd: d.lipinskiHBD, hba: d.lipinskiHBA };
-      const details = RULES.map((r) => ({ rule: r.key, value: values[r.property], limit: r.limit, passed: exact[r.property] <= r.limit }));
+      // Rules compare the unrounded values (rulesMet); the rounded ones are what the answer shows.
+      const met = rulesMet(d);
+      const details = RULES.map((r, i) => ({ rule: r.key, value: values[r.property], limit: r.limit, passed: met[i]! }));
       const violations = details.filter((r) => !r.passed).length;
       return {
         passes: violations === 0,

@@ -76,9 +76,8 @@ export interface CalcPropertiesPayload {
   qed_properties: QedProperties;
 }
 
-export function propertiesPayload(raw: RawProperties): CalcPropertiesPayload {
-  const d = raw.descriptors;
-  const q = raw.qedProperties;
+/** calc_properties' descriptor values as it answers them (rounded), without formula and QED: canvas_annotate's columns too. */
+export function descriptorProperties(d: RDKitDescriptors): Omit<CalcPropertiesPayload, "formula" | "qed" | "qed_properties"> {
   return {
     mw: round(d.amw, 3),
     exact_mass: round(d.exactmw, 4),
@@ -88,6 +87,13 @@ export function propertiesPayload(raw: RawProperties): CalcPropertiesPayload {
     hba: d.NumHBA,
     rotatable_bonds: d.NumRotatableBonds,
     heavy_atom_count: d.NumHeavyAtoms,
+  };
+}
+
+export function propertiesPayload(raw: RawProperties): CalcPropertiesPayload {
+  const q = raw.qedProperties;
+  return {
+    ...descriptorProperties(raw.descriptors),
     formula: raw.formula,
     qed: round(raw.qed, 3),
     qed_properties: {
