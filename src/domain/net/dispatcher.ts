@@ -22,7 +22,7 @@ let undici: Promise<Undici> | undefined;
  * undici is imported on the first outbound request, not at start-up: loading it costs about 0.4 s of CPU on
  * the 2-core machine (docs/performance.md, cold start), and a server that only answers chemistry never needs it.
  */
-function loadUndici(): Promise<Undici> {
+export function loadUndici(): Promise<Undici> {
   return (undici ??= import("undici"));
 }
 

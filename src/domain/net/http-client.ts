@@ -21,7 +21,7 @@ import zlib from "node:zlib";
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { PACKAGE } from "../../version.js";
-import { outboundDispatcher, type CaOption } from "./dispatcher.js";
+import { loadUndici, outboundDispatcher, type CaOption } from "./dispatcher.js";
 import { ProxyConfigError, proxyFor } from "./proxy.js";
 
 /** Response headers, names lower-cased; a repeated header is an array. */
@@ -288,6 +288,8 @@ export async function httpRequest(target: string | URL, options: HttpRequestOpti
   }
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = options.maxRedirects ?? 3;
+  // The HTTP library loads on the first request (dispatcher.ts); its load is not the upstream's time.
+  await loadUndici();
   const deadline = new Deadline(options.timeoutMs, options.signal);
   const lower = Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   let attempt: Attempt = {
