@@ -23,6 +23,13 @@ type Held = Exclude<ToWorker, { type: "start" }>;
 let rdkit: RDKit | undefined;
 let loading: Promise<RDKit> | undefined;
 let told = false;
+/** Shared with the pool: a job sent ahead carries an index here, and runs only if the worker claims it. */
+let claims: Int32Array | undefined;
+/**
+ * Set once an answer asked for this worker's replacement (the engine's state cannot be trusted): jobs
+ * already queued in its port are not run; the pool gives them to another worker.
+ */
+let broken = false;
 /** Messages that arrive before RDKit is loaded, handled in order once it is. */
 const early: Held[] = [];
 
@@ -81,6 +88,7 @@ port.on("message", (message: ToWorker) => {
   if (message.type === "start") {
     if (!told) {
       told = true;
+      claims = new Int32Array(message.claims);
       void load().then((engine) => {
         rdkit = engine;
         const stack = engineStackInfo();
@@ -99,11 +107,14 @@ function handle(rdkit: RDKit, message: Held): void {
     post({ type: "stats", requestId: message.requestId, heapBytes: wasmHeapBytes() });
     return;
   }
+  if (broken) return;
   if (message.type === "runList") {
     runList(rdkit, message);
     return;
   }
   const { jobId, tool: name, args } = message;
+  // A job sent ahead that the pool took back (to run it on a worker that came free first) is not run.
+  if (message.claim !== undefined && (!claims || Atomics.compareExchange(claims, message.claim, jobId, 0) !== jobId)) return;
   const tool = tools.get(name);
   let answer: Done;
   try {
@@ -139,6 +150,7 @@ function handle(rdkit: RDKit, message: Held): void {
       "engine stack exhausted (its guard was overwritten)",
     );
   }
+  if (!answer.ok && answer.replaceWorker === true) broken = true;
   post({ ...answer, heapBytes: wasmHeapBytes() });
 }
 
@@ -195,5 +207,6 @@ function runList(rdkit: RDKit, message: Extract<Held, { type: "runList" }>): voi
     post({ type: "done", jobId, ok: false, internal: `no chemistry tool named ${name} in this worker`, heapBytes: wasmHeapBytes() });
     return;
   }
+  if (replaceWorker) broken = true;
   post({ type: "done", jobId, ok: true, value: outcomes, heapBytes: wasmHeapBytes(), ...(replaceWorker ? { replaceWorker: true } : {}) });
 }

@@ -1,13 +1,15 @@
 /**
  * Worker pool dispatch: calls go only to workers that have loaded RDKit, calls sent while the workers load
  * are answered in order, a replacement worker does not hold up calls a loaded worker can take, and at start
- * the workers load RDKit in two steps (one core left to the main thread).
+ * the workers load RDKit in two steps (one core left to the main thread), and a call sent ahead to a busy
+ * worker is taken back, cancelled, re-queued or budgeted as a waiting call would be.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { WorkerPool } from "../../src/server/pool.js";
 import { ToolError } from "../../src/domain/errors.js";
+import { CancelledError } from "../../src/contract/errors.js";
 
 // Workers copy the environment when they start: the test-only tools (test_sleep, test_memory) join theirs.
 process.env.CHEMATIC_TEST_TOOLS = "1";
@@ -191,6 +193,76 @@ test("every answer lands within the horizon of its arrival: a call that waited r
     assert.ok(w.status === "rejected" && w.reason instanceof ToolError && w.reason.code === "TIMEOUT", "the waiting call cannot start in time");
     assert.match(w.reason.message, /waited \d+ ms for a chemistry worker/);
     assert.ok(ms < 3_000, `both answered near the 800 ms horizon, not at the 5 s budget (${ms} ms)`);
+  } finally {
+    await pool.close();
+  }
+});
+
+// Calls sent ahead: a busy worker gets its next single call before it is done (WorkerPool.sendAhead).
+
+test("a call sent ahead to a busy worker is taken back by a worker that comes free first", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 2 });
+  try {
+    await pool.ready();
+    const slowThread = (await pool.run("test_memory", { hold_ms: 0 }, { budgetMs: 60_000 })) as { thread_id: number };
+    // The first idle worker takes the slow call, the second the 300 ms one; the third call is sent ahead to
+    // the first busy worker found: the slow one.
+    const started = Date.now();
+    const slow = pool.run("test_memory", { hold_ms: 2_500 }, { budgetMs: 60_000 }) as Promise<{ thread_id: number }>;
+    const medium = threadOf(pool, 300);
+    const quick = threadOf(pool).then((thread) => ({ thread, ms: Date.now() - started }));
+    const [s, m, q] = await Promise.all([slow, medium, quick]);
+    assert.equal(s.thread_id, slowThread.thread_id, "the slow call ran on the first worker");
+    assert.notEqual(m, s.thread_id);
+    assert.equal(q.thread, m, "the quick call was answered by the worker that came free, not behind the slow call");
+    assert.ok(q.ms < 2_000, `answered after the 300 ms call, not after the 2.5 s one (${q.ms} ms)`);
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a call sent ahead and cancelled before it starts is not run, and its worker is kept", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    await pool.ready();
+    const thread = await threadOf(pool);
+    const running = threadOf(pool, 600);
+    const abort = new AbortController();
+    const ahead = pool.run("test_sleep", { ms: 5_000 }, { budgetMs: 10_000, signal: abort.signal });
+    setTimeout(() => abort.abort(), 100);
+    await assert.rejects(ahead, (e: unknown) => e instanceof CancelledError);
+    assert.equal(await running, thread, "the running call is answered");
+    const started = Date.now();
+    assert.equal(await threadOf(pool), thread, "the same worker serves on: it was not replaced");
+    assert.ok(Date.now() - started < 2_000, "and it did not run the cancelled 5 s call");
+  } finally {
+    await pool.close();
+  }
+});
+
+test("a call sent ahead to a worker that is then replaced runs on the replacement", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    await pool.ready();
+    const thread = await threadOf(pool);
+    const stuck = pool.run("test_sleep", { ms: 10_000 }, { budgetMs: 400 });
+    const ahead = pool.run("test_memory", { hold_ms: 0 }, { budgetMs: 20_000 }) as Promise<{ thread_id: number }>;
+    await assert.rejects(stuck, (e: unknown) => e instanceof ToolError && e.code === "TIMEOUT");
+    const answer = await ahead;
+    assert.notEqual(answer.thread_id, thread, "answered by the replacement worker");
+  } finally {
+    await pool.close();
+  }
+});
+
+test("the budget of a call sent ahead starts when the call before it is answered", { timeout: 120_000 }, async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    await pool.ready();
+    const first = pool.run("test_sleep", { ms: 800 }, { budgetMs: 10_000 });
+    // 500 ms of work with a 700 ms budget, sent ahead at once: counted from its post it would end at 700 ms.
+    const second = pool.run("test_sleep", { ms: 500 }, { budgetMs: 700 });
+    await Promise.all([first, second]);
   } finally {
     await pool.close();
   }
