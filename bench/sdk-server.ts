@@ -7,8 +7,11 @@
  * the same {error} payload ours does.
  *
  *   node build/bench/sdk-server.js      (CHEMATIC_TEST_TOOLS=1 adds test_memory, as on our server)
+ *   node build/bench/sdk-server.js --http   (the SDK's createMcpHandler behind node:http on a free port; prints
+ *                                            "listening on http://127.0.0.1:PORT/mcp" on stderr)
  */
-import { McpServer, fromJsonSchema, type CallToolResult } from "@modelcontextprotocol/server";
+import { createServer as createHttpServer, type IncomingMessage } from "node:http";
+import { McpServer, createMcpHandler, fromJsonSchema, type CallToolResult } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { loadRDKit } from "../src/domain/chem/rdkit.js";
 import { ToolError } from "../src/domain/errors.js";
@@ -50,4 +53,37 @@ function createServer(): McpServer {
   return server;
 }
 
-serveStdio(createServer, { onerror: (e) => process.stderr.write(`sdk-comparison: ${e.message}\n`) });
+const onerror = (e: Error) => process.stderr.write(`sdk-comparison: ${e.message}\n`);
+
+async function body(req: IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+if (process.argv.includes("--http")) {
+  // The SDK's HTTP entry is web-standard (Request -> Response); node:http needs this much of an adapter.
+  const handler = createMcpHandler(createServer, { onerror, responseMode: "json" });
+  const http = createHttpServer((req, res) => {
+    void (async () => {
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+      const payload = req.method === "POST" ? await body(req) : undefined;
+      const response = await handler.fetch(
+        new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, { method: req.method, headers, body: payload }),
+      );
+      const out = Buffer.from(await response.arrayBuffer());
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.end(out);
+    })().catch((e: unknown) => {
+      onerror(e as Error);
+      res.writeHead(500).end();
+    });
+  });
+  http.listen(0, "127.0.0.1", () => {
+    const address = http.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    process.stderr.write(`sdk-comparison listening on http://127.0.0.1:${port}/mcp\n`);
+  });
+  process.on("SIGTERM", () => http.close(() => process.exit(0)));
+} else serveStdio(createServer, { onerror });
