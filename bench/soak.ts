@@ -142,12 +142,20 @@ async function main(): Promise<number> {
   const http = new HttpServerProcess([], ENV);
   const url = await http.url;
   const listed = await stdio.request("tools/list");
-  const wire = (listed.result?.tools ?? []) as Array<{ name: string; inputSchema: { required?: string[]; properties?: Record<string, unknown> } }>;
+  const wire = (listed.result?.tools ?? []) as Array<{
+    name: string;
+    inputSchema: { required?: string[]; properties?: Record<string, unknown>; oneOf?: Array<{ required?: string[] }> };
+  }>;
+  // Callable with `smiles` alone: it is the only required argument, or (a tool that also takes lists) one
+  // form of the top-level oneOf requires just it.
+  const smilesAlone = (schema: (typeof wire)[number]["inputSchema"]) => {
+    const required = JSON.stringify(schema.required ?? []);
+    if (required === '["smiles"]') return true;
+    return required === "[]" && (schema.oneOf ?? []).some((form) => JSON.stringify(form.required ?? []) === '["smiles"]');
+  };
   const { allTools } = await import("../src/tools/index.js");
   const budgets = new Map(allTools({}).map((t) => [t.name, { budget: t.budgetMs, kind: t.kind, testOnly: t.testOnly === true }]));
-  const tools = wire
-    .filter((t) => JSON.stringify(t.inputSchema.required ?? []) === '["smiles"]' && budgets.get(t.name)?.kind === "chem" && !budgets.get(t.name)?.testOnly)
-    .map((t) => t.name);
+  const tools = wire.filter((t) => smilesAlone(t.inputSchema) && budgets.get(t.name)?.kind === "chem" && !budgets.get(t.name)?.testOnly).map((t) => t.name);
   const plan: Plan = { tools, slow: new Set(tools.filter((t) => (budgets.get(t)?.budget ?? 0) > 20_000)) };
   process.stderr.write(
     `soak: ${MINUTES} min, ${WORKERS} workers per server, ${tools.length} tools (${[...plan.slow].join(", ") || "none"} rarely), stdio ${STDIO_IN_FLIGHT} in flight, HTTP ${HTTP_CLIENTS} clients at ${url}\n`,
