@@ -25,6 +25,8 @@ export interface TargetRow {
   target: string;
   measured: string;
   met: boolean;
+  /** What this run measured that explains a target not met. */
+  why?: string | undefined;
 }
 
 export interface IsolationFacts {
@@ -164,8 +166,8 @@ export function renderReport(input: ReportInput): string {
           "## The performance issue's targets in this run",
           "",
           table(
-            ["measured", "target", "this run", "met"],
-            input.targets.map((t) => [t.what, t.target, t.measured, t.met ? "yes" : "**no**"]),
+            ["measured", "target", "this run", "met", "where not met: why, measured in this run"],
+            input.targets.map((t) => [t.what, t.target, t.measured, t.met ? "yes" : "**no**", t.met ? "" : (t.why ?? "")]),
           ),
           "",
           "Ratios, each against a reference measured in the same run (the sections below say how). Where a parallel target is not met, " +

@@ -209,8 +209,9 @@ export class WorkerPool {
     );
   }
 
+  /** Single calls waiting to start: queued, or sent ahead to a busy worker that has not answered its call yet. */
   get pending(): number {
-    return this.queue.length;
+    return this.queue.length + this.slots.filter((s) => s.ahead !== undefined).length;
   }
 
   run(tool: string, args: Record<string, unknown>, options: RunOptions): Promise<unknown> {
@@ -220,11 +221,13 @@ export class WorkerPool {
     const idle = this.slots.find((s) => s.ready && !s.job);
     // A worker still loading RDKit will take a queued call as soon as it is ready: count it as a place.
     const loading = this.slots.filter((s) => !s.ready).length;
-    if (!idle && this.queue.length + this.activeLists >= this.maxQueue + loading) {
+    // A call sent ahead is still a waiting call: the bound counts it (its worker may stay busy for long).
+    const waiting = this.pending;
+    if (!idle && waiting + this.activeLists >= this.maxQueue + loading) {
       return Promise.reject(
-        new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${this.queue.length} calls are waiting`, {
+        new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${waiting} calls are waiting`, {
           workers: this.size,
-          queued: this.queue.length,
+          queued: waiting,
           max_queue: this.maxQueue,
         }),
       );
@@ -268,11 +271,12 @@ export class WorkerPool {
     this.spawnAll();
     const idle = this.slots.some((s) => s.ready && !s.job);
     const loading = this.slots.filter((s) => !s.ready).length;
-    if (!idle && this.queue.length + this.activeLists >= this.maxQueue + loading) {
+    const waiting = this.pending + this.activeLists;
+    if (!idle && waiting >= this.maxQueue + loading) {
       return Promise.reject(
-        new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${this.queue.length + this.activeLists} calls are waiting`, {
+        new ToolError("BUSY", `All ${this.size} chemistry workers are busy and ${waiting} calls are waiting`, {
           workers: this.size,
-          queued: this.queue.length + this.activeLists,
+          queued: waiting,
           max_queue: this.maxQueue,
         }),
       );
