@@ -982,6 +982,9 @@ if (results.chembl) {
       target: "≤ 391 MiB (before the streaming spill: 387-391)",
       measured: `${fixed(peak, 0)} MiB`,
       met: peak <= 391,
+      why:
+        `runs: ${spillRssRows.map((r) => fixed(r.peakBytes / 2 ** 20, 1)).join(", ")} MiB; the before figures (387-391 MiB, median 390) were 3 runs too, and the ` +
+        "same build has ranged 384-406 MiB from run to run: the difference is inside that spread (the walk still holds every activity for the answer's standard_types, and DuckDB's storage dominates the peak)",
     });
   }
 }
