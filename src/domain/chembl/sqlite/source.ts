@@ -1,0 +1,154 @@
+/**
+ * The offline ChEMBL source on the main thread: a Fetcher (the service's one request seam) that answers
+ * the service's API requests from the official SQLite dump through a dedicated worker thread holding the
+ * read-only handle, so a query never blocks the protocol. A request past its timeout is given up and the
+ * worker replaced (better-sqlite3 cannot interrupt a statement; the new worker serves the next calls).
+ */
+import { homedir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { ToolError } from "../../errors.js";
+import { FetchAbortedError, FetchTimeoutError, type Fetcher } from "../http.js";
+import type { DumpInfo, WorkerMessage, WorkerSetup } from "./protocol.js";
+
+export type { DumpInfo } from "./protocol.js";
+
+const WORKER_URL = new URL("./worker.js", import.meta.url);
+
+/** Where the sidecar goes when the dump's folder is not writable. */
+export function sidecarCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME?.trim() || join(homedir(), ".cache"), "chematic-mcp", "chembl");
+}
+
+/** The typed error of a dump that cannot be served: the driver missing, no file, not a ChEMBL dump. */
+export function dumpUnavailable(reason: string, message: string, path: string): ToolError {
+  const hint =
+    reason === "driver_missing"
+      ? "Install the optional SQLite driver (npm install better-sqlite3@12; it builds from source with python3, make and g++), or unset CHEMBL_SQLITE to use the web API."
+      : "Point CHEMBL_SQLITE at an official chembl_NN.db file (chematic-mcp doctor checks it), or unset it to use the web API.";
+  return new ToolError("UPSTREAM_UNAVAILABLE", `The ChEMBL SQLite dump cannot be used: ${message}`, { source: "sqlite", reason, path }, hint);
+}
+
+interface Pending {
+  resolve(v: { status: number; body: string }): void;
+  reject(e: Error): void;
+}
+
+export class SqliteSource {
+  private worker: Worker | undefined;
+  private ready: Promise<DumpInfo> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  constructor(
+    readonly path: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  private setup(): WorkerSetup {
+    return { dump: this.path, sidecarDirs: [dirname(this.path), sidecarCacheDir(this.env)], sidecarName: `${basename(this.path)}.chematic-index.sqlite` };
+  }
+
+  /** Starts the worker (once) and resolves with the dump's facts; rejects with the typed error. */
+  open(): Promise<DumpInfo> {
+    if (this.ready) return this.ready;
+    const worker = new Worker(WORKER_URL, { workerData: this.setup() });
+    worker.unref();
+    this.worker = worker;
+    this.ready = new Promise<DumpInfo>((resolve, reject) => {
+      worker.on("message", (m: WorkerMessage) => {
+        if (m.kind === "ready") resolve(m.info);
+        else if (m.kind === "fatal") reject(dumpUnavailable(m.reason, m.message, this.path));
+        else {
+          const p = this.pending.get(m.id);
+          if (!p) return;
+          this.pending.delete(m.id);
+          if (m.error !== undefined) p.reject(dumpUnavailable("query_failed", m.error, this.path));
+          else p.resolve({ status: m.status, body: m.body });
+        }
+      });
+      worker.on("error", (e) => {
+        reject(dumpUnavailable("worker_failed", e.message, this.path));
+        this.failAll(dumpUnavailable("worker_failed", e.message, this.path));
+      });
+      worker.on("exit", () => {
+        if (this.worker === worker) {
+          this.worker = undefined;
+          this.ready = undefined;
+        }
+      });
+    });
+    // A failed open is tried again on the next call (the operator may have fixed the file).
+    this.ready.catch(() => {
+      if (this.worker === worker) {
+        this.worker = undefined;
+        this.ready = undefined;
+        void worker.terminate();
+      }
+    });
+    return this.ready;
+  }
+
+  private failAll(e: Error): void {
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+  }
+
+  /** Replaces a worker stuck in a long statement. */
+  private restart(): void {
+    const w = this.worker;
+    this.worker = undefined;
+    this.ready = undefined;
+    this.failAll(new FetchTimeoutError(0));
+    if (w) void w.terminate();
+  }
+
+  /** The Fetcher the service uses in place of HTTP: `base` is the configured API root the URLs start with. */
+  fetcher(base: string): Fetcher {
+    return async (url, { signal, timeoutMs }) => {
+      const rest = url.startsWith(`${base}/`) ? url.slice(base.length + 1) : url;
+      const q = rest.indexOf("?");
+      const path = (q < 0 ? rest : rest.slice(0, q)).replace(/\.json$/, "");
+      const query = q < 0 ? "" : rest.slice(q + 1);
+      await this.open();
+      const worker = this.worker!;
+      const id = this.nextId++;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new FetchTimeoutError(timeoutMs));
+          this.restart();
+        }, timeoutMs);
+        const onAbort = () => {
+          cleanup();
+          reject(new FetchAbortedError());
+        };
+        const cleanup = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          this.pending.delete(id);
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.pending.set(id, {
+          resolve: (v) => {
+            cleanup();
+            resolve({ status: v.status, headers: { "content-type": v.status === 404 ? "text/html" : "application/json" }, body: v.body });
+          },
+          reject: (e) => {
+            cleanup();
+            reject(e);
+          },
+        });
+        worker.postMessage({ id, path, query });
+      });
+    };
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    this.ready = undefined;
+    if (w) await w.terminate();
+  }
+}
