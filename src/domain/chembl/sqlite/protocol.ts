@@ -5,6 +5,8 @@ export interface WorkerSetup {
   /** Where the sidecar may live, tried in order (next to the dump, then a cache directory). */
   sidecarDirs: string[];
   sidecarName: string;
+  /** The driver's module name (tests name a missing one). */
+  driver: string;
 }
 
 export interface WorkerRequest {

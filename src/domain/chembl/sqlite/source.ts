@@ -43,10 +43,17 @@ export class SqliteSource {
   constructor(
     readonly path: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** The driver's module name: better-sqlite3 (tests name a missing one). */
+    private readonly driver = "better-sqlite3",
   ) {}
 
   private setup(): WorkerSetup {
-    return { dump: this.path, sidecarDirs: [dirname(this.path), sidecarCacheDir(this.env)], sidecarName: `${basename(this.path)}.chematic-index.sqlite` };
+    return {
+      dump: this.path,
+      sidecarDirs: [dirname(this.path), sidecarCacheDir(this.env)],
+      sidecarName: `${basename(this.path)}.chematic-index.sqlite`,
+      driver: this.driver,
+    };
   }
 
   /** Starts the worker (once) and resolves with the dump's facts; rejects with the typed error. */

@@ -82,10 +82,10 @@ function buildSidecar(Driver: Driver, db: Database, path: string, stamp: string,
 async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: WorkerRequest) => WorkerReply }> {
   let Driver: Driver;
   try {
-    const mod = (await import("better-sqlite3")) as unknown as { default: Driver };
+    const mod = (await import(setup.driver)) as { default: Driver };
     Driver = mod.default;
   } catch {
-    throw Object.assign(new Error("the SQLite driver better-sqlite3 is not installed"), { reason: "driver_missing" });
+    throw Object.assign(new Error(`the SQLite driver ${setup.driver} is not installed`), { reason: "driver_missing" });
   }
   if (!existsSync(setup.dump)) throw Object.assign(new Error(`no file at CHEMBL_SQLITE=${setup.dump}`), { reason: "file_missing" });
   let db: Database;
