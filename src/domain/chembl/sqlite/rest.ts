@@ -552,7 +552,9 @@ function activityRecords(db: SqlDb, layout: DumpLayout, ids: number[]): Row[] {
   const hasBao = layout.tables.has("bioassay_ontology");
   const rows = db
     .prepare(
-      `SELECT a.*, m.chembl_id AS molecule_chembl_id, m.pref_name AS molecule_pref_name, COALESCE(pm.chembl_id, m.chembl_id) AS parent_molecule_chembl_id,
+      `SELECT a.activity_id, a.action_type, a.activity_comment, a.data_validity_comment, a.pchembl_value, a.potential_duplicate, a.relation,
+         a.src_id, a.standard_relation, a.standard_type, a.standard_units, a.standard_upper_value, a.standard_value, a.type, a.units, a.value,
+         m.chembl_id AS molecule_chembl_id, m.pref_name AS molecule_pref_name, COALESCE(pm.chembl_id, m.chembl_id) AS parent_molecule_chembl_id,
          cs.canonical_smiles, t.chembl_id AS target_chembl_id, t.pref_name AS target_pref_name, t.organism AS target_organism, t.tax_id AS target_tax_id,
          s.chembl_id AS assay_chembl_id, s.assay_type, s.description AS assay_description, v.mutation AS assay_variant_mutation,
          v.accession AS assay_variant_accession, d.chembl_id AS document_chembl_id, d.journal AS document_journal, d.year AS document_year

@@ -133,7 +133,20 @@ async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: Worke
     for (const l of lookups) if (sideTables.has(keyTable(l.table, l.column))) sidecarKeys.add(`${l.table}.${l.column}`);
     sidecarNames = sideTables.has("names");
   }
-  const layout = makeLayout(db, { tables, columns, indexed, sidecarKeys, sidecarNames }, inchiKeyOf);
+  // Statements are compiled once per SQL text (a walk's pages and repeated lookups reuse them).
+  const statements = new Map<string, ReturnType<SqlDb["prepare"]>>();
+  const cached: SqlDb = {
+    prepare(sql) {
+      let st = statements.get(sql);
+      if (!st) {
+        st = db.prepare(sql);
+        statements.set(sql, st);
+        if (statements.size > 256) statements.delete(statements.keys().next().value!);
+      }
+      return st;
+    },
+  };
+  const layout = makeLayout(cached, { tables, columns, indexed, sidecarKeys, sidecarNames }, inchiKeyOf);
   const info: DumpInfo = {
     path: setup.dump,
     release: release.release,
@@ -146,7 +159,7 @@ async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: Worke
     db,
     info,
     handle: (r) => {
-      const res = answer(db, layout, r.path, new URLSearchParams(r.query));
+      const res = answer(cached, layout, r.path, new URLSearchParams(r.query));
       return { id: r.id, status: res.status, body: res.body === null ? "" : JSON.stringify(res.body) };
     },
   };
