@@ -6,6 +6,7 @@
  *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
  *   chematic-mcp doctor [--json] [--timeout-ms N]     check the install and the upstreams (exit 1 when a check fails)
  *   chematic-mcp chembl download [--release N] [--dir D]   fetch, check and unpack the ChEMBL SQLite release
+ *   chematic-mcp chembl index [--sqlite PATH]         build the dump's lookup sidecar ahead of its first use
  *   chematic-mcp --help | --version
  * Usage errors and invalid environment variables go to stderr with exit status 2; an HTTP bind failure
  * exits 1. Nothing but protocol is ever written to stdout while serving.
@@ -38,6 +39,9 @@ const USAGE = `Usage:
                                           Download the official ChEMBL SQLite release (default: the latest,
                                           into the current folder), check its sha256, unpack it and print
                                           the CHEMBL_SQLITE line to use; an interrupted download resumes
+  chematic-mcp chembl index [--sqlite <path>]
+                                          Build the lookup index of the CHEMBL_SQLITE dump ahead of its
+                                          first use (a sidecar file; the dump is never written)
   chematic-mcp --help | --version
 
 Streamable HTTP options:
@@ -291,9 +295,36 @@ async function doctor(args: string[]): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
+/** Builds (or checks) the lookup sidecar of the CHEMBL_SQLITE dump ahead of the first call. */
+async function chemblIndex(args: string[]): Promise<number> {
+  const { values } = parseStrict(args, { sqlite: { type: "string" } }, "chembl index option");
+  const path = values.sqlite ?? process.env.CHEMBL_SQLITE?.trim();
+  if (!path) usageError("chembl index needs the dump: set CHEMBL_SQLITE or pass --sqlite <path>");
+  const { SqliteSource } = await import("./domain/chembl/sqlite/source.js");
+  const { ToolError } = await import("./domain/errors.js");
+  const source = new SqliteSource(resolvePath(path), process.env, undefined, (m) => process.stderr.write(`${m}\n`));
+  try {
+    const info = await source.open();
+    process.stderr.write(
+      `${info.path}: ${info.release ?? "no release"}; lookup index ${info.sidecar ?? "none (no writable place for it)"}\n` +
+        "The similarity/substructure structure index is not built by this version (those searches need the web API).\n",
+    );
+    return info.sidecar ? 0 : 1;
+  } catch (e) {
+    if (e instanceof ToolError) {
+      process.stderr.write(`chematic-mcp: ${e.message}\n  fix: ${e.hint}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await source.close();
+  }
+}
+
 async function chembl(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== "download") usageError(`chembl takes a subcommand: download (got ${sub === undefined ? "none" : `"${sub}"`})`);
+  if (sub === "index") return chemblIndex(rest);
+  if (sub !== "download") usageError(`chembl takes a subcommand: download or index (got ${sub === undefined ? "none" : `"${sub}"`})`);
   const { values } = parseStrict(rest, { release: { type: "string" }, dir: { type: "string" } }, "chembl download option");
   const release = values.release === undefined ? undefined : wholeNumber("--release", values.release, 1, 10_000);
   const dir = resolvePath(values.dir ?? ".");

@@ -17,6 +17,8 @@ import { ChemblService } from "../../../src/domain/chembl/service.js";
 import { SqliteSource } from "../../../src/domain/chembl/sqlite/source.js";
 import { buildDump, loadDriver } from "../../fixtures/chembl/dump.js";
 import { chemblTools, ok, testConfig } from "../../fixtures/chembl/harness.js";
+import { CLI_PATH } from "../../helpers/server-process.js";
+import { execFile } from "node:child_process";
 import type { FakeChembl } from "../../fixtures/chembl/fake-server.js";
 
 const Driver = loadDriver();
@@ -75,11 +77,14 @@ describe("the dump cannot be used: typed errors with a hint", () => {
     const path = join(dir, "absent.db");
     const service = new ChemblService({ ...testConfig(fakeless), sqlitePath: path });
     try {
-      const r = await chemblTools(service).searchMolecules.run({ query: "aspirin" }, {
-        signal: new AbortController().signal,
-        progress: () => {},
-        deadline: Date.now() + 10_000,
-      });
+      const r = await chemblTools(service).searchMolecules.run(
+        { query: "aspirin" },
+        {
+          signal: new AbortController().signal,
+          progress: () => {},
+          deadline: Date.now() + 10_000,
+        },
+      );
       assert.fail(`answered ${JSON.stringify(r)}`);
     } catch (e) {
       assert.ok(e instanceof ToolError, String(e));
@@ -128,6 +133,45 @@ describe("a working dump", { skip }, () => {
     await third.open();
     await third.close();
     assert.notEqual(statSync(sidecar).mtimeMs, built, "rebuilt for the changed dump");
+  });
+
+  test("a call during the first open answers a typed error saying so (the open goes on), and the next call answers", async () => {
+    const own = join(dir, "first-open.db");
+    buildDump(own, Driver!);
+    const steps: string[] = [];
+    const source = new SqliteSource(own, process.env, undefined, (m) => steps.push(m));
+    try {
+      const fetch = source.fetcher("http://x/api");
+      await assert.rejects(fetch("http://x/api/molecule/CHEMBL25.json", { signal: new AbortController().signal, timeoutMs: 0 }), (e: unknown) => {
+        assert.ok(e instanceof ToolError, String(e));
+        assert.equal(e.code, "UPSTREAM_UNAVAILABLE");
+        assert.ok(["opening", "index_building"].includes(e.details.reason as string), String(e.details.reason));
+        assert.match(e.hint, /chembl index/);
+        return true;
+      });
+      const res = await fetch("http://x/api/molecule/CHEMBL25.json", { signal: new AbortController().signal, timeoutMs: 10_000 });
+      assert.equal(res.status, 200);
+      assert.ok(
+        steps.some((m) => /building the lookup index/.test(m)),
+        steps.join("; "),
+      );
+    } finally {
+      await source.close();
+    }
+  });
+
+  test("chematic-mcp chembl index builds the lookup sidecar ahead, printing its steps", async () => {
+    const own = join(dir, "ahead.db");
+    buildDump(own, Driver!);
+    const out = await new Promise<{ code: number; stderr: string }>((done) =>
+      execFile(process.execPath, [CLI_PATH, "chembl", "index"], { env: { ...process.env, CHEMBL_SQLITE: own }, timeout: 60_000 }, (e, _o, stderr) =>
+        done({ code: e ? ((e as { code?: number }).code ?? -1) : 0, stderr }),
+      ),
+    );
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stderr, /building the lookup index \(1\//);
+    assert.match(out.stderr, /ChEMBL_36; lookup index .*ahead\.db\.chematic-index\.sqlite/);
+    assert.ok(statSync(`${own}.chematic-index.sqlite`).size > 0);
   });
 
   test("a query past its timeout is given up and the worker replaced; the next query answers", async () => {

@@ -36,4 +36,9 @@ export interface DumpInfo {
   structure_index: string | null;
 }
 
-export type WorkerMessage = { kind: "ready"; info: DumpInfo } | { kind: "fatal"; reason: string; message: string } | ({ kind: "answer" } & WorkerReply);
+export type WorkerMessage =
+  | { kind: "ready"; info: DumpInfo }
+  | { kind: "fatal"; reason: string; message: string }
+  /** The first open builds the lookup sidecar: one message per step. */
+  | { kind: "progress"; message: string }
+  | ({ kind: "answer" } & WorkerReply);

@@ -39,12 +39,18 @@ export class SqliteSource {
   private ready: Promise<DumpInfo> | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** The dump's facts once the worker is ready (queries may be sent). */
+  private info: DumpInfo | undefined;
+  /** The last step of a first open still building the sidecar. */
+  private building: string | undefined;
 
   constructor(
     readonly path: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
     /** The driver's module name: better-sqlite3 (tests name a missing one). */
     private readonly driver = "better-sqlite3",
+    /** Steps of building the lookup sidecar (the index command prints them). */
+    private readonly onProgress?: (message: string) => void,
   ) {}
 
   private setup(): WorkerSetup {
@@ -64,8 +70,14 @@ export class SqliteSource {
     this.worker = worker;
     this.ready = new Promise<DumpInfo>((resolve, reject) => {
       worker.on("message", (m: WorkerMessage) => {
-        if (m.kind === "ready") resolve(m.info);
-        else if (m.kind === "fatal") reject(dumpUnavailable(m.reason, m.message, this.path));
+        if (m.kind === "ready") {
+          this.info = m.info;
+          this.building = undefined;
+          resolve(m.info);
+        } else if (m.kind === "progress") {
+          this.building = m.message;
+          this.onProgress?.(m.message);
+        } else if (m.kind === "fatal") reject(dumpUnavailable(m.reason, m.message, this.path));
         else {
           const p = this.pending.get(m.id);
           if (!p) return;
@@ -82,6 +94,7 @@ export class SqliteSource {
         if (this.worker === worker) {
           this.worker = undefined;
           this.ready = undefined;
+          this.info = undefined;
         }
       });
     });
@@ -101,13 +114,54 @@ export class SqliteSource {
     this.pending.clear();
   }
 
-  /** Replaces a worker stuck in a long statement. */
+  /** Replaces a worker stuck in a long statement (never one still opening: its sidecar build would start over). */
   private restart(): void {
     const w = this.worker;
+    if (!this.info) return;
     this.worker = undefined;
     this.ready = undefined;
+    this.info = undefined;
     this.failAll(new FetchTimeoutError(0));
     if (w) void w.terminate();
+  }
+
+  /**
+   * Waits for the open up to a request's timeout. A first open of a full release builds the lookup sidecar
+   * for minutes: a call meanwhile answers a typed error saying so (the build goes on), not a timeout.
+   */
+  private openWithin(timeoutMs: number, signal: AbortSignal): Promise<DumpInfo> {
+    const opening = this.open();
+    return new Promise<DumpInfo>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        reject(
+          new ToolError(
+            "UPSTREAM_UNAVAILABLE",
+            `The ChEMBL SQLite dump is still being opened${this.building ? `: ${this.building}` : ""}`,
+            { source: "sqlite", reason: this.building ? "index_building" : "opening", path: this.path },
+            "The first open of a dump builds its lookup index (minutes for a full release) and goes on in the background: retry in a minute, or build it ahead with chematic-mcp chembl index.",
+          ),
+        );
+      }, timeoutMs);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new FetchAbortedError());
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      opening.then(
+        (info) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          resolve(info);
+        },
+        (e: Error) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      );
+    });
   }
 
   /** The Fetcher the service uses in place of HTTP: `base` is the configured API root the URLs start with. */
@@ -117,7 +171,7 @@ export class SqliteSource {
       const q = rest.indexOf("?");
       const path = (q < 0 ? rest : rest.slice(0, q)).replace(/\.json$/, "");
       const query = q < 0 ? "" : rest.slice(q + 1);
-      await this.open();
+      if (!this.info) await this.openWithin(timeoutMs, signal);
       const worker = this.worker!;
       const id = this.nextId++;
       return new Promise((resolve, reject) => {
@@ -156,6 +210,7 @@ export class SqliteSource {
     const w = this.worker;
     this.worker = undefined;
     this.ready = undefined;
+    this.info = undefined;
     if (w) await w.terminate();
   }
 }

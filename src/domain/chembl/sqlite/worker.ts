@@ -51,8 +51,9 @@ function buildSidecar(Driver: Driver, db: Database, path: string, stamp: string,
     side.pragma("journal_mode = OFF");
     side.pragma("synchronous = OFF");
     side.exec("CREATE TABLE meta (stamp TEXT NOT NULL)");
-    for (const l of lookups) {
+    for (const [i, l] of lookups.entries()) {
       const name = keyTable(l.table, l.column);
+      port.postMessage({ kind: "progress", message: `building the lookup index (${i + 1}/${lookups.length + 1}): ${l.table}.${l.column}` });
       side.exec(`CREATE TABLE ${name} (k, rid INTEGER NOT NULL)`);
       const insert = side.prepare(`INSERT INTO ${name} (k, rid) VALUES (?, ?)`) as unknown as { run(...a: unknown[]): void };
       const rows = (
@@ -63,6 +64,7 @@ function buildSidecar(Driver: Driver, db: Database, path: string, stamp: string,
       })();
       side.exec(`CREATE INDEX ix_${name} ON ${name} (k, rid)`);
     }
+    port.postMessage({ kind: "progress", message: `building the lookup index (${lookups.length + 1}/${lookups.length + 1}): molecule names and synonyms` });
     side.exec("CREATE TABLE names (key TEXT NOT NULL, molregno INTEGER NOT NULL, kind INTEGER NOT NULL)");
     const insert = side.prepare("INSERT INTO names (key, molregno, kind) VALUES (?, ?, ?)") as unknown as { run(...a: unknown[]): void };
     const sql =
