@@ -80,10 +80,12 @@ export function tablesOf(db: SqlDb): { tables: Set<string>; columns: Set<string>
 }
 
 const MEMO_ENTRIES = 16;
+const ENTITY_ENTRIES = 200_000;
 
 /** The layout the translator reads (rest.ts), over a connection with the sidecar attached as `side` when there is one. */
 export function makeLayout(db: SqlDb, parts: LayoutParts, inchiKeyOf: (smiles: string) => string | null): DumpLayout {
   const memo = new Map<string, unknown>();
+  const entities = new Map<string, Map<unknown, Row>>();
   const expr = new Map(LOOKUPS.filter((l) => l.expr).map((l) => [`${l.table}.${l.column}`, l.expr!]));
   return {
     tables: parts.tables,
@@ -110,6 +112,12 @@ export function makeLayout(db: SqlDb, parts: LayoutParts, inchiKeyOf: (smiles: s
         )
         .all({ t }) as Row[];
       return rows.map((r) => ({ molregno: r.molregno as number, rank: r.rank as number }));
+    },
+    entity(kind) {
+      let cache = entities.get(kind);
+      // Bounded: a cache past ENTITY_ENTRIES starts over (the dump is read-only, so an entry never goes stale).
+      if (!cache || cache.size > ENTITY_ENTRIES) entities.set(kind, (cache = new Map()));
+      return cache;
     },
     memo<T>(key: string, compute: () => T): T {
       if (memo.has(key)) {
