@@ -116,7 +116,7 @@ export function makeLayout(db: SqlDb, parts: LayoutParts, inchiKeyOf: (smiles: s
     entity(kind) {
       let cache = entities.get(kind);
       // Bounded: a cache past ENTITY_ENTRIES starts over (the dump is read-only, so an entry never goes stale).
-      if (!cache || cache.size > ENTITY_ENTRIES) entities.set(kind, (cache = new Map()));
+      if (!cache || cache.size > ENTITY_ENTRIES) entities.set(kind, (cache = new Map<unknown, Row>()));
       return cache;
     },
     memo<T>(key: string, compute: () => T): T {
