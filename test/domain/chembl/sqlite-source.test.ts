@@ -7,7 +7,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadChemblConfig } from "../../../src/config.js";
@@ -202,5 +203,43 @@ describe("a working dump", { skip }, () => {
     } finally {
       await source.close();
     }
+  });
+});
+
+/** A real subset of the chembl_33 dump in its official DDL (../shared, present in this workplace and beside CI's clone). */
+const REAL_SUBSET = fileURLToPath(new URL("../../../../../shared/reference/chembl/sqlite/therapy-normalization_chembl_33_subset.db", import.meta.url));
+
+describe("a real chembl_33 subset in the official DDL (molecule_dictionary, molecule_synonyms, drug_indication only)", { skip }, () => {
+  let dir: string;
+  let service: ChemblService;
+  before(() => {
+    if (!existsSync(REAL_SUBSET)) return;
+    dir = mkdtempSync(join(tmpdir(), "chembl-real-"));
+    copyFileSync(REAL_SUBSET, join(dir, "chembl_33_subset.db"));
+    service = new ChemblService({ ...testConfig(fakeless), offline: true, sqlitePath: join(dir, "chembl_33_subset.db") });
+  });
+  after(async () => {
+    await service?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("names, synonyms and drug indications answer from the real rows; the tables the subset lacks answer empty", async (t) => {
+    if (!existsSync(REAL_SUBSET)) return t.skip(`the reference subset is absent (${REAL_SUBSET})`);
+    const tools = chemblTools(service);
+    const byName = await ok(tools.searchMolecules, { query: "aspirin" });
+    const first = (byName.value.molecules as Array<Record<string, unknown>>)[0]!;
+    assert.equal(first.molecule_chembl_id, "CHEMBL25");
+    assert.equal(first.max_phase, 4);
+    assert.equal((byName.value.source as Record<string, unknown>).release, null, "the subset has no version table");
+    const bySynonym = await ok(tools.searchMolecules, { query: "Acetylsalicylic Acid" });
+    assert.equal((bySynonym.value.molecules as Array<Record<string, unknown>>)[0]!.molecule_chembl_id, "CHEMBL25");
+    const info = await ok(tools.drugInfo, { molecule_chembl_id: "CHEMBL25" });
+    const indications = info.value.indications as Array<Record<string, unknown>>;
+    assert.equal((info.value.indications_status as Record<string, unknown>).total_count, 157);
+    assert.equal(indications[0]!.mesh_heading, "Atrial Fibrillation");
+    assert.equal(indications[0]!.max_phase_for_ind, 3);
+    assert.deepEqual(info.value.mechanisms, [], "the subset has no drug_mechanism table");
+    const bio = await ok(tools.bioactivities, { molecule_chembl_id: "CHEMBL25" });
+    assert.equal(bio.value.total_count, 0);
   });
 });

@@ -91,10 +91,24 @@ function filters(q: URLSearchParams, known: readonly string[]): Map<string, stri
 // ---------------------------------------------------------------------------------------------------
 // The router
 
+/** The tables each resource reads: a dump without one (a subset) answers that resource empty. */
+const REQUIRES: Record<string, string[]> = {
+  target: ["target_dictionary", "target_components", "component_sequences", "component_synonyms"],
+  activity: ["activities", "assays", "target_dictionary", "docs", "variant_sequences"],
+  assay: ["assays", "target_dictionary", "docs", "variant_sequences"],
+  document: ["docs"],
+};
+
 export function answer(db: SqlDb, layout: DumpLayout, path: string, q: URLSearchParams): RestAnswer {
-  if (path === "status") return status(db);
+  if (path === "status") return status(db, layout);
   const [resource, id, ...rest] = path.split("/");
   if (rest.length > 0) return NOT_FOUND;
+  const missing = (REQUIRES[resource ?? ""] ?? []).filter((t) => !layout.tables.has(t));
+  if (missing.length > 0) {
+    if (id !== undefined) return NOT_FOUND;
+    const { limit, offset } = pageOf(q);
+    return envelope(resource!, `${resource === "activity" ? "activities" : `${resource}s`}`, [], 0, limit, offset);
+  }
   switch (resource) {
     case "molecule":
       if (id === "search") return moleculeSearch(db, layout, q);
@@ -124,7 +138,8 @@ export function answer(db: SqlDb, layout: DumpLayout, path: string, q: URLSearch
 // Release
 
 /** The dump's own `version` table: name (e.g. ChEMBL_33) and creation_date. */
-export function releaseOf(db: SqlDb): { release: string | null; release_date: string | null } {
+export function releaseOf(db: SqlDb, tables?: Set<string>): { release: string | null; release_date: string | null } {
+  if (tables && !tables.has("version")) return { release: null, release_date: null };
   const row = db.prepare("SELECT name, creation_date FROM version ORDER BY creation_date DESC LIMIT 1").get() as Row | undefined;
   const name = typeof row?.name === "string" ? row.name : null;
   const date = row?.creation_date;
@@ -132,8 +147,8 @@ export function releaseOf(db: SqlDb): { release: string | null; release_date: st
   return { release: name, release_date: day };
 }
 
-function status(db: SqlDb): RestAnswer {
-  const { release, release_date } = releaseOf(db);
+function status(db: SqlDb, layout: DumpLayout): RestAnswer {
+  const { release, release_date } = releaseOf(db, layout.tables);
   return { status: 200, body: { chembl_db_version: release, chembl_release_date: release_date, status: "UP" } };
 }
 
@@ -156,19 +171,25 @@ function moleculeRecords(db: SqlDb, layout: DumpLayout, molregnos: number[]): Ro
   if (molregnos.length === 0) return [];
   const n = molregnos.length;
   const md = db.prepare(`SELECT * FROM molecule_dictionary m WHERE ${layout.where("molecule_dictionary", "molregno", "m", n)}`).all(...molregnos) as Row[];
-  const cs = db
-    .prepare(
-      `SELECT molregno, canonical_smiles, standard_inchi, standard_inchi_key FROM compound_structures s WHERE ${layout.where("compound_structures", "molregno", "s", n)}`,
-    )
-    .all(...molregnos) as Row[];
-  const cp = db.prepare(`SELECT * FROM compound_properties p WHERE ${layout.where("compound_properties", "molregno", "p", n)}`).all(...molregnos) as Row[];
-  const mh = db
-    .prepare(
-      `SELECT h.molregno, pm.chembl_id AS parent_chembl_id, am.chembl_id AS active_chembl_id FROM molecule_hierarchy h
+  const cs = layout.tables.has("compound_structures")
+    ? (db
+        .prepare(
+          `SELECT molregno, canonical_smiles, standard_inchi, standard_inchi_key FROM compound_structures s WHERE ${layout.where("compound_structures", "molregno", "s", n)}`,
+        )
+        .all(...molregnos) as Row[])
+    : [];
+  const cp = layout.tables.has("compound_properties")
+    ? (db.prepare(`SELECT * FROM compound_properties p WHERE ${layout.where("compound_properties", "molregno", "p", n)}`).all(...molregnos) as Row[])
+    : [];
+  const mh = layout.tables.has("molecule_hierarchy")
+    ? (db
+        .prepare(
+          `SELECT h.molregno, pm.chembl_id AS parent_chembl_id, am.chembl_id AS active_chembl_id FROM molecule_hierarchy h
        LEFT JOIN molecule_dictionary pm ON pm.molregno = h.parent_molregno LEFT JOIN molecule_dictionary am ON am.molregno = h.active_molregno
        WHERE ${layout.where("molecule_hierarchy", "molregno", "h", n)}`,
-    )
-    .all(...molregnos) as Row[];
+        )
+        .all(...molregnos) as Row[])
+    : [];
   const by = (rows: Row[]) => new Map(rows.map((r) => [r.molregno as number, r]));
   const mdBy = by(md);
   const csBy = by(cs);
@@ -263,6 +284,7 @@ function moleculeList(db: SqlDb, layout: DumpLayout, q: URLSearchParams): RestAn
       if (key === null) return bad(`Input string ${smiles} is not a valid SMILES string`);
     }
     if (key === undefined) return bad("The offline ChEMBL source needs a filter on the molecule list");
+    if (!layout.tables.has("compound_structures")) return envelope("molecule", "molecules", [], 0, limit, offset);
     molregnos = (
       db
         .prepare(`SELECT molregno FROM compound_structures s WHERE ${layout.where("compound_structures", "standard_inchi_key", "s")} ORDER BY molregno`)
@@ -297,6 +319,7 @@ function moleculeSearch(db: SqlDb, layout: DumpLayout, q: URLSearchParams): Rest
 
 /** The forms of a parent: molecule_hierarchy rows whose parent is it (the parent itself included). */
 function familyOf(db: SqlDb, layout: DumpLayout, parentMolregno: number): number[] {
+  if (!layout.tables.has("molecule_hierarchy")) return [parentMolregno];
   const rows = db
     .prepare(`SELECT h.molregno FROM molecule_hierarchy h WHERE ${layout.where("molecule_hierarchy", "parent_molregno", "h")} ORDER BY h.molregno`)
     .all(parentMolregno) as Row[];
@@ -311,7 +334,7 @@ function moleculeForms(db: SqlDb, layout: DumpLayout, q: URLSearchParams): RestA
   const { limit, offset } = pageOf(q);
   const parentId = f.get("parent_chembl_id");
   const parent = parentId ? molregnoOf(db, parentId) : null;
-  if (parent === null) return envelope("molecule_form", "molecule_forms", [], 0, limit, offset);
+  if (parent === null || !layout.tables.has("molecule_hierarchy")) return envelope("molecule_form", "molecule_forms", [], 0, limit, offset);
   const rows = db
     .prepare(
       `SELECT m.chembl_id, h.molregno FROM molecule_hierarchy h JOIN molecule_dictionary m ON m.molregno = h.molregno
