@@ -5,11 +5,14 @@
  *   chematic-mcp tools                                print the tool table
  *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
  *   chematic-mcp doctor [--json] [--timeout-ms N]     check the install and the upstreams (exit 1 when a check fails)
+ *   chematic-mcp chembl download [--release N] [--dir D]   fetch, check and unpack the ChEMBL SQLite release
+ *   chematic-mcp chembl index [--sqlite PATH]         build the dump's lookup sidecar ahead of its first use
  *   chematic-mcp --help | --version
  * Usage errors and invalid environment variables go to stderr with exit status 2; an HTTP bind failure
  * exits 1. Nothing but protocol is ever written to stdout while serving.
  */
 import { isIP } from "node:net";
+import { resolve as resolvePath } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createApp, type App } from "./app.js";
 import { ConfigError } from "./config.js";
@@ -32,6 +35,13 @@ const USAGE = `Usage:
   chematic-mcp doctor [--json] [--timeout-ms <n>]
                                           Check Node.js, RDKit, OpenChemLib, the data assets, DuckDB,
                                           proxy settings and whether ChEMBL and PubChem answer
+  chematic-mcp chembl download [--release <n>] [--dir <folder>]
+                                          Download the official ChEMBL SQLite release (default: the latest,
+                                          into the current folder), check its sha256, unpack it and print
+                                          the CHEMBL_SQLITE line to use; an interrupted download resumes
+  chematic-mcp chembl index [--sqlite <path>]
+                                          Build the lookup index of the CHEMBL_SQLITE dump ahead of its
+                                          first use (a sidecar file; the dump is never written)
   chematic-mcp --help | --version
 
 Streamable HTTP options:
@@ -42,7 +52,7 @@ Streamable HTTP options:
   --max-concurrency <n>       Requests served at once; more get 503 with Retry-After: 1 (default ${DEFAULT_MAX_CONCURRENCY})
 
 Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT, CHEMATIC_OFFLINE,
-CHEMBL_API_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY (see README).
+CHEMBL_API_BASE_URL, CHEMBL_SQLITE, CHEMBL_DOWNLOAD_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY (see README).
 `;
 
 class UsageError extends Error {}
@@ -285,6 +295,61 @@ async function doctor(args: string[]): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
+/** Builds (or checks) the lookup sidecar of the CHEMBL_SQLITE dump ahead of the first call. */
+async function chemblIndex(args: string[]): Promise<number> {
+  const { values } = parseStrict(args, { sqlite: { type: "string" } }, "chembl index option");
+  const path = values.sqlite ?? process.env.CHEMBL_SQLITE?.trim();
+  if (!path) usageError("chembl index needs the dump: set CHEMBL_SQLITE or pass --sqlite <path>");
+  const { SqliteSource } = await import("./domain/chembl/sqlite/source.js");
+  const { ToolError } = await import("./domain/errors.js");
+  const source = new SqliteSource(resolvePath(path), process.env, undefined, (m) => process.stderr.write(`${m}\n`));
+  try {
+    const info = await source.open();
+    process.stderr.write(
+      `${info.path}: ${info.release ?? "no release"}; lookup index ${info.sidecar ?? "none (no writable place for it)"}\n` +
+        "The similarity/substructure structure index is not built by this version (those searches need the web API).\n",
+    );
+    return info.sidecar ? 0 : 1;
+  } catch (e) {
+    if (e instanceof ToolError) {
+      process.stderr.write(`chematic-mcp: ${e.message}\n  fix: ${e.hint}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await source.close();
+  }
+}
+
+async function chembl(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === "index") return chemblIndex(rest);
+  if (sub !== "download") usageError(`chembl takes a subcommand: download or index (got ${sub === undefined ? "none" : `"${sub}"`})`);
+  const { values } = parseStrict(rest, { release: { type: "string" }, dir: { type: "string" } }, "chembl download option");
+  const release = values.release === undefined ? undefined : wholeNumber("--release", values.release, 1, 10_000);
+  const dir = resolvePath(values.dir ?? ".");
+  const { DownloadError, downloadChembl } = await import("./domain/chembl/download.js");
+  try {
+    const result = await downloadChembl({
+      ...(release !== undefined ? { release } : {}),
+      dir,
+      ...(process.env.CHEMBL_DOWNLOAD_BASE_URL?.trim() ? { baseUrl: process.env.CHEMBL_DOWNLOAD_BASE_URL.trim() } : {}),
+      env: process.env,
+      write: (text) => process.stderr.write(text),
+      tty: process.stderr.isTTY === true,
+    });
+    process.stderr.write(`ChEMBL ${result.release} is ready. Set this in the server's environment:\n`);
+    process.stdout.write(`CHEMBL_SQLITE=${result.database}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof DownloadError) {
+      process.stderr.write(`chematic-mcp: ${e.message}\n  fix: ${e.fix}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--help" || first === "-h") {
@@ -301,6 +366,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === "call") return callOnce(rest);
   if (first === "doctor") return doctor(rest);
+  if (first === "chembl") return chembl(rest);
   return serve(argv);
 }
 

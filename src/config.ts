@@ -1,7 +1,7 @@
 /** Environment configuration, parsed strictly: a bad value stops start-up naming the variable. */
 import { availableParallelism } from "node:os";
 import { realpathSync, statSync, accessSync, constants as fsConstants } from "node:fs";
-import { isAbsolute, normalize, sep } from "node:path";
+import { isAbsolute, normalize, resolve as resolvePath, sep } from "node:path";
 
 export class ConfigError extends Error {}
 
@@ -55,6 +55,11 @@ export interface ChemblConfig {
   defaultLimit: number;
   /** CHEMATIC_OFFLINE: every networked tool answers OFFLINE. */
   offline: boolean;
+  /**
+   * CHEMBL_SQLITE: an official ChEMBL SQLite dump (chembl_NN.db), opened read-only; every ChEMBL tool and
+   * resource then answers from it (even under CHEMATIC_OFFLINE). Unset: the web API.
+   */
+  sqlitePath?: string;
 }
 
 export const DEFAULT_SPILL_DEADLINE_MS = 45_000;
@@ -84,6 +89,7 @@ export function loadChemblConfig(env: NodeJS.ProcessEnv = process.env): ChemblCo
     maxPageSize: parseInteger("CHEMBL_MAX_PAGE_SIZE", env.CHEMBL_MAX_PAGE_SIZE, CHEMBL_PAGE_CEILING, 1, CHEMBL_PAGE_CEILING),
     defaultLimit: parseInteger("CHEMBL_DEFAULT_LIMIT", env.CHEMBL_DEFAULT_LIMIT, DEFAULT_PAGE_LIMIT, 1, 100),
     offline: parseBoolean("CHEMATIC_OFFLINE", env.CHEMATIC_OFFLINE, false),
+    ...(env.CHEMBL_SQLITE?.trim() ? { sqlitePath: resolvePath(env.CHEMBL_SQLITE.trim()) } : {}),
   };
 }
 

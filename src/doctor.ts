@@ -14,6 +14,8 @@
  *   proxy          HTTPS_PROXY / HTTP_PROXY / NO_PROXY are usable, and which route each upstream takes
  *   ChEMBL         GET {CHEMBL_API_BASE_URL}/status.json answers with a release (short timeout)
  *   PubChem        a name lookup (aspirin) at PUBCHEM_API_BASE_URL answers with a SMILES (short timeout)
+ *   ChEMBL dump    with CHEMBL_SQLITE set: the dump opens read-only (path, release from its version table, size,
+ *                  whether the lookup sidecar and a structure index are present)
  * CHEMATIC_OFFLINE skips the two upstream checks (reported as skipped, not failed).
  *
  * The report goes to stdout (doctor is not a protocol session): text, or one JSON object with --json.
@@ -21,7 +23,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { projectRoot } from "./domain/assets.js";
 import { PACKAGE } from "./version.js";
@@ -416,6 +418,31 @@ async function checkChembl(env: NodeJS.ProcessEnv, up: Upstreams, timeoutMs: num
   return { detail: `${up.chembl} answers: ${data.chembl_db_version}${typeof data.chembl_release_date === "string" ? ` (${data.chembl_release_date})` : ""}` };
 }
 
+function sizeText(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${bytes} bytes`;
+}
+
+/** CHEMBL_SQLITE: the dump opens in its worker thread as the server would open it. */
+async function checkChemblDump(path: string): Promise<{ detail: string }> {
+  const { SqliteSource } = await import("./domain/chembl/sqlite/source.js");
+  const { ToolError } = await import("./domain/errors.js");
+  const source = new SqliteSource(path);
+  try {
+    const info = await source.open();
+    return {
+      detail:
+        `${info.path}: ${info.release ?? "no release in its version table"}${info.release_date ? ` (${info.release_date})` : ""}, ${sizeText(info.size_bytes)}; ` +
+        `lookup index: ${info.sidecar ?? "none (lookups the dump has no index for scan it)"}; ` +
+        `structure index: ${info.structure_index ?? "none (similarity and substructure searches need the web API)"}`,
+    };
+  } catch (e) {
+    if (e instanceof ToolError) fail(e.message, e.hint);
+    throw e;
+  } finally {
+    await source.close();
+  }
+}
+
 async function checkPubChem(env: NodeJS.ProcessEnv, up: Upstreams, timeoutMs: number): Promise<{ detail: string; status?: CheckStatus }> {
   if (up.offline) return { status: "skip", detail: "CHEMATIC_OFFLINE is on: name_to_smiles answers OFFLINE" };
   const { lookupName } = await import("./domain/net/pubchem.js");
@@ -464,6 +491,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     check("PubChem", NETWORK_FIX, () => checkPubChem(env, up, timeoutMs)),
   ]);
   checks.push(chembl, pubchem);
+  const dump = env.CHEMBL_SQLITE?.trim();
+  if (dump) {
+    checks.push(await check("ChEMBL dump", "Point CHEMBL_SQLITE at an official chembl_NN.db file, or unset it.", () => checkChemblDump(resolvePath(dump))));
+  }
   return {
     version: PACKAGE.version,
     node: process.version,

@@ -33,20 +33,26 @@ export function arr(description: string, items: JsonSchema): JsonSchema {
 
 /** The source an answer carries once: the release and a one-line CC BY-SA 3.0 attribution with the citation's DOI. */
 export interface CompactSource {
+  /** The SQLite dump's file name when CHEMBL_SQLITE answered (absent for the web API). */
+  served_from?: string;
   release: string | null;
   release_date: string | null;
   attribution: string;
 }
 
-export const SOURCE_SCHEMA = obj("Where the data came from, once per answer: the ChEMBL release and the attribution to keep with it.", {
+const SOURCE_FIELDS = obj("Where the data came from, once per answer: the ChEMBL release and the attribution to keep with it.", {
+  served_from: str("Present when the answer came from a local ChEMBL SQLite dump (CHEMBL_SQLITE): the dump's file name. Absent for the web API."),
   release: nstr("The ChEMBL release the API reported (e.g. ChEMBL_36); null when its status endpoint did not answer."),
   release_date: nstr("That release's date (YYYY-MM-DD), or null."),
   attribution: str("Attribution to reproduce with the data: ChEMBL, the CC BY-SA 3.0 licence and the citation's DOI."),
 });
+/** served_from is the one optional field: the web API's answers leave it out. */
+export const SOURCE_SCHEMA: JsonSchema = { ...SOURCE_FIELDS, required: ["release", "release_date", "attribution"] };
 
 /** The compact form of the service's source (its long citation shortens to the DOI). */
 export function compactSource(s: Source): CompactSource {
   return {
+    ...(s.dump !== undefined ? { served_from: s.dump } : {}),
     release: s.release,
     release_date: s.release_date,
     attribution: `ChEMBL, EMBL-EBI. ${s.license} ${s.license_url.replace(/^https:\/\//, "").replace(/\/$/, "")}. Cite doi:10.1093/nar/gkad1004`,

@@ -11,6 +11,9 @@ import { CLI_PATH } from "../helpers/server-process.js";
 import { startOrigin, type FakeServer } from "../helpers/fake-http.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
 import { nodeSupported, type DoctorReport } from "../../src/doctor.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 let chembl: FakeChembl;
 let pubchem: FakeServer;
@@ -201,4 +204,32 @@ test("nodeSupported: require(esm) lines of Node.js", () => {
     true,
     false,
   ]);
+});
+
+test("with CHEMBL_SQLITE, doctor reports the dump: path, release, size and whether the lookup and structure indexes are present", async (t) => {
+  const { buildDump, loadDriver } = await import("../fixtures/chembl/dump.js");
+  const Driver = loadDriver();
+  if (!Driver) return t.skip("the optional SQLite driver better-sqlite3 is not installed");
+  const dir = mkdtempSync(join(tmpdir(), "doctor-dump-"));
+  try {
+    const path = join(dir, "chembl_36.db");
+    buildDump(path, Driver);
+    const [good, bad] = await Promise.all([
+      doctor({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: path }, ["--json"]),
+      doctor({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: join(dir, "missing.db") }, ["--json"]),
+    ]);
+    const dump = report(good).checks.find((c) => c.name === "ChEMBL dump");
+    assert.equal(dump?.status, "ok", good.stdout);
+    assert.match(dump.detail, new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: ChEMBL_36 \\(2025-07-28\\), [\\d.]+ (MB|bytes|GB)`));
+    assert.match(dump.detail, /lookup index: .*chembl_36\.db\.chematic-index\.sqlite/);
+    assert.match(dump.detail, /structure index: none/);
+    assert.equal(good.code, 0, good.stdout + good.stderr);
+    const missing = report(bad).checks.find((c) => c.name === "ChEMBL dump");
+    assert.equal(missing?.status, "fail");
+    assert.match(missing.detail, /no file at CHEMBL_SQLITE/);
+    assert.match(missing.fix ?? "", /CHEMBL_SQLITE/);
+    assert.equal(bad.code, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

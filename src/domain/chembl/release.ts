@@ -11,8 +11,9 @@ export const CITATION =
   "Zdrazil B. et al. The ChEMBL Database in 2023: a drug discovery platform spanning multiple bioactivity data types and time periods. " +
   "Nucleic Acids Res. 2024;52(D1):D1180-D1192. doi:10.1093/nar/gkad1004";
 
-export function sourceOf(release: string | null, releaseDate: string | null): Source {
+export function sourceOf(release: string | null, releaseDate: string | null, dump?: string): Source {
   return {
+    ...(dump !== undefined ? { dump } : {}),
     database: "ChEMBL",
     release,
     release_date: releaseDate,
@@ -37,12 +38,14 @@ export class ReleaseLookup {
     private readonly requests: ChemblRequests,
     /** How long the release name from /status is trusted. */
     private readonly statusTtlMs = STATUS_TTL_MS,
+    /** The SQLite dump's file name when the offline source answers (named in every answer's source). */
+    private readonly dump?: string,
   ) {}
 
   /** The release and attribution; never fails the call (a failed status read names no release). */
   async source(): Promise<Source> {
     const { release, release_date } = await this.releaseInfo();
-    return sourceOf(release, release_date);
+    return sourceOf(release, release_date, this.dump);
   }
 
   private releaseInfo(): Promise<{ release: string | null; release_date: string | null }> {

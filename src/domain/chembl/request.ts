@@ -12,6 +12,7 @@
  * URLs are Django-style filtered `.json` URLs under CHEMBL_API_BASE_URL.
  */
 import { CHEMBL_PAGE_CEILING, type ChemblConfig } from "../../config.js";
+import { ToolError } from "../errors.js";
 import { ResponseCache, type CacheOptions } from "./cache.js";
 import { UpstreamError, deadlineExceeded, httpFailure, malformedBody, networkFailure, offline, type RequestPurpose } from "./errors.js";
 import { FetchAbortedError, FetchTimeoutError, sharedClientFetcher, type Fetcher } from "./http.js";
@@ -198,6 +199,8 @@ export class ChemblRequests {
         }
       } catch (e) {
         if (call.signal.aborted) throw e;
+        // The offline source's own typed failures (no driver, not a ChEMBL file) reach the caller as they are.
+        if (e instanceof ToolError) throw e;
         if (e instanceof FetchTimeoutError && cutByDeadline) throw deadlineExceeded(purpose, call.budgetMs, e).withDetails({ attempts: attempt });
         failure = networkFailure(purpose, e instanceof FetchTimeoutError, timeoutMs, e);
       } finally {

@@ -9,7 +9,9 @@
  *  - batch.ts: lookups by ChEMBL ID.
  * Every answer names the release and carries the attribution.
  */
+import { basename } from "node:path";
 import { loadChemblConfig, type ChemblConfig } from "../../config.js";
+import { ToolError } from "../errors.js";
 import { ASSAY_LOOKUP, DOCUMENT_LOOKUP, lookupByChemblIds, type BatchLookup, type LookupKind } from "./batch.js";
 import type { ResponseCache } from "./cache.js";
 import { drugInfo, type DrugInfo } from "./drug-info.js";
@@ -30,6 +32,7 @@ import {
 import { ReleaseLookup } from "./release.js";
 import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, type Param, type RequestOptions } from "./request.js";
 import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./types.js";
+import { SqliteSource, type DumpInfo } from "./sqlite/source.js";
 import { fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
 
 export { ID_LOOKUP_CAP, type BatchLookup, type LookupKind } from "./batch.js";
@@ -69,15 +72,36 @@ export class ChemblService {
   readonly config: ChemblConfig;
   readonly pacer: Pacer;
   readonly cache: ResponseCache;
+  /** The offline source when CHEMBL_SQLITE names a dump: it answers every request in place of the web API. */
+  readonly sqlite: SqliteSource | undefined;
   private readonly requests: ChemblRequests;
   private readonly release: ReleaseLookup;
 
   constructor(config: ChemblConfig, options: ServiceOptions = {}) {
     this.config = config;
-    this.requests = new ChemblRequests(config, options);
-    this.release = new ReleaseLookup(this.requests, options.statusTtlMs);
+    if (config.sqlitePath) {
+      // The dump answers even under CHEMATIC_OFFLINE; a local query is not retried (it would fail the same way).
+      this.sqlite = new SqliteSource(config.sqlitePath);
+      this.requests = new ChemblRequests(
+        { ...config, offline: false },
+        { ...options, fetcher: this.sqlite.fetcher(config.apiBaseUrl), retry: { ...options.retry, maxAttempts: 1 } },
+      );
+    } else {
+      this.requests = new ChemblRequests(config, options);
+    }
+    this.release = new ReleaseLookup(this.requests, options.statusTtlMs, this.sqlite ? basename(this.sqlite.path) : undefined);
     this.pacer = this.requests.pacer;
     this.cache = this.requests.cache;
+  }
+
+  /** The dump's facts (doctor): path, release, size, sidecar; the typed error when it cannot be opened. */
+  dumpInfo(): Promise<DumpInfo> | undefined {
+    return this.sqlite?.open();
+  }
+
+  /** Stops the dump's worker thread (tests; the process exit does it otherwise). */
+  async close(): Promise<void> {
+    await this.sqlite?.close();
   }
 
   /** OFFLINE (CHEMATIC_OFFLINE) refuses every ChEMBL call before anything else, argument checks included. */
@@ -122,6 +146,14 @@ export class ChemblService {
 
   async searchMolecules(q: MoleculeSearch, options: CallOptions = {}): Promise<MoleculeSearchResult> {
     const call = this.requests.startCall(options);
+    if (this.sqlite && (q.type === "similarity" || q.type === "substructure")) {
+      throw new ToolError(
+        "UPSTREAM_UNAVAILABLE",
+        `The ChEMBL SQLite dump answers no ${q.type} search: this version builds no structure index for it`,
+        { source: "sqlite", reason: "no_structure_index", search_type: q.type },
+        "Use search_type exact or name against the dump, or unset CHEMBL_SQLITE (with the network on) for the web API's similarity and substructure searches.",
+      );
+    }
     const structure = q.type !== "name";
     const purpose: RequestPurpose = { what: structure ? `the ${q.type} structure search` : "the molecule search", structure };
     const { path, params, ceiling } = moleculeSearchRequest(q);

@@ -5,6 +5,8 @@
 
 /** Where an answer came from: every ChEMBL answer carries it (CC BY-SA 3.0 requires the attribution). */
 export interface Source {
+  /** The SQLite dump's file name when the offline source (CHEMBL_SQLITE) answered; absent for the web API. */
+  dump?: string;
   database: "ChEMBL";
   /** The release the API reported on its status endpoint, e.g. "ChEMBL_36"; null when the status call failed. */
   release: string | null;

@@ -1,0 +1,44 @@
+/** The messages between the main thread (source.ts) and the dump's worker thread (worker.ts). */
+
+export interface WorkerSetup {
+  dump: string;
+  /** Where the sidecar may live, tried in order (next to the dump, then a cache directory). */
+  sidecarDirs: string[];
+  sidecarName: string;
+  /** The driver's module name (tests name a missing one). */
+  driver: string;
+}
+
+export interface WorkerRequest {
+  id: number;
+  /** The API path after the base URL, without ".json" (e.g. "molecule/CHEMBL25"). */
+  path: string;
+  /** The query string. */
+  query: string;
+}
+
+export interface WorkerReply {
+  id: number;
+  status: number;
+  body: string;
+  error?: string;
+}
+
+/** What doctor and the answers' provenance say about the dump. */
+export interface DumpInfo {
+  path: string;
+  release: string | null;
+  release_date: string | null;
+  size_bytes: number;
+  /** The sidecar file of lookup keys and names, or null (lookups then scan the dump where it has no index). */
+  sidecar: string | null;
+  /** The similarity/substructure index (not built by this version): null. */
+  structure_index: string | null;
+}
+
+export type WorkerMessage =
+  | { kind: "ready"; info: DumpInfo }
+  | { kind: "fatal"; reason: string; message: string }
+  /** The first open builds the lookup sidecar: one message per step. */
+  | { kind: "progress"; message: string }
+  | ({ kind: "answer" } & WorkerReply);
