@@ -16,65 +16,21 @@ import { join } from "node:path";
 import { CanvasManager } from "../src/domain/canvas/canvas.js";
 import { ChemblService } from "../src/domain/chembl/service.js";
 import { createChemblGetBioactivitiesTool } from "../src/tools/chembl_get_bioactivities.js";
-import { buildDump, loadDriver } from "../test/fixtures/chembl/dump.js";
+import { BENCH_ASSAYS as ASSAYS, BENCH_MOLECULES as MOLECULES, BENCH_TARGET as TARGET, benchMoleculeId, buildBenchDump } from "./lib/chembl-dump.js";
 import { ok, testConfig } from "../test/fixtures/chembl/harness.js";
 import type { FakeChembl } from "../test/fixtures/chembl/fake-server.js";
 import { median, percentile, sortedCopy } from "./lib/stats.js";
 
 const ROWS = Number(process.env.BENCH_SQLITE_ROWS ?? 50_000);
 const RUNS = Number(process.env.BENCH_SQLITE_RUNS ?? 3);
-const MOLECULES = 5_000;
-const ASSAYS = 1_000;
-const TARGET = "CHEMBL4999999";
-
-const Driver = loadDriver();
-if (!Driver) {
-  console.log("skipped: the optional SQLite driver better-sqlite3 is not installed");
-  process.exit(0);
-}
 
 const dir = mkdtempSync(join(tmpdir(), "chembl-bench-"));
 const path = join(dir, "chembl_bench.db");
 try {
-  buildDump(path, Driver);
-  const db = new Driver(path);
-  db.exec("BEGIN");
-  db.prepare("INSERT INTO target_dictionary (tid, target_type, pref_name, tax_id, organism, chembl_id, species_group_flag) VALUES (?, ?, ?, ?, ?, ?, 0)").run(
-    9_000,
-    "SINGLE PROTEIN",
-    "Bench kinase",
-    9606,
-    "Homo sapiens",
-    TARGET,
-  );
-  const mol = db.prepare(
-    "INSERT INTO molecule_dictionary (molregno, chembl_id, pref_name, max_phase, therapeutic_flag, dosed_ingredient, structure_type, molecule_type, oral, parenteral, topical, black_box_warning, first_in_class, chirality, prodrug, inorganic_flag, withdrawn_flag, chemical_probe) VALUES (?, ?, NULL, NULL, 0, 0, 'MOL', 'Small molecule', 0, 0, 0, 0, 0, 2, 0, 0, 0, 0)",
-  );
-  const hier = db.prepare("INSERT INTO molecule_hierarchy (molregno, parent_molregno, active_molregno) VALUES (?, ?, ?)");
-  const struct = db.prepare("INSERT INTO compound_structures (molregno, standard_inchi_key, canonical_smiles) VALUES (?, ?, ?)");
-  const props = db.prepare("INSERT INTO compound_properties (molregno, mw_freebase, alogp, hba, hbd, psa, full_molformula) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  for (let i = 0; i < MOLECULES; i++) {
-    const m = 100_000 + i;
-    mol.run(m, `CHEMBL${7_000_000 + i}`);
-    hier.run(m, m, m);
-    struct.run(m, `BENCH${String(i).padStart(9, "0")}-UHFFFAOYSA-N`, `CC(=O)Nc1ccc(cc1)C(=O)N${"C".repeat(1 + (i % 9))}O`);
-    props.run(m, 200 + (i % 300), 1.5, 3, 1, 60.2, "C10H12N2O3");
+  if (!buildBenchDump(path, ROWS)) {
+    console.log("skipped: the optional SQLite driver better-sqlite3 is not installed");
+    process.exit(0);
   }
-  const assay = db.prepare(
-    "INSERT INTO assays (assay_id, doc_id, description, assay_type, tid, src_id, chembl_id, bao_format, aidx) VALUES (?, 1, ?, 'B', 9000, 1, ?, 'BAO_0000357', 'CLD0')",
-  );
-  for (let i = 0; i < ASSAYS; i++) assay.run(50_000 + i, `Bench assay ${i}`, `CHEMBL${6_000_000 + i}`);
-  const act = db.prepare(
-    "INSERT INTO activities (activity_id, assay_id, doc_id, record_id, molregno, standard_relation, standard_value, standard_units, standard_flag, standard_type, potential_duplicate, pchembl_value, src_id, type, relation, value, units) VALUES (?, ?, 1, ?, ?, '=', ?, 'nM', 1, ?, 0, ?, 1, ?, '=', ?, 'nM')",
-  );
-  for (let i = 0; i < ROWS; i++) {
-    const pchembl = Number((9.99 - (i % 500) * 0.01).toFixed(2));
-    const nM = 10 ** (9 - pchembl);
-    const type = i % 5 === 0 ? "Ki" : "IC50";
-    act.run(10_000_000 + i, 50_000 + (i % ASSAYS), 20_000_000 + i, 100_000 + (i % MOLECULES), nM, type, pchembl, type, nM);
-  }
-  db.exec("COMMIT");
-  db.close();
   const size = statSync(path).size;
 
   const fakeless = { baseUrl: "http://127.0.0.1:9/unused" } as FakeChembl;
@@ -95,7 +51,7 @@ try {
   const lookups: number[] = [];
   for (let i = 0; i < 500; i++) {
     const start = performance.now();
-    await s.getMolecule(`CHEMBL${7_000_000 + ((i * 37) % MOLECULES)}`);
+    await s.getMolecule(benchMoleculeId((i * 37) % MOLECULES));
     lookups.push(performance.now() - start);
   }
   await s.close();
