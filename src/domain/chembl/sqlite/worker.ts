@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { answer, releaseOf, type Row, type SqlDb } from "./rest.js";
+import { packAnswer } from "./columnar.js";
 import { SIDECAR_FORMAT, indexedColumns, keyTable, makeLayout, missingLookups, quote, tablesOf } from "./layout.js";
 import type { RDKit } from "../../chem/rdkit.js";
 import type { DumpInfo, WorkerReply, WorkerRequest, WorkerSetup } from "./protocol.js";
@@ -81,7 +82,7 @@ function buildSidecar(Driver: Driver, db: Database, path: string, stamp: string,
   }
 }
 
-async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: WorkerRequest) => WorkerReply }> {
+async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: WorkerRequest) => { reply: WorkerReply; transfer: ArrayBuffer[] } }> {
   let Driver: Driver;
   try {
     const mod = (await import(setup.driver)) as { default: Driver };
@@ -163,7 +164,11 @@ async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: Worke
     info,
     handle: (r) => {
       const res = answer(cached, layout, r.path, new URLSearchParams(r.query));
-      return { id: r.id, status: res.status, body: res.body === null ? "" : JSON.stringify(res.body) };
+      if (res.status < 200 || res.status >= 300 || res.body === null)
+        return { reply: { id: r.id, status: res.status, body: res.body === null ? "" : JSON.stringify(res.body) }, transfer: [] };
+      // An answer crosses packed (columnar.ts): no JSON text to write here and parse there.
+      const packed = packAnswer(res.body);
+      return { reply: { id: r.id, status: res.status, body: "", packed: packed.value, bytes: packed.bytes }, transfer: packed.transfer };
     },
   };
 }
@@ -182,7 +187,8 @@ port.on("message", (msg: WorkerRequest) => {
         const { loadRDKit } = await import("../../chem/rdkit.js");
         rdkit = await loadRDKit();
       }
-      port.postMessage({ kind: "answer", ...handle(msg) });
+      const { reply, transfer } = handle(msg);
+      port.postMessage({ kind: "answer", ...reply }, transfer);
     } catch (e) {
       port.postMessage({ kind: "answer", id: msg.id, status: 500, body: "", error: (e as Error).message });
     }
