@@ -25,8 +25,12 @@ export interface SqlDb {
 export interface SqlStatement {
   all(...params: unknown[]): unknown[];
   get(...params: unknown[]): unknown;
+  /** The rows one at a time (a loop may stop early). */
+  iterate(...params: unknown[]): IterableIterator<unknown>;
   /** Rows as arrays of values in column order (true) instead of objects. */
   raw(toggle?: boolean): SqlStatement;
+  /** Each row as its first column's value (true). */
+  pluck(toggle?: boolean): SqlStatement;
 }
 
 export type Row = Record<string, unknown>;
