@@ -110,6 +110,8 @@ test("the search ranks as the scan it replaced, with and without the trigram ind
 
 test("a common query stops at the cap; exact names rank first", { skip }, () => {
   const names = Array.from({ length: 500 }, (_, i) => ({ molregno: 500 - i, kind: i % 3 === 0 ? 0 : 1, name: `Imatinib ${i}` }));
+  // Half the molecules have a second name with the same prefix (the prefix read in molregno order meets them twice).
+  for (let i = 0; i < 500; i += 2) names.push({ molregno: 500 - i, kind: 1, name: `imatinib mesylate ${i}` });
   names.push({ molregno: 400, kind: 0, name: " IMATINIB " }, { molregno: 7, kind: 1, name: "imatinib" }, { molregno: 3, kind: 1, name: "imatinibum" });
   const db = namesDb(names);
   try {
@@ -121,6 +123,7 @@ test("a common query stops at the cap; exact names rank first", { skip }, () => 
     ]);
     assert.equal(hits.length, 20);
     assert.deepEqual(hits, scan(db, "Imatinib", 20));
+    for (const cap of [1, 7, 100, 10_000]) assert.deepEqual(searchNames(db, "main", "imat", true, cap), scan(db, "imat", cap), `cap ${cap}`);
     assert.deepEqual(searchNames(db, "main", "tinib 4", true, 10_000), scan(db, "tinib 4", 10_000));
   } finally {
     db.close();

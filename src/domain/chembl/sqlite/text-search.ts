@@ -6,7 +6,8 @@
  * 1 a synonym is, 2 a name starts with it, 3 a name contains it; ties by molregno; at most NAME_CAP hits.
  * It is the ranking of a plain scan (`instr(key, t) > 0`, GROUP BY molregno, ORDER BY rank, molregno),
  * computed without reading every name:
- *   - exact and prefix hits from the index on key (a prefix is a key range);
+ *   - exact and prefix hits from the index on key (a prefix is a key range; one holding many names, a common
+ *     letter, is read from the names in molregno order until the cap instead);
  *   - "contains" hits only while fewer than NAME_CAP are ranked, read in molregno order (the names are
  *     written in molregno order, so rowid order is molregno order) until the cap is reached: from the
  *     FTS5 trigram index `names_fts` (every 3-character substring of each name) for a query of 3 or more
@@ -38,6 +39,9 @@ export const TEXT_INDEX_FILL = [
   "INSERT INTO names_grams SELECT term FROM temp.names_vocab",
   "DROP TABLE temp.names_vocab",
 ];
+
+/** A prefix matching over this many times the cap in names is read in molregno order instead of whole (a common letter). */
+const PREFIX_READ_FACTOR = 8;
 
 /** A short query whose trigrams are more than this many is read by a scan instead (a common letter: the scan stops early). */
 const MAX_OR_TRIGRAMS = 64;
@@ -96,18 +100,31 @@ export function searchNames(db: SqlDb, schema: string, term: string, textIndex: 
   }
   const out = [...exact].sort((a, b) => a[1] - b[1] || a[0] - b[0]).map(([molregno, rank]) => ({ molregno, rank }));
   if (out.length >= cap) return out.slice(0, cap);
-  // Rank 2: a name starts with the query (a key range of the index on key).
+  // Rank 2: a name starts with the query: a key range of the index on key, read whole when it holds fewer
+  // than PREFIX_READ_CAP names; a larger one (a common letter) by the names in molregno order until the cap.
   const end = prefixEnd(t);
-  const prefixed = (
-    end === null
-      ? db.prepare(`SELECT molregno FROM ${schema}.names WHERE key > ?`).pluck().all(t)
-      : db.prepare(`SELECT molregno FROM ${schema}.names WHERE key > ? AND key < ?`).pluck().all(t, end)
-  ) as number[];
-  for (const molregno of sortedDistinct(prefixed)) {
-    if (exact.has(molregno)) continue;
+  const range = end === null ? `key > ?` : `key > ? AND key < ?`;
+  const bounds = end === null ? [t] : [t, end];
+  const limit = cap * PREFIX_READ_FACTOR;
+  const prefixed = db
+    .prepare(`SELECT molregno FROM ${schema}.names WHERE ${range} LIMIT ?`)
+    .pluck()
+    .all(...bounds, limit) as number[];
+  const inOrder: Iterable<number> =
+    prefixed.length < limit
+      ? sortedDistinct(prefixed)
+      : (db
+          .prepare(`SELECT molregno FROM ${schema}.names WHERE ${range.replace(/key/g, "+key")} ORDER BY rowid`)
+          .pluck()
+          .iterate(...bounds) as Iterable<number>);
+  let last = -1;
+  for (const molregno of inOrder) {
+    if (molregno === last || exact.has(molregno)) continue;
+    last = molregno;
     out.push({ molregno, rank: 2 });
-    if (out.length >= cap) return out;
+    if (out.length >= cap) break;
   }
+  if (out.length >= cap) return out;
   // Rank 3: the names containing the query, in molregno order, until the cap.
   const ranked = new Set(out.map((h) => h.molregno));
   for (const molregno of containing(db, schema, t, textIndex)) {
