@@ -43,6 +43,7 @@ export interface ReportInput {
   /** Rendered sections (bench/batch.ts, bench/3d.ts). */
   batch?: string | undefined;
   threeD?: string | undefined;
+  sqlite?: string | undefined;
   settings: {
     cores: number;
     rounds: number;
@@ -181,7 +182,9 @@ export function renderReport(input: ReportInput): string {
     "",
     "```sh",
     "npm run bench                                   # everything, writes docs/benchmarks.md",
-    "BENCH_SECTIONS=stdio,cold npm run bench         # some sections (stdio, http, cold, memory, chembl, batch, 3d)",
+    "BENCH_SECTIONS=stdio,cold npm run bench         # some sections (stdio, http, cold, memory, chembl, batch, 3d, sqlite)",
+    "BENCH_SECTIONS=sqlite BENCH_OUT=- npm run bench # one section alone, printed (this file is left as it is)",
+    "npm run bench:sqlite                            # the offline ChEMBL section on its own",
     "BENCH_N=5000 BENCH_ROUNDS=5 npm run bench       # more calls per measurement, more rounds",
     "node build/bench/soak.js                        # the soak (not in CI): SOAK_MINUTES=30 by default",
     "```",
@@ -318,5 +321,6 @@ export function renderReport(input: ReportInput): string {
   }
   if (input.batch) parts.push("## Batch and canvas: against one thread", "", input.batch, "");
   if (input.threeD) parts.push("## 3D", "", input.threeD.replace(/^### 3D: /, "### "), "");
+  if (input.sqlite) parts.push("## Offline ChEMBL (CHEMBL_SQLITE)", "", input.sqlite, "");
   return `${parts.join("\n")}\n`;
 }

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MODERN_META, ServerProcess } from "../helpers/server-process.js";
+import { MODERN_META, ServerProcess, type Message } from "../helpers/server-process.js";
 import { buildDump, loadDriver } from "../fixtures/chembl/dump.js";
 import { ASPIRIN_SMILES } from "../fixtures/chembl/world.js";
 
@@ -66,5 +66,82 @@ describe("stdio server with CHEMBL_SQLITE and CHEMATIC_OFFLINE=1", { skip }, () 
     const r = await s.request(100, "resources/read", { _meta: MODERN_META, uri: "chembl://molecule/CHEMBL25" }, 30_000);
     const text = (r.result as { contents: Array<{ text: string }> }).contents[0]!.text;
     assert.equal((JSON.parse(text) as { molecule_chembl_id: string }).molecule_chembl_id, "CHEMBL25");
+  });
+});
+
+/**
+ * Item 5's last sentence: a dump query never stalls the protocol. A target search whose name filter is slow
+ * on purpose (SQLite's LIKE tries a 200-character pattern at every position of 300 names of 100,000
+ * characters: seconds of CPU in the dump's worker thread, however fast the machine) runs while ping,
+ * tools/list and a chemistry tool answer; past CHEMBL_REQUEST_TIMEOUT_MS it answers a typed error, and the
+ * next ChEMBL call is answered by the worker that replaced the stuck one.
+ */
+describe("a slow dump query does not stall the protocol", { skip }, () => {
+  let dir: string;
+  let s: ServerProcess;
+  const TIMEOUT_MS = 3_000;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "chembl-e2e-slow-"));
+    const path = join(dir, "chembl_36.db");
+    buildDump(path, Driver!);
+    const db = new Driver!(path);
+    db.exec(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) " +
+        "INSERT INTO target_dictionary (tid, target_type, pref_name, tax_id, organism, chembl_id, species_group_flag) " +
+        "SELECT 100000 + i, 'SINGLE PROTEIN', replace(hex(zeroblob(50000)), '0', 'a'), 9606, 'Homo sapiens', 'CHEMBL' || (900000 + i), 0 FROM n",
+    );
+    db.close();
+    s = new ServerProcess({
+      CHEMATIC_OFFLINE: "1",
+      CHEMBL_SQLITE: path,
+      CHEMBL_API_BASE_URL: "http://127.0.0.1:9/chembl/api/data",
+      CHEMBL_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
+  });
+  after(async () => {
+    s?.kill();
+    await s?.exited;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("ping, tools/list and a chemistry tool answer while it runs; past its timeout it answers a typed error and the next call works", async () => {
+    const init = await s.request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } });
+    assert.ok(init.result);
+    s.send({ jsonrpc: "2.0", method: "notifications/initialized", params: {} });
+    const call = (id: number, name: string, args: Record<string, unknown>) => s.request(id, "tools/call", { name, arguments: args }, 60_000);
+    // The dump opened (its lookup sidecar built) and a chemistry worker ready, before the slow query.
+    assert.equal((await call(2, "chembl_search_molecules", { query: "aspirin" })).result!.isError, undefined);
+    assert.equal((await call(3, "canonical_smiles", { smiles: "OCC" })).result!.isError, undefined);
+
+    const started = performance.now();
+    const slow = call(10, "chembl_search_targets", { query: `${"a".repeat(199)}b` });
+    let slowAnswered = false;
+    void slow.then(() => (slowAnswered = true));
+    const prompt: Array<[string, number]> = [];
+    const timed = async (what: string, reply: Promise<Message>) => {
+      const t = performance.now();
+      const m = await reply;
+      assert.equal(m.error, undefined, `${what}: ${JSON.stringify(m.error)}`);
+      assert.equal(slowAnswered, false, `${what} was answered while the slow query still ran`);
+      prompt.push([what, performance.now() - t]);
+    };
+    await timed("ping", s.request(11, "ping", {}, 10_000));
+    await timed("tools/list", s.request(12, "tools/list", {}, 10_000));
+    await timed("canonical_smiles", call(13, "canonical_smiles", { smiles: "c1ccccc1O" }));
+    // Generous: each is milliseconds on an idle main thread; the slow query alone holds the dump's worker for seconds.
+    for (const [what, ms] of prompt) assert.ok(ms < TIMEOUT_MS, `${what} took ${ms.toFixed(0)} ms while the dump's worker was busy`);
+
+    const answer = (await slow).result!;
+    const elapsed = performance.now() - started;
+    assert.equal(answer.isError, true, JSON.stringify(answer).slice(0, 400));
+    const { error } = JSON.parse((answer.content as Array<{ text: string }>)[0]!.text) as { error: { code: string; details: { reason: string } } };
+    assert.equal(error.code, "UPSTREAM_UNAVAILABLE");
+    assert.equal(error.details.reason, "timeout");
+    assert.ok(elapsed >= TIMEOUT_MS - 100 && elapsed < TIMEOUT_MS + 20_000, `the slow query answered after ${elapsed.toFixed(0)} ms`);
+
+    // The stuck worker was replaced: the next ChEMBL call is answered from the dump.
+    const next = (await call(20, "chembl_search_molecules", { query: "aspirin" })).result!;
+    assert.equal(next.isError, undefined, JSON.stringify(next).slice(0, 400));
+    assert.equal((next.structuredContent as { molecules: Array<{ molecule_chembl_id: string }> }).molecules[0]!.molecule_chembl_id, "CHEMBL25");
   });
 });

@@ -13,6 +13,12 @@ export interface HttpResponse {
   /** Header names lower-cased; repeated headers joined with ", ". */
   headers: Record<string, string>;
   body: string;
+  /**
+   * The body already parsed, from a source that never writes it as text (the offline dump's worker hands
+   * its answers over packed, sqlite/columnar.ts; `body` then writes the text only when read), and `bytes`
+   * the length of that text, estimated (the response cache weighs entries by it).
+   */
+  parsed?: { value: unknown; bytes: number };
 }
 
 export interface FetchOptions {

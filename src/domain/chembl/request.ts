@@ -184,13 +184,16 @@ export class ChemblRequests {
         if (res.status >= 200 && res.status < 300) {
           let value: unknown;
           let parseError: unknown;
-          try {
-            value = JSON.parse(res.body);
-          } catch (e) {
-            parseError = e;
+          if (res.parsed) value = res.parsed.value;
+          else {
+            try {
+              value = JSON.parse(res.body);
+            } catch (e) {
+              parseError = e;
+            }
           }
           if (parseError === undefined && isJson(value) && (!control.accept || control.accept(value))) {
-            if (useCache) this.cache.set(url, value, res.body.length);
+            if (useCache) this.cache.set(url, value, res.parsed?.bytes ?? res.body.length);
             return value;
           }
           failure = malformedBody(purpose, parseError ?? new Error("unexpected JSON shape"));

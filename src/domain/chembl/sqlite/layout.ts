@@ -5,10 +5,12 @@
  * A key table `k_<table>_<column>(k, rid)` maps a column's value (or a derived key, e.g. a gene symbol
  * trimmed and lower-cased) to the dump row's rowid, indexed on k; a lookup then reads
  * `alias.rowid IN (SELECT rid FROM side.k_... WHERE k = ?)`. The `names` table holds every molecule's
- * preferred name (kind 0) and synonym (kind 1), trimmed and lower-cased, for the offline text search.
+ * preferred name (kind 0) and synonym (kind 1), trimmed and lower-cased, for the offline text search
+ * (text-search.ts, with its trigram index `names_fts`).
  * The sidecar is stamped with the dump's size, mtime and release; a stale one is rebuilt.
  */
 import type { DumpLayout, Row, SqlDb } from "./rest.js";
+import { searchNames } from "./text-search.js";
 
 /** The lookups the offline source makes: table, column, and the key expression when it is not the column itself. */
 export const LOOKUPS: ReadonlyArray<{ table: string; column: string; expr?: string }> = [
@@ -32,7 +34,8 @@ export const LOOKUPS: ReadonlyArray<{ table: string; column: string; expr?: stri
   { table: "drug_warning", column: "molregno" },
 ];
 
-export const SIDECAR_FORMAT = 1;
+/** 2: names in molregno order with a covering index on key, and their trigram index (text-search.ts). */
+export const SIDECAR_FORMAT = 2;
 
 /** Columns that lead one of the dump's own indexes (a primary key or unique constraint counts), as "table.column". */
 export function indexedColumns(db: SqlDb, tables: Set<string>): Set<string> {
@@ -70,6 +73,8 @@ export interface LayoutParts {
   sidecarKeys: Set<string>;
   /** The sidecar holds the names table. */
   sidecarNames: boolean;
+  /** The sidecar holds the names' trigram index (text-search.ts). */
+  sidecarText: boolean;
 }
 
 export function tablesOf(db: SqlDb): { tables: Set<string>; columns: Set<string> } {
@@ -100,10 +105,10 @@ export function makeLayout(db: SqlDb, parts: LayoutParts, inchiKeyOf: (smiles: s
     },
     inchiKeyOf,
     searchNames(term) {
+      if (parts.sidecarNames) return searchNames(db, "side", term, parts.sidecarText);
+      // Without a sidecar: the same ranking by a scan of the dump's own tables.
       const t = term.trim().toLowerCase();
-      const source = parts.sidecarNames
-        ? "side.names"
-        : `(SELECT lower(trim(pref_name)) AS key, molregno, 0 AS kind FROM molecule_dictionary WHERE pref_name IS NOT NULL
+      const source = `(SELECT lower(trim(pref_name)) AS key, molregno, 0 AS kind FROM molecule_dictionary WHERE pref_name IS NOT NULL
             UNION ALL SELECT lower(trim(synonyms)), molregno, 1 FROM molecule_synonyms WHERE synonyms IS NOT NULL)`;
       const rows = db
         .prepare(

@@ -1,4 +1,5 @@
 /** The messages between the main thread (source.ts) and the dump's worker thread (worker.ts). */
+import type { Packed } from "./columnar.js";
 
 export interface WorkerSetup {
   dump: string;
@@ -20,7 +21,11 @@ export interface WorkerRequest {
 export interface WorkerReply {
   id: number;
   status: number;
+  /** The answer's JSON text; empty when it comes packed. */
   body: string;
+  /** A 2xx answer packed column-wise (columnar.ts), with its JSON text's length estimated. */
+  packed?: Packed;
+  bytes?: number;
   error?: string;
 }
 

@@ -15,10 +15,22 @@
  * tissue_dictionary, target_dictionary, target_components, component_sequences, component_synonyms, docs,
  * drug_mechanism, mechanism_refs, drug_indication, indication_refs, drug_warning, warning_refs, version.
  */
+import { RecordRows } from "./columnar.js";
 
 /** The slice of a SQLite driver this module needs (better-sqlite3's Database fits it). */
 export interface SqlDb {
-  prepare(sql: string): { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown };
+  prepare(sql: string): SqlStatement;
+}
+
+export interface SqlStatement {
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+  /** The rows one at a time (a loop may stop early). */
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+  /** Rows as arrays of values in column order (true) instead of objects. */
+  raw(toggle?: boolean): SqlStatement;
+  /** Each row as its first column's value (true). */
+  pluck(toggle?: boolean): SqlStatement;
 }
 
 export type Row = Record<string, unknown>;
@@ -62,7 +74,7 @@ function placeholders(n: number): string {
 }
 
 /** A limit/offset page of `total` keys, in the API's envelope. */
-function envelope(path: string, key: string, rows: Row[], total: number, limit: number, offset: number): RestAnswer {
+function envelope(path: string, key: string, rows: Row[] | RecordRows, total: number, limit: number, offset: number): RestAnswer {
   const next = offset + limit < total ? `${API_PREFIX}/${path}.json?limit=${limit}&offset=${offset + limit}` : null;
   const previous = offset > 0 ? `${API_PREFIX}/${path}.json?limit=${limit}&offset=${Math.max(0, offset - limit)}` : null;
   return { status: 200, body: { [key]: rows, page_meta: { limit, next, offset, previous, total_count: total } } };
@@ -602,89 +614,162 @@ function entities(db: SqlDb, layout: DumpLayout, kind: "molecule" | "assay" | "d
   return cache;
 }
 
-function activityRecords(db: SqlDb, layout: DumpLayout, ids: number[]): Row[] {
-  if (ids.length === 0) return [];
+/** The activity columns a page reads, in this order (its rows are read as arrays, by position). */
+const PAGE_COLUMNS = [
+  "activity_id",
+  "molregno",
+  "assay_id",
+  "doc_id",
+  "action_type",
+  "activity_comment",
+  "data_validity_comment",
+  "pchembl_value",
+  "potential_duplicate",
+  "relation",
+  "src_id",
+  "standard_relation",
+  "standard_type",
+  "standard_units",
+  "standard_upper_value",
+  "standard_value",
+  "type",
+  "units",
+  "value",
+] as const;
+const C = Object.fromEntries(PAGE_COLUMNS.map((c, i) => [c, i])) as Record<(typeof PAGE_COLUMNS)[number], number>;
+
+/** An activity record's keys in the API's shape, in the order its values are written below. */
+const ACTIVITY_KEYS = [
+  "action_type",
+  "activity_comment",
+  "activity_id",
+  "assay_chembl_id",
+  "assay_description",
+  "assay_type",
+  "assay_variant_accession",
+  "assay_variant_mutation",
+  "bao_label",
+  "canonical_smiles",
+  "data_validity_comment",
+  "data_validity_description",
+  "document_chembl_id",
+  "document_journal",
+  "document_year",
+  "ligand_efficiency",
+  "molecule_chembl_id",
+  "molecule_pref_name",
+  "parent_molecule_chembl_id",
+  "pchembl_value",
+  "potential_duplicate",
+  "relation",
+  "src_id",
+  "standard_relation",
+  "standard_type",
+  "standard_units",
+  "standard_upper_value",
+  "standard_value",
+  "target_chembl_id",
+  "target_organism",
+  "target_pref_name",
+  "target_tax_id",
+  "type",
+  "units",
+  "value",
+];
+
+/**
+ * The activity records of a page, in the order of `ids`: its activities read as arrays (a page is the hot
+ * path of a walk: no object per row), with their ligand efficiency and validity text, and the entities
+ * they name from the per-worker caches; held as rows of values under ACTIVITY_KEYS (columnar.ts packs them
+ * column by column, and their JSON is the objects they stand for).
+ */
+function activityRecords(db: SqlDb, layout: DumpLayout, ids: number[]): RecordRows {
+  if (ids.length === 0) return new RecordRows(ACTIVITY_KEYS, []);
   const hasLe = layout.tables.has("ligand_eff");
   const hasDv = layout.tables.has("data_validity_lookup");
+  const le = PAGE_COLUMNS.length;
+  const dv = le + (hasLe ? 5 : 0);
   const rows = db
     .prepare(
-      `SELECT a.activity_id, a.molregno, a.assay_id, a.doc_id, a.action_type, a.activity_comment, a.data_validity_comment, a.pchembl_value,
-         a.potential_duplicate, a.relation, a.src_id, a.standard_relation, a.standard_type, a.standard_units, a.standard_upper_value,
-         a.standard_value, a.type, a.units, a.value
-         ${hasLe ? ", le.le AS le_le, le.lle AS le_lle, le.bei AS le_bei, le.sei AS le_sei, le.activity_id AS le_id" : ""}
-         ${hasDv ? ", dv.description AS data_validity_description" : ""}
+      `SELECT ${PAGE_COLUMNS.map((c) => `a.${c}`).join(", ")}
+         ${hasLe ? ", le.le, le.lle, le.bei, le.sei, le.activity_id" : ""}
+         ${hasDv ? ", dv.description" : ""}
        FROM activities a
        ${hasLe ? "LEFT JOIN ligand_eff le ON le.activity_id = a.activity_id" : ""}
        ${hasDv ? "LEFT JOIN data_validity_lookup dv ON dv.data_validity_comment = a.data_validity_comment" : ""}
        WHERE a.activity_id IN (${placeholders(ids.length)})`,
     )
-    .all(...ids) as Row[];
+    .raw(true)
+    .all(...ids) as unknown[][];
   const molecules = entities(
     db,
     layout,
     "molecule",
-    rows.map((r) => r.molregno),
+    rows.map((r) => r[C.molregno]),
   );
   const assays = entities(
     db,
     layout,
     "assay",
-    rows.map((r) => r.assay_id),
+    rows.map((r) => r[C.assay_id]),
   );
   const docs = entities(
     db,
     layout,
     "doc",
-    rows.map((r) => r.doc_id),
+    rows.map((r) => r[C.doc_id]),
   );
   const none: Row = {};
-  const byId = new Map(rows.map((r) => [r.activity_id as number, r]));
-  return ids
-    .map((id) => byId.get(id))
-    .filter((r): r is Row => r !== undefined)
-    .map((r) => {
-      const m = (r.molregno === null ? none : molecules.get(r.molregno)) ?? none;
-      const s = assays.get(r.assay_id) ?? none;
-      const d = (r.doc_id === null ? none : docs.get(r.doc_id)) ?? none;
-      return {
-        action_type: r.action_type ?? null,
-        activity_comment: r.activity_comment ?? null,
-        activity_id: r.activity_id,
-        assay_chembl_id: s.assay_chembl_id ?? null,
-        assay_description: s.assay_description ?? null,
-        assay_type: s.assay_type ?? null,
-        assay_variant_accession: s.assay_variant_accession ?? null,
-        assay_variant_mutation: s.assay_variant_mutation ?? null,
-        bao_label: s.bao_label ?? null,
-        canonical_smiles: m.canonical_smiles ?? null,
-        data_validity_comment: r.data_validity_comment ?? null,
-        data_validity_description: r.data_validity_description ?? null,
-        document_chembl_id: d.document_chembl_id ?? null,
-        document_journal: d.document_journal ?? null,
-        document_year: d.document_year ?? null,
-        ligand_efficiency:
-          r.le_id !== undefined && r.le_id !== null ? { bei: r.le_bei ?? null, le: r.le_le ?? null, lle: r.le_lle ?? null, sei: r.le_sei ?? null } : null,
-        molecule_chembl_id: m.molecule_chembl_id ?? null,
-        molecule_pref_name: m.molecule_pref_name ?? null,
-        parent_molecule_chembl_id: m.parent_molecule_chembl_id ?? null,
-        pchembl_value: r.pchembl_value ?? null,
-        potential_duplicate: r.potential_duplicate ?? null,
-        relation: r.relation ?? null,
-        src_id: r.src_id ?? null,
-        standard_relation: r.standard_relation ?? null,
-        standard_type: r.standard_type ?? null,
-        standard_units: r.standard_units ?? null,
-        standard_upper_value: r.standard_upper_value ?? null,
-        standard_value: r.standard_value ?? null,
-        target_chembl_id: s.target_chembl_id ?? null,
-        target_organism: s.target_organism ?? null,
-        target_pref_name: s.target_pref_name ?? null,
-        target_tax_id: s.target_tax_id ?? null,
-        type: r.type ?? null,
-        units: r.units ?? null,
-        value: r.value ?? null,
-      };
-    });
+  const byId = new Map(rows.map((r) => [r[C.activity_id] as number, r]));
+  const out: unknown[][] = [];
+  for (const id of ids) {
+    const r = byId.get(id);
+    if (r === undefined) continue;
+    const molregno = r[C.molregno];
+    const docId = r[C.doc_id];
+    const m = (molregno === null ? none : molecules.get(molregno)) ?? none;
+    const s = assays.get(r[C.assay_id]) ?? none;
+    const d = (docId === null ? none : docs.get(docId)) ?? none;
+    const leId = hasLe ? r[le + 4] : null;
+    out.push([
+      r[C.action_type] ?? null,
+      r[C.activity_comment] ?? null,
+      r[C.activity_id],
+      s.assay_chembl_id ?? null,
+      s.assay_description ?? null,
+      s.assay_type ?? null,
+      s.assay_variant_accession ?? null,
+      s.assay_variant_mutation ?? null,
+      s.bao_label ?? null,
+      m.canonical_smiles ?? null,
+      r[C.data_validity_comment] ?? null,
+      hasDv ? (r[dv] ?? null) : null,
+      d.document_chembl_id ?? null,
+      d.document_journal ?? null,
+      d.document_year ?? null,
+      leId !== undefined && leId !== null ? { bei: r[le + 2] ?? null, le: r[le] ?? null, lle: r[le + 1] ?? null, sei: r[le + 3] ?? null } : null,
+      m.molecule_chembl_id ?? null,
+      m.molecule_pref_name ?? null,
+      m.parent_molecule_chembl_id ?? null,
+      r[C.pchembl_value] ?? null,
+      r[C.potential_duplicate] ?? null,
+      r[C.relation] ?? null,
+      r[C.src_id] ?? null,
+      r[C.standard_relation] ?? null,
+      r[C.standard_type] ?? null,
+      r[C.standard_units] ?? null,
+      r[C.standard_upper_value] ?? null,
+      r[C.standard_value] ?? null,
+      s.target_chembl_id ?? null,
+      s.target_organism ?? null,
+      s.target_pref_name ?? null,
+      s.target_tax_id ?? null,
+      r[C.type] ?? null,
+      r[C.units] ?? null,
+      r[C.value] ?? null,
+    ]);
+  }
+  return new RecordRows(ACTIVITY_KEYS, out);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ToolError } from "../../errors.js";
 import { FetchAbortedError, FetchTimeoutError, type Fetcher } from "../http.js";
+import { unpack } from "./columnar.js";
 import type { DumpInfo, WorkerMessage, WorkerSetup } from "./protocol.js";
 
 export type { DumpInfo } from "./protocol.js";
@@ -30,7 +31,7 @@ export function dumpUnavailable(reason: string, message: string, path: string): 
 }
 
 interface Pending {
-  resolve(v: { status: number; body: string }): void;
+  resolve(v: { status: number; body: string; parsed?: { value: unknown; bytes: number } }): void;
   reject(e: Error): void;
 }
 
@@ -83,7 +84,7 @@ export class SqliteSource {
           if (!p) return;
           this.pending.delete(m.id);
           if (m.error !== undefined) p.reject(dumpUnavailable("query_failed", m.error, this.path));
-          else p.resolve({ status: m.status, body: m.body });
+          else p.resolve({ status: m.status, body: m.body, ...(m.packed ? { parsed: { value: unpack(m.packed), bytes: m.bytes ?? 0 } } : {}) });
         }
       });
       worker.on("error", (e) => {
@@ -175,6 +176,7 @@ export class SqliteSource {
       const worker = this.worker!;
       const id = this.nextId++;
       return new Promise((resolve, reject) => {
+        const due = performance.now() + timeoutMs;
         const timer = setTimeout(() => {
           cleanup();
           reject(new FetchTimeoutError(timeoutMs));
@@ -194,7 +196,22 @@ export class SqliteSource {
         this.pending.set(id, {
           resolve: (v) => {
             cleanup();
-            resolve({ status: v.status, headers: { "content-type": v.status === 404 ? "text/html" : "application/json" }, body: v.body });
+            // An answer read after the timeout is late whichever came first in the event loop, the timer or
+            // the worker's message (a busy main thread reads queued messages before due timers): a timeout.
+            if (performance.now() > due) return reject(new FetchTimeoutError(timeoutMs));
+            const headers = { "content-type": v.status === 404 ? "text/html" : "application/json" };
+            const parsed = v.parsed;
+            // A packed answer's text is written only if someone reads it (the service reads `parsed`).
+            if (parsed)
+              resolve({
+                status: v.status,
+                headers,
+                parsed,
+                get body() {
+                  return JSON.stringify(parsed.value);
+                },
+              });
+            else resolve({ status: v.status, headers, body: v.body });
           },
           reject: (e) => {
             cleanup();

@@ -7,7 +7,9 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { answer, releaseOf, type Row, type SqlDb } from "./rest.js";
+import { packAnswer } from "./columnar.js";
 import { SIDECAR_FORMAT, indexedColumns, keyTable, makeLayout, missingLookups, quote, tablesOf } from "./layout.js";
+import { TEXT_INDEX_DDL, TEXT_INDEX_FILL } from "./text-search.js";
 import type { RDKit } from "../../chem/rdkit.js";
 import type { DumpInfo, WorkerReply, WorkerRequest, WorkerSetup } from "./protocol.js";
 
@@ -53,7 +55,7 @@ function buildSidecar(Driver: Driver, db: Database, path: string, stamp: string,
     side.exec("CREATE TABLE meta (stamp TEXT NOT NULL)");
     for (const [i, l] of lookups.entries()) {
       const name = keyTable(l.table, l.column);
-      port.postMessage({ kind: "progress", message: `building the lookup index (${i + 1}/${lookups.length + 1}): ${l.table}.${l.column}` });
+      port.postMessage({ kind: "progress", message: `building the lookup index (${i + 1}/${lookups.length + 2}): ${l.table}.${l.column}` });
       side.exec(`CREATE TABLE ${name} (k, rid INTEGER NOT NULL)`);
       const insert = side.prepare(`INSERT INTO ${name} (k, rid) VALUES (?, ?)`) as unknown as { run(...a: unknown[]): void };
       const rows = (
@@ -64,24 +66,30 @@ function buildSidecar(Driver: Driver, db: Database, path: string, stamp: string,
       })();
       side.exec(`CREATE INDEX ix_${name} ON ${name} (k, rid)`);
     }
-    port.postMessage({ kind: "progress", message: `building the lookup index (${lookups.length + 1}/${lookups.length + 1}): molecule names and synonyms` });
+    const steps = lookups.length + 2;
+    port.postMessage({ kind: "progress", message: `building the lookup index (${steps - 1}/${steps}): molecule names and synonyms` });
     side.exec("CREATE TABLE names (key TEXT NOT NULL, molregno INTEGER NOT NULL, kind INTEGER NOT NULL)");
     const insert = side.prepare("INSERT INTO names (key, molregno, kind) VALUES (?, ?, ?)") as unknown as { run(...a: unknown[]): void };
+    // In molregno order: the text search reads "contains" hits in rowid order as molregno order (text-search.ts).
     const sql =
-      "SELECT lower(trim(pref_name)) AS key, molregno, 0 AS kind FROM molecule_dictionary WHERE pref_name IS NOT NULL AND trim(pref_name) <> ''" +
-      (hasSynonyms ? " UNION ALL SELECT lower(trim(synonyms)), molregno, 1 FROM molecule_synonyms WHERE synonyms IS NOT NULL AND trim(synonyms) <> ''" : "");
+      "SELECT key, molregno, kind FROM (SELECT lower(trim(pref_name)) AS key, molregno, 0 AS kind FROM molecule_dictionary WHERE pref_name IS NOT NULL AND trim(pref_name) <> ''" +
+      (hasSynonyms ? " UNION ALL SELECT lower(trim(synonyms)), molregno, 1 FROM molecule_synonyms WHERE synonyms IS NOT NULL AND trim(synonyms) <> ''" : "") +
+      ") ORDER BY molregno, kind";
     const rows = (db.prepare(sql) as unknown as { iterate(): Iterable<Row> }).iterate();
     side.transaction(() => {
       for (const r of rows) insert.run(r.key, r.molregno, r.kind);
     })();
-    side.exec("CREATE INDEX ix_names ON names (key)");
+    side.exec("CREATE INDEX ix_names ON names (key, molregno, kind)");
+    port.postMessage({ kind: "progress", message: `building the lookup index (${steps}/${steps}): the text index of the names` });
+    side.exec(TEXT_INDEX_DDL);
+    for (const sql of TEXT_INDEX_FILL) side.exec(sql);
     (side.prepare("INSERT INTO meta (stamp) VALUES (?)") as unknown as { run(...a: unknown[]): void }).run(stamp);
   } finally {
     side.close();
   }
 }
 
-async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: WorkerRequest) => WorkerReply }> {
+async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: WorkerRequest) => { reply: WorkerReply; transfer: ArrayBuffer[] } }> {
   let Driver: Driver;
   try {
     const mod = (await import(setup.driver)) as { default: Driver };
@@ -130,11 +138,13 @@ async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: Worke
   }
   const sidecarKeys = new Set<string>();
   let sidecarNames = false;
+  let sidecarText = false;
   if (sidecar) {
     db.exec(`ATTACH DATABASE ${quote(sidecar).replace(/^"|"$/g, "'")} AS side`);
     const sideTables = new Set((db.prepare("SELECT name FROM side.sqlite_master WHERE type = 'table'").all() as Row[]).map((r) => String(r.name)));
     for (const l of lookups) if (sideTables.has(keyTable(l.table, l.column))) sidecarKeys.add(`${l.table}.${l.column}`);
     sidecarNames = sideTables.has("names");
+    sidecarText = sideTables.has("names_fts") && sideTables.has("names_grams");
   }
   // Statements are compiled once per SQL text (a walk's pages and repeated lookups reuse them).
   const statements = new Map<string, ReturnType<SqlDb["prepare"]>>();
@@ -149,7 +159,7 @@ async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: Worke
       return st;
     },
   };
-  const layout = makeLayout(cached, { tables, columns, indexed, sidecarKeys, sidecarNames }, inchiKeyOf);
+  const layout = makeLayout(cached, { tables, columns, indexed, sidecarKeys, sidecarNames, sidecarText }, inchiKeyOf);
   const info: DumpInfo = {
     path: setup.dump,
     release: release.release,
@@ -163,7 +173,11 @@ async function open(): Promise<{ db: Database; info: DumpInfo; handle: (r: Worke
     info,
     handle: (r) => {
       const res = answer(cached, layout, r.path, new URLSearchParams(r.query));
-      return { id: r.id, status: res.status, body: res.body === null ? "" : JSON.stringify(res.body) };
+      if (res.status < 200 || res.status >= 300 || res.body === null)
+        return { reply: { id: r.id, status: res.status, body: res.body === null ? "" : JSON.stringify(res.body) }, transfer: [] };
+      // An answer crosses packed (columnar.ts): no JSON text to write here and parse there.
+      const packed = packAnswer(res.body);
+      return { reply: { id: r.id, status: res.status, body: "", packed: packed.value, bytes: packed.bytes }, transfer: packed.transfer };
     },
   };
 }
@@ -182,7 +196,8 @@ port.on("message", (msg: WorkerRequest) => {
         const { loadRDKit } = await import("../../chem/rdkit.js");
         rdkit = await loadRDKit();
       }
-      port.postMessage({ kind: "answer", ...handle(msg) });
+      const { reply, transfer } = handle(msg);
+      port.postMessage({ kind: "answer", ...reply }, transfer);
     } catch (e) {
       port.postMessage({ kind: "answer", id: msg.id, status: 500, body: "", error: (e as Error).message });
     }
