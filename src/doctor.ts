@@ -431,7 +431,7 @@ function structureIndexText(index: StructureIndexStatus): string {
   }
   if (index.state === "stale")
     return `structure index: stale, not used (${index.path}: ${index.reason ?? "it does not match the dump"}); rebuild it with chematic-mcp chembl index`;
-  return "structure index: none (similarity and substructure searches go to the web API, or answer how to build it under CHEMATIC_OFFLINE: chematic-mcp chembl index)";
+  return "structure index: none (build it with chematic-mcp chembl index; until then similarity and substructure searches go to the web API, or under CHEMATIC_OFFLINE answer how to build it)";
 }
 
 /** CHEMBL_SQLITE: the dump opens in its worker thread as the server would open it. */

@@ -215,7 +215,7 @@ test("with CHEMBL_SQLITE, doctor reports the dump: path, release, size, the look
     const path = join(dir, "chembl_36.db");
     buildDump(path, Driver);
     const { buildStructureIndex } = await import("../../src/domain/chembl/structures/build.js");
-    const built = await buildStructureIndex({ dump: path, release: "ChEMBL_36", cacheDir: join(dir, "cache") });
+    const built = await buildStructureIndex({ dump: path, release: "ChEMBL_36", cacheDir: join(dir, "cache"), workers: 1 });
     const [good, bad] = await Promise.all([
       doctor({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: path }, ["--json"]),
       doctor({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: join(dir, "missing.db") }, ["--json"]),

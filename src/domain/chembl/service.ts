@@ -220,7 +220,19 @@ export class ChemblService {
           const requests = new ChemblRequests({ ...this.config, sqlitePath: undefined }, this.options);
           return { requests, release: new ReleaseLookup(requests, this.options.statusTtlMs) };
         })();
-        const answer = await this.searchOn(this.web.requests, this.web.release, q, call);
+        let answer: MoleculeSearchResult;
+        try {
+          answer = await this.searchOn(this.web.requests, this.web.release, q, call);
+        } catch (e) {
+          // A structure the web API refused is the caller's to fix; anything else: both sources failed, say both.
+          if (!(e instanceof ToolError) || e.code === "INVALID_STRUCTURE" || call.signal.aborted) throw e;
+          throw new ToolError(
+            "UPSTREAM_UNAVAILABLE",
+            `The ChEMBL SQLite dump answers no ${type} search (${why}), and the ChEMBL web API did not answer it either: ${e.message}`,
+            { source: "sqlite", reason: index.state === "stale" ? "stale_structure_index" : "no_structure_index", search_type: type, web_error: e.code },
+            `${build}; or retry later for the web API.`,
+          );
+        }
         return { ...answer, notices: [`The ChEMBL SQLite dump answers no ${type} search: ${why}. This search was answered by the ChEMBL web API. ${build}.`] };
       }
       throw new ToolError(

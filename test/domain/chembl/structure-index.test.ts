@@ -88,7 +88,7 @@ describe("offline similarity and substructure search from the structure index", 
       )
       .all() as typeof all;
     db.close();
-    const built = await buildStructureIndex({ dump: dumpPath, release: "ChEMBL_36", cacheDir: join(dir, "cache"), workers: 2, chunkRows: 64 });
+    const built = await buildStructureIndex({ dump: dumpPath, release: "ChEMBL_36", cacheDir: join(dir, "cache"), workers: 1, chunkRows: 64 });
     header = readHeader(built.path);
     rdkit = await loadRDKit();
     runner = await localRunner(rdkit);
@@ -369,6 +369,21 @@ print(json.dumps([DataStructs.TanimotoSimilarity(fq, AllChem.GetMorganFingerprin
         assert.equal((r.value.molecules as Row[])[0]!.molecule_chembl_id, "CHEMBL25");
         assert.equal((r.value.source as Record<string, unknown>).served_from, undefined, "the web API answered");
         assert.match(r.value.notice as string, /no structure index.*web API.*chematic-mcp chembl index/);
+      }
+      // Both sources failing: the answer names the missing index, and the web API's failure.
+      const unreachable = new ChemblService(
+        { ...testConfig({ baseUrl: "http://127.0.0.1:9/chembl/api/data" } as FakeChembl), sqlitePath: copy },
+        { random: () => 0.5, retry: { baseDelayMs: 5, maxDelayMs: 10 } },
+      );
+      try {
+        const e = await fails(chemblTools(unreachable).searchMolecules, { smiles: ASPIRIN_SMILES, search_type: "substructure" }, ctx());
+        assert.equal(e.code, "UPSTREAM_UNAVAILABLE");
+        assert.equal(e.details.reason, "no_structure_index");
+        assert.equal(e.details.web_error, "UPSTREAM_UNAVAILABLE");
+        assert.match(e.message, /no structure index.*web API did not answer/);
+        assert.match(e.hint, /chematic-mcp chembl index/);
+      } finally {
+        await unreachable.close();
       }
     } finally {
       await closed.close();

@@ -164,8 +164,17 @@ export function scanSimilarity(shard: SimilarityShard): ShardHits {
   const reader = new IndexReader(shard.index, shard.build_id);
   try {
     const q = Uint32Array.from(shard.query);
+    // Only the query's set words can hold common bits; a record's own bit count is its popcount bucket's.
+    const qIdx: number[] = [];
     let qCount = 0;
-    for (let w = 0; w < FP_WORDS; w++) qCount += popcount32(q[w]!);
+    for (let w = 0; w < FP_WORDS; w++) {
+      if (q[w] === 0) continue;
+      qIdx.push(w);
+      qCount += popcount32(q[w]!);
+    }
+    const start = new Uint32Array(reader.read("popcount_start", 0, ECFP_PARAMS.nBits + 2, 4).buffer);
+    let bucket = 0;
+    while (bucket + 1 < start.length && start[bucket + 1]! <= shard.from) bucket++;
     const t = shard.threshold;
     const rec: number[] = [];
     const sim: number[] = [];
@@ -175,19 +184,18 @@ export function scanSimilarity(shard: SimilarityShard): ShardHits {
       const count = Math.min(BLOCK, shard.to - at);
       const words = new Uint32Array(reader.read("ecfp", at, count, FP_BYTES).buffer);
       for (let i = 0; i < count; i++) {
+        const r = at + i;
+        while (start[bucket + 1]! <= r) bucket++;
         const base = i * FP_WORDS;
         let common = 0;
-        let mCount = 0;
-        for (let w = 0; w < FP_WORDS; w++) {
+        for (const w of qIdx) {
           const m = words[base + w]!;
-          if (m === 0) continue;
-          mCount += popcount32(m);
-          common += popcount32(m & q[w]!);
+          if (m !== 0) common += popcount32(m & q[w]!);
         }
-        const union = qCount + mCount - common;
+        const union = qCount + bucket - common;
         // Both empty: 1, as RDKit's TanimotoSimilarity (and the tanimoto tool) say.
         if (union === 0 ? t <= 100 : 100 * common >= t * union) {
-          rec.push(at + i);
+          rec.push(r);
           sim.push(union === 0 ? 1 : common / union);
         }
       }
