@@ -6,7 +6,7 @@
  *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
  *   chematic-mcp doctor [--json] [--timeout-ms N]     check the install and the upstreams (exit 1 when a check fails)
  *   chematic-mcp chembl download [--release N] [--dir D]   fetch, check and unpack the ChEMBL SQLite release
- *   chematic-mcp chembl index [--sqlite PATH]         build the dump's lookup sidecar ahead of its first use
+ *   chematic-mcp chembl index [--sqlite PATH]         build the dump's lookup sidecar and structure index
  *   chematic-mcp --help | --version
  * Usage errors and invalid environment variables go to stderr with exit status 2; an HTTP bind failure
  * exits 1. Nothing but protocol is ever written to stdout while serving.
@@ -40,8 +40,9 @@ const USAGE = `Usage:
                                           into the current folder), check its sha256, unpack it and print
                                           the CHEMBL_SQLITE line to use; an interrupted download resumes
   chematic-mcp chembl index [--sqlite <path>]
-                                          Build the lookup index of the CHEMBL_SQLITE dump ahead of its
-                                          first use (a sidecar file; the dump is never written)
+                                          Build the lookup index and the structure index (offline
+                                          similarity and substructure search) of the CHEMBL_SQLITE dump,
+                                          in files beside it; the dump is never written
   chematic-mcp --help | --version
 
 Streamable HTTP options:
@@ -295,28 +296,72 @@ async function doctor(args: string[]): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-/** Builds (or checks) the lookup sidecar of the CHEMBL_SQLITE dump ahead of the first call. */
+/**
+ * Builds (or checks) the CHEMBL_SQLITE dump's lookup sidecar and its structure index (similarity and
+ * substructure searches) ahead of the first call; an index already up to date is kept.
+ */
 async function chemblIndex(args: string[]): Promise<number> {
   const { values } = parseStrict(args, { sqlite: { type: "string" } }, "chembl index option");
   const path = values.sqlite ?? process.env.CHEMBL_SQLITE?.trim();
   if (!path) usageError("chembl index needs the dump: set CHEMBL_SQLITE or pass --sqlite <path>");
-  const { SqliteSource } = await import("./domain/chembl/sqlite/source.js");
+  const { SqliteSource, sidecarCacheDir } = await import("./domain/chembl/sqlite/source.js");
   const { ToolError } = await import("./domain/errors.js");
+  const { StructureIndexError, buildStructureIndex } = await import("./domain/chembl/structures/build.js");
+  const { Progress, countUnits } = await import("./domain/chembl/progress.js");
   const source = new SqliteSource(resolvePath(path), process.env, undefined, (m) => process.stderr.write(`${m}\n`));
+  // Ctrl-C stops the build's threads and removes its temporary files.
+  const interrupted = new AbortController();
+  const onSignal = () => interrupted.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   try {
     const info = await source.open();
+    process.stderr.write(`${info.path}: ${info.release ?? "no release"}; lookup index ${info.sidecar ?? "none (no writable place for it)"}\n`);
+    const tty = process.stderr.isTTY === true;
+    let progress: InstanceType<typeof Progress> | undefined;
+    const workers = Number(process.env.CHEMATIC_WORKERS);
+    const built = await buildStructureIndex({
+      dump: info.path,
+      release: info.release,
+      cacheDir: sidecarCacheDir(process.env),
+      ...(Number.isInteger(workers) && workers > 0 ? { workers } : {}),
+      signal: interrupted.signal,
+      onProgress: (done, total) => {
+        if (!progress) {
+          process.stderr.write(`building the structure index (ECFP4 and pattern fingerprints) of ${total.toLocaleString("en-US")} structures\n`);
+          progress = new Progress((text) => process.stderr.write(text), tty, total, 0, countUnits("structures"));
+        }
+        progress.update(done, done >= total);
+      },
+      onStep: (message) => process.stderr.write(`${message}\n`),
+    });
+    const mb = (built.size_bytes / 1e6).toFixed(1);
     process.stderr.write(
-      `${info.path}: ${info.release ?? "no release"}; lookup index ${info.sidecar ?? "none (no writable place for it)"}\n` +
-        "The similarity/substructure structure index is not built by this version (those searches need the web API).\n",
+      built.reused
+        ? `structure index ${built.path} is up to date (${built.count.toLocaleString("en-US")} structures, ${mb} MB)\n`
+        : `structure index ${built.path}: ${built.count.toLocaleString("en-US")} structures, ${mb} MB, built in ${built.seconds.toFixed(1)} s` +
+            ` (${Math.round((built.count + built.skipped) / Math.max(built.seconds, 0.001)).toLocaleString("en-US")} structures/s)\n`,
     );
+    if (built.skipped > 0) {
+      process.stderr.write(
+        `${built.skipped.toLocaleString("en-US")} structures left out (no SMILES, or RDKit cannot parse it)${built.skipped_examples.length > 0 ? ", e.g.:" : ""}\n`,
+      );
+      for (const s of built.skipped_examples.slice(0, 5)) process.stderr.write(`  ${s.chembl_id}: ${s.reason}\n`);
+    }
     return info.sidecar ? 0 : 1;
   } catch (e) {
     if (e instanceof ToolError) {
       process.stderr.write(`chematic-mcp: ${e.message}\n  fix: ${e.hint}\n`);
       return 1;
     }
+    if (e instanceof StructureIndexError) {
+      process.stderr.write(`chematic-mcp: ${e.message}\n  fix: ${e.fix}\n`);
+      return interrupted.signal.aborted ? 130 : 1;
+    }
     throw e;
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     await source.close();
   }
 }

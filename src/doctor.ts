@@ -15,7 +15,7 @@
  *   ChEMBL         GET {CHEMBL_API_BASE_URL}/status.json answers with a release (short timeout)
  *   PubChem        a name lookup (aspirin) at PUBCHEM_API_BASE_URL answers with a SMILES (short timeout)
  *   ChEMBL dump    with CHEMBL_SQLITE set: the dump opens read-only (path, release from its version table, size,
- *                  whether the lookup sidecar and a structure index are present)
+ *                  the lookup sidecar, and the structure index: present with its size and count, stale, or missing)
  * CHEMATIC_OFFLINE skips the two upstream checks (reported as skipped, not failed).
  *
  * The report goes to stdout (doctor is not a protocol session): text, or one JSON object with --json.
@@ -26,6 +26,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { projectRoot } from "./domain/assets.js";
+import type { StructureIndexStatus } from "./domain/chembl/structures/format.js";
 import { PACKAGE } from "./version.js";
 
 export type CheckStatus = "ok" | "fail" | "skip";
@@ -422,18 +423,30 @@ function sizeText(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${bytes} bytes`;
 }
 
+/** What doctor says about a structure index: present (size, count), stale (why) or missing (how to build it). */
+function structureIndexText(index: StructureIndexStatus): string {
+  const mb = index.size_bytes !== undefined ? sizeText(index.size_bytes) : "";
+  if (index.state === "present") {
+    return `structure index: ${index.path} (${(index.count ?? 0).toLocaleString("en-US")} structures${index.skipped ? `, ${index.skipped.toLocaleString("en-US")} left out` : ""}, ${mb}, built ${index.built_at ?? "?"})`;
+  }
+  if (index.state === "stale")
+    return `structure index: stale, not used (${index.path}: ${index.reason ?? "it does not match the dump"}); rebuild it with chematic-mcp chembl index`;
+  return "structure index: none (build it with chematic-mcp chembl index; until then similarity and substructure searches go to the web API, or under CHEMATIC_OFFLINE answer how to build it)";
+}
+
 /** CHEMBL_SQLITE: the dump opens in its worker thread as the server would open it. */
-async function checkChemblDump(path: string): Promise<{ detail: string }> {
-  const { SqliteSource } = await import("./domain/chembl/sqlite/source.js");
+async function checkChemblDump(path: string, env: NodeJS.ProcessEnv): Promise<{ detail: string }> {
+  const { SqliteSource, sidecarCacheDir } = await import("./domain/chembl/sqlite/source.js");
+  const { locateStructureIndex } = await import("./domain/chembl/structures/place.js");
   const { ToolError } = await import("./domain/errors.js");
-  const source = new SqliteSource(path);
+  const source = new SqliteSource(path, env);
   try {
     const info = await source.open();
     return {
       detail:
         `${info.path}: ${info.release ?? "no release in its version table"}${info.release_date ? ` (${info.release_date})` : ""}, ${sizeText(info.size_bytes)}; ` +
         `lookup index: ${info.sidecar ?? "none (lookups the dump has no index for scan it)"}; ` +
-        `structure index: ${info.structure_index ?? "none (similarity and substructure searches need the web API)"}`,
+        structureIndexText(locateStructureIndex(info.path, info.release, sidecarCacheDir(env))),
     };
   } catch (e) {
     if (e instanceof ToolError) fail(e.message, e.hint);
@@ -493,7 +506,9 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
   checks.push(chembl, pubchem);
   const dump = env.CHEMBL_SQLITE?.trim();
   if (dump) {
-    checks.push(await check("ChEMBL dump", "Point CHEMBL_SQLITE at an official chembl_NN.db file, or unset it.", () => checkChemblDump(resolvePath(dump))));
+    checks.push(
+      await check("ChEMBL dump", "Point CHEMBL_SQLITE at an official chembl_NN.db file, or unset it.", () => checkChemblDump(resolvePath(dump), env)),
+    );
   }
   return {
     version: PACKAGE.version,

@@ -31,8 +31,10 @@ import {
 } from "../domain/chembl/service.js";
 import { checkStructure, smilesGrammarIssue, type StructureCheck } from "../domain/chembl/structure-check.js";
 import { parseSmilesTool } from "./parse_smiles.js";
+import { chemblStructureScanTool } from "./chembl_structure_scan.js";
 import type { MoleculeRow } from "../domain/chembl/types.js";
-import type { ServiceTool } from "../contract/tool.js";
+import type { ServiceContext, ServiceTool } from "../contract/tool.js";
+import type { StructureScanner } from "../domain/chembl/service.js";
 
 interface Args {
   query?: string;
@@ -69,6 +71,16 @@ const CHEMBL_ID = /^CHEMBL\d{1,12}$/;
 const MIN_SUBSTRUCTURE_LENGTH = 5;
 
 const MOLECULE_FIELDS = Object.keys(MOLECULE_ROW_PROPERTIES) as Array<keyof MoleculeRow>;
+
+/**
+ * The chemistry pool as the service's structure-index scanner (offline similarity and substructure with
+ * CHEMBL_SQLITE): the service plans the search, the pool's workers scan the shards.
+ */
+function poolScanner(ctx: ServiceContext): StructureScanner | undefined {
+  const chem = ctx.chem;
+  if (!chem?.runList) return undefined;
+  return (items, budgetMs) => chem.runList!(chemblStructureScanTool, items, { budgetMs });
+}
 
 export function renderSearchMolecules(r: SearchMoleculesResult): string {
   // One line says what was asked and what came back; offset 0 and a null nextCursor (the last page) are left out.
@@ -269,13 +281,15 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         structureCheck = await checkStructure(smiles!, chem ? (s) => chem.run(parseSmilesTool, { smiles: s }) : undefined);
       }
 
-      const result = await service().searchMolecules({ type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset }, callOptions(ctx));
+      const result = await service().searchMolecules({ type, query: normalisedQuery, by, smiles, threshold, maxPhaseMin, limit, offset }, callOptions(ctx), {
+        scan: poolScanner(ctx),
+      });
       const ceiling = type === "name" && by === "text" ? NAME_SEARCH_CEILING : type === "substructure" ? SUBSTRUCTURE_CEILING : null;
       const returned = result.molecules.length;
       const end = offset + returned;
       const more = result.total_count !== null ? end < result.total_count : returned === limit;
       const reachable = ceiling === null || end < ceiling;
-      const notices: string[] = [];
+      const notices: string[] = [...(result.notices ?? [])];
       if (returned === 0 && offset === 0) {
         notices.push(
           type === "name"

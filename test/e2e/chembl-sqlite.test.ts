@@ -2,15 +2,19 @@
  * The server itself with CHEMBL_SQLITE (issue 18, item 1): a stdio session under CHEMATIC_OFFLINE=1 answers
  * every ChEMBL tool and a chembl:// resource from a dump built in the official schema (no network at all:
  * CHEMBL_API_BASE_URL points at a closed port), the answers naming the dump and its release; the tools'
- * exact-structure search computes the InChIKey locally. Skips when the optional driver is not installed.
+ * exact-structure search computes the InChIKey locally. `chematic-mcp chembl index` builds the structure
+ * index first (a child process, as a user runs it), so similarity and substructure answer offline through
+ * the server's chemistry pool. Skips when the optional driver is not installed.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MODERN_META, ServerProcess, type Message } from "../helpers/server-process.js";
+import { CLI_PATH, MODERN_META, ServerProcess, type Message } from "../helpers/server-process.js";
 import { buildDump, loadDriver } from "../fixtures/chembl/dump.js";
+import { addStructures, structureSet } from "../fixtures/chembl/structures.js";
 import { ASPIRIN_SMILES } from "../fixtures/chembl/world.js";
 
 const Driver = loadDriver();
@@ -18,12 +22,23 @@ const skip = Driver === null ? "the optional SQLite driver better-sqlite3 is not
 
 describe("stdio server with CHEMBL_SQLITE and CHEMATIC_OFFLINE=1", { skip }, () => {
   let dir: string;
+  let path: string;
   let s: ServerProcess;
-  before(() => {
+  let index: { code: number | null; stderr: string };
+  const ENV = { CHEMATIC_OFFLINE: "1", CHEMBL_API_BASE_URL: "http://127.0.0.1:9/chembl/api/data", XDG_CACHE_HOME: "" };
+  const cli = (args: string[], env: Record<string, string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), "chembl-e2e-"));
-    const path = join(dir, "chembl_36.db");
+    path = join(dir, "chembl_36.db");
     buildDump(path, Driver!);
-    s = new ServerProcess({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: path, CHEMBL_API_BASE_URL: "http://127.0.0.1:9/chembl/api/data" });
+    addStructures(path, Driver!, structureSet());
+    index = await cli(["chembl", "index", "--sqlite", path], { ...ENV, XDG_CACHE_HOME: join(dir, "cache") });
+    s = new ServerProcess({ ...ENV, CHEMBL_SQLITE: path, XDG_CACHE_HOME: join(dir, "cache") });
   });
   after(async () => {
     await s?.close();
@@ -60,6 +75,30 @@ describe("stdio server with CHEMBL_SQLITE and CHEMATIC_OFFLINE=1", { skip }, () 
       assert.equal(source.served_from, "chembl_36.db", tool);
       assert.equal(source.release, "ChEMBL_36", tool);
     }
+  });
+
+  test("chematic-mcp chembl index builds the structure index beside the dump, saying what it did", () => {
+    assert.equal(index.code, 0, index.stderr);
+    assert.match(index.stderr, /building the structure index \(ECFP4 and pattern fingerprints\) of \d+ structures/);
+    assert.match(index.stderr, /100\.0 %/);
+    assert.match(index.stderr, new RegExp(`structure index ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.chematic-structures: \\d+ structures`));
+    assert.match(index.stderr, /3 structures left out .*\n {2}CHEMBL\d+: /);
+  });
+
+  test("offline similarity and substructure answer from the structure index through the chemistry pool", async () => {
+    const sim = await s.modernCall(200, "chembl_search_molecules", { smiles: ASPIRIN_SMILES, search_type: "similarity", similarity_threshold: 40 }, {}, 60_000);
+    assert.equal(sim.result!.isError, undefined, JSON.stringify(sim.result).slice(0, 400));
+    const simValue = sim.result!.structuredContent as { molecules: Array<{ molecule_chembl_id: string; similarity: number }>; source: Record<string, unknown> };
+    assert.equal(simValue.molecules[0]!.molecule_chembl_id, "CHEMBL25");
+    assert.equal(simValue.molecules[0]!.similarity, 100);
+    assert.ok(simValue.molecules.length > 3);
+    assert.equal(simValue.source.served_from, "chembl_36.db");
+    const sub = await s.modernCall(201, "chembl_search_molecules", { smiles: "c1ccccc1C(=O)O", search_type: "substructure", limit: 5 }, {}, 60_000);
+    assert.equal(sub.result!.isError, undefined, JSON.stringify(sub.result).slice(0, 400));
+    const subValue = sub.result!.structuredContent as { molecules: unknown[]; total_count: number; nextCursor: string };
+    assert.equal(subValue.molecules.length, 5);
+    assert.ok(subValue.total_count > 5);
+    assert.equal(typeof subValue.nextCursor, "string");
   });
 
   test("a chembl:// resource reads from the dump", async () => {

@@ -206,7 +206,7 @@ test("nodeSupported: require(esm) lines of Node.js", () => {
   ]);
 });
 
-test("with CHEMBL_SQLITE, doctor reports the dump: path, release, size and whether the lookup and structure indexes are present", async (t) => {
+test("with CHEMBL_SQLITE, doctor reports the dump: path, release, size, the lookup index and the structure index (its size and count)", async (t) => {
   const { buildDump, loadDriver } = await import("../fixtures/chembl/dump.js");
   const Driver = loadDriver();
   if (!Driver) return t.skip("the optional SQLite driver better-sqlite3 is not installed");
@@ -214,6 +214,8 @@ test("with CHEMBL_SQLITE, doctor reports the dump: path, release, size and wheth
   try {
     const path = join(dir, "chembl_36.db");
     buildDump(path, Driver);
+    const { buildStructureIndex } = await import("../../src/domain/chembl/structures/build.js");
+    const built = await buildStructureIndex({ dump: path, release: "ChEMBL_36", cacheDir: join(dir, "cache"), workers: 1 });
     const [good, bad] = await Promise.all([
       doctor({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: path }, ["--json"]),
       doctor({ CHEMATIC_OFFLINE: "1", CHEMBL_SQLITE: join(dir, "missing.db") }, ["--json"]),
@@ -222,7 +224,10 @@ test("with CHEMBL_SQLITE, doctor reports the dump: path, release, size and wheth
     assert.equal(dump?.status, "ok", good.stdout);
     assert.match(dump.detail, new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: ChEMBL_36 \\(2025-07-28\\), [\\d.]+ (MB|bytes|GB)`));
     assert.match(dump.detail, /lookup index: .*chembl_36\.db\.chematic-index\.sqlite/);
-    assert.match(dump.detail, /structure index: none/);
+    assert.match(
+      dump.detail,
+      new RegExp(`structure index: ${built.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(${built.count} structures, [\\d.]+ (MB|bytes), built `),
+    );
     assert.equal(good.code, 0, good.stdout + good.stderr);
     const missing = report(bad).checks.find((c) => c.name === "ChEMBL dump");
     assert.equal(missing?.status, "fail");

@@ -9,8 +9,8 @@
  *  - the archive downloads to <name>.part; an interrupted run leaves it, and the next run resumes it with a
  *    Range request (a server that ignores Range starts over); the hash covers the bytes already there;
  *  - a checksum mismatch deletes the partial file (the next run starts clean) and fails;
- *  - progress: on a terminal one line rewritten in place (percent, size, rate, ETA); otherwise a plain
- *    line every 10 %;
+ *  - progress (progress.ts): on a terminal one line rewritten in place (percent, size, rate, ETA); otherwise
+ *    a plain line every 10 %;
  *  - proxies: HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as every other request.
  */
 import { createHash } from "node:crypto";
@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { outboundDispatcher } from "../net/dispatcher.js";
 import { httpRequest, USER_AGENT } from "../net/http-client.js";
 import { proxyFor } from "../net/proxy.js";
+import { Progress, gb } from "./progress.js";
 
 export const CHEMBL_DOWNLOAD_DEFAULT_BASE_URL = "https://ftp.ebi.ac.uk/pub/databases/chembl/ChEMBLdb";
 /** Unpacked size over archive size, for the disk-space check (chembl_33: 4.6 GB archive, about 22 GB unpacked). */
@@ -63,10 +64,6 @@ async function defaultFreeBytes(dir: string): Promise<number> {
   return Number(s.bavail) * Number(s.bsize);
 }
 
-function gb(bytes: number): string {
-  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
-}
-
 /** The sha256 and release of the SQLite archive a checksums.txt lists ("<sha256>  chembl_NN_sqlite.tar.gz"). */
 export function parseChecksums(text: string, release?: number): { release: number; name: string; sha256: string } | null {
   for (const line of text.split(/\r?\n/)) {
@@ -94,40 +91,6 @@ function findDatabase(dir: string, name: RegExp): string | null {
     } else if (name.test(entry.name)) return p;
   }
   return null;
-}
-
-class Progress {
-  private lastDraw = 0;
-  private lastDecile = -1;
-  private readonly started = Date.now();
-
-  constructor(
-    private readonly write: (s: string) => void,
-    private readonly tty: boolean,
-    private readonly total: number,
-    private readonly from: number,
-  ) {}
-
-  update(done: number, final = false): void {
-    const now = Date.now();
-    const fraction = this.total > 0 ? done / this.total : 0;
-    const seconds = Math.max(0.001, (now - this.started) / 1000);
-    const rate = (done - this.from) / seconds;
-    const eta = rate > 0 ? (this.total - done) / rate : Infinity;
-    const line = `${(fraction * 100).toFixed(1).padStart(5)} %  ${gb(done)} of ${gb(this.total)}  ${(rate / 1e6).toFixed(1)} MB/s  ETA ${Number.isFinite(eta) ? `${Math.round(eta)} s` : "?"}`;
-    if (this.tty) {
-      if (!final && now - this.lastDraw < 200) return;
-      this.lastDraw = now;
-      const width = 30;
-      const filled = Math.round(fraction * width);
-      this.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${line}${final ? "\n" : ""}`);
-    } else {
-      const decile = Math.floor(fraction * 10);
-      if (decile === this.lastDecile && !final) return;
-      this.lastDecile = decile;
-      this.write(`${line}\n`);
-    }
-  }
 }
 
 /** Downloads, checks and unpacks one release; throws DownloadError with what to do. */

@@ -30,6 +30,8 @@ export interface MoleculeSearchResult {
   molecules: MoleculeRow[];
   total_count: number | null;
   totalCountCapped: boolean;
+  /** What the caller should know about where or how far this answer came (an offline search sent to the web API). */
+  notices?: string[];
   source: Source;
 }
 

@@ -6,12 +6,14 @@
  *  - queries.ts: the query types and the URL parameters they become;
  *  - walk.ts: bioactivity pages and the walk of a whole view;
  *  - drug-info.ts: the drug-information aggregation;
- *  - batch.ts: lookups by ChEMBL ID.
+ *  - batch.ts: lookups by ChEMBL ID;
+ *  - structures/: with CHEMBL_SQLITE, similarity and substructure searches over the dump's structure index.
  * Every answer names the release and carries the attribution.
  */
 import { basename } from "node:path";
 import { loadChemblConfig, type ChemblConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
+import { round } from "../chem/rdkit.js";
 import { ASSAY_LOOKUP, DOCUMENT_LOOKUP, lookupByChemblIds, type BatchLookup, type LookupKind } from "./batch.js";
 import type { ResponseCache } from "./cache.js";
 import { drugInfo, type DrugInfo } from "./drug-info.js";
@@ -19,6 +21,7 @@ import type { RequestPurpose } from "./errors.js";
 import { MOLECULE_FIELDS, TARGET_FIELDS, normalizeMolecule, normalizeTarget, toText, type RawMolecule, type RawTarget } from "./normalise.js";
 import type { Pacer } from "./pacer.js";
 import {
+  SUBSTRUCTURE_CEILING,
   activityParams,
   moleculeSearchRequest,
   targetSearchParams,
@@ -33,6 +36,8 @@ import { ReleaseLookup } from "./release.js";
 import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, type Param, type RequestOptions } from "./request.js";
 import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./types.js";
 import { SqliteSource, type DumpInfo } from "./sqlite/source.js";
+import { locateStructureIndex } from "./structures/place.js";
+import { chemblIdsOf, structureSearch, type StructureScanner } from "./structures/search.js";
 import { fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
 
 export { ID_LOOKUP_CAP, type BatchLookup, type LookupKind } from "./batch.js";
@@ -62,6 +67,15 @@ export {
   type RetryPolicy,
 } from "./request.js";
 export type { ActivityPage, PageSink, WalkResult } from "./walk.js";
+export type { ScanItem, ScanOutcome, StructureScanner } from "./structures/search.js";
+
+/** What a structure search needs from the layer above: the chemistry pool, to scan the structure index. */
+export interface StructureTools {
+  scan?: StructureScanner;
+}
+
+/** Time a structure search keeps after its scan for reading the page's rows from the dump. */
+const ROWS_RESERVE_MS = 1_500;
 
 export interface ServiceOptions extends RequestOptions {
   /** How long the release name from /status is trusted. */
@@ -76,9 +90,13 @@ export class ChemblService {
   readonly sqlite: SqliteSource | undefined;
   private readonly requests: ChemblRequests;
   private readonly release: ReleaseLookup;
+  private readonly options: ServiceOptions;
+  /** The web API beside the dump, for a structure search the dump has no index for (network allowed). */
+  private web: { requests: ChemblRequests; release: ReleaseLookup } | undefined;
 
   constructor(config: ChemblConfig, options: ServiceOptions = {}) {
     this.config = config;
+    this.options = options;
     if (config.sqlitePath) {
       // The dump answers even under CHEMATIC_OFFLINE; a local query is not retried (it would fail the same way).
       this.sqlite = new SqliteSource(config.sqlitePath);
@@ -94,9 +112,9 @@ export class ChemblService {
     this.cache = this.requests.cache;
   }
 
-  /** The dump's facts (doctor): path, release, size, sidecar; the typed error when it cannot be opened. */
+  /** The dump's facts (doctor): path, release, size, sidecar, structure index; the typed error when it cannot be opened. */
   dumpInfo(): Promise<DumpInfo> | undefined {
-    return this.sqlite?.open();
+    return this.sqlite?.open().then((info) => ({ ...info, structure_index: locateStructureIndex(info.path, info.release) }));
   }
 
   /** Stops the dump's worker thread (tests; the process exit does it otherwise). */
@@ -144,26 +162,28 @@ export class ChemblService {
     return moleculeSearchRequest(q);
   }
 
-  async searchMolecules(q: MoleculeSearch, options: CallOptions = {}): Promise<MoleculeSearchResult> {
+  /**
+   * One molecule search. With CHEMBL_SQLITE, similarity and substructure run over the dump's structure
+   * index in the chemistry pool (`tools.scan`); without a usable index they go to the web API when the
+   * network is allowed (the answer says so), and otherwise answer how to build the index.
+   */
+  async searchMolecules(q: MoleculeSearch, options: CallOptions = {}, tools: StructureTools = {}): Promise<MoleculeSearchResult> {
     const call = this.requests.startCall(options);
-    if (this.sqlite && (q.type === "similarity" || q.type === "substructure")) {
-      throw new ToolError(
-        "UPSTREAM_UNAVAILABLE",
-        `The ChEMBL SQLite dump answers no ${q.type} search: this version builds no structure index for it`,
-        { source: "sqlite", reason: "no_structure_index", search_type: q.type },
-        "Use search_type exact or name against the dump, or unset CHEMBL_SQLITE (with the network on) for the web API's similarity and substructure searches.",
-      );
-    }
+    if (this.sqlite && (q.type === "similarity" || q.type === "substructure")) return this.searchStructuresOffline(q, call, tools.scan);
+    return this.searchOn(this.requests, this.release, q, call);
+  }
+
+  private searchOn(requests: ChemblRequests, release: ReleaseLookup, q: MoleculeSearch, call: Call): Promise<MoleculeSearchResult> {
     const structure = q.type !== "name";
     const purpose: RequestPurpose = { what: structure ? `the ${q.type} structure search` : "the molecule search", structure };
     const { path, params, ceiling } = moleculeSearchRequest(q);
-    return this.release.withSource(
+    return release.withSource(
       (async () => {
         // ChEMBL filters max_phase within its first 30,000 substructure hits only: when the unfiltered
         // structure reaches that ceiling, the filtered total is a lower bound too.
         const unfilteredCount =
           q.type === "substructure" && q.maxPhaseMin !== undefined
-            ? this.requests.listPage(
+            ? requests.listPage(
                 "substructure",
                 "molecules",
                 [
@@ -176,11 +196,130 @@ export class ChemblService {
                 call,
               )
             : undefined;
-        const [page, unfiltered] = await Promise.all([this.requests.listPage(path, "molecules", params, purpose, call), unfilteredCount]);
+        const [page, unfiltered] = await Promise.all([requests.listPage(path, "molecules", params, purpose, call), unfilteredCount]);
         const capped = ceiling !== null && ((page.total ?? 0) >= ceiling || (unfiltered?.total ?? 0) >= ceiling);
         return { molecules: page.rows.map((r) => normalizeMolecule(r as RawMolecule)), total_count: page.total, totalCountCapped: capped };
       })(),
     );
+  }
+
+  /** Similarity or substructure against the dump: its structure index, or the web API, or a typed answer saying how to build the index. */
+  private async searchStructuresOffline(q: MoleculeSearch, call: Call, scan: StructureScanner | undefined): Promise<MoleculeSearchResult> {
+    const type = q.type as "similarity" | "substructure";
+    // Through the request path first: a dump still opening (building its lookup sidecar) or unusable
+    // answers its typed error within the call's deadline.
+    await this.requests.fetchJson("status", [], { what: "the dump's release" }, call, { cache: false, maxAttempts: 1 });
+    const info = await this.sqlite!.open();
+    const index = locateStructureIndex(info.path, info.release);
+    if (index.state !== "present" || !index.header || !index.path) {
+      const why =
+        index.state === "stale" ? `its structure index ${index.path} is stale (${index.reason ?? "it does not match the dump"})` : "it has no structure index";
+      const build = "Build the index with `chematic-mcp chembl index` (CHEMBL_SQLITE set; minutes for a full release)";
+      if (!this.config.offline) {
+        this.web ??= (() => {
+          const requests = new ChemblRequests({ ...this.config, sqlitePath: undefined }, this.options);
+          return { requests, release: new ReleaseLookup(requests, this.options.statusTtlMs) };
+        })();
+        let answer: MoleculeSearchResult;
+        try {
+          answer = await this.searchOn(this.web.requests, this.web.release, q, call);
+        } catch (e) {
+          // A structure the web API refused is the caller's to fix; anything else: both sources failed, say both.
+          if (!(e instanceof ToolError) || e.code === "INVALID_STRUCTURE" || call.signal.aborted) throw e;
+          throw new ToolError(
+            "UPSTREAM_UNAVAILABLE",
+            `The ChEMBL SQLite dump answers no ${type} search (${why}), and the ChEMBL web API did not answer it either: ${e.message}`,
+            { source: "sqlite", reason: index.state === "stale" ? "stale_structure_index" : "no_structure_index", search_type: type, web_error: e.code },
+            `${build}; or retry later for the web API.`,
+          );
+        }
+        return { ...answer, notices: [`The ChEMBL SQLite dump answers no ${type} search: ${why}. This search was answered by the ChEMBL web API. ${build}.`] };
+      }
+      throw new ToolError(
+        "UPSTREAM_UNAVAILABLE",
+        `The ChEMBL SQLite dump answers no ${type} search: ${why}`,
+        {
+          source: "sqlite",
+          reason: index.state === "stale" ? "stale_structure_index" : "no_structure_index",
+          search_type: type,
+          ...(index.path ? { path: index.path } : {}),
+        },
+        `${build}, or use search_type exact or name against the dump; without CHEMATIC_OFFLINE the search would go to the web API.`,
+      );
+    }
+    if (!scan) {
+      throw new ToolError("UPSTREAM_UNAVAILABLE", `The offline ${type} search needs the chemistry worker pool, which this call did not get`, {
+        source: "sqlite",
+        reason: "no_chemistry_pool",
+        search_type: type,
+      });
+    }
+    return this.release.withSource(
+      (async () => {
+        const ranked = await structureSearch({
+          index: index.path!,
+          header: index.header!,
+          type,
+          smiles: q.smiles!,
+          threshold: q.threshold,
+          ceiling: SUBSTRUCTURE_CEILING,
+          scan,
+          deadline: call.at - ROWS_RESERVE_MS,
+          signal: call.signal,
+        });
+        // max_phase filters the whole ranking (similarity) or, as ChEMBL does, the first 30,000 substructure hits.
+        const keep: number[] = [];
+        ranked.rec.forEach((_, i) => {
+          const phase = ranked.max_phase[i];
+          if (q.maxPhaseMin === undefined || (phase !== null && phase !== undefined && phase >= q.maxPhaseMin)) keep.push(i);
+        });
+        const page = keep.slice(q.offset, q.offset + q.limit);
+        const ids = await chemblIdsOf(
+          index.path!,
+          index.header!,
+          page.map((i) => ranked.rec[i]!),
+        );
+        const rows = await this.moleculesInOrder(ids, call);
+        // similarity as the web API gives it: percent (here to 2 decimals, as the tanimoto tool's similarity_percent).
+        const molecules = rows.flatMap((row, k) => {
+          if (!row) return [];
+          const sim = ranked.sim?.[page[k]!];
+          return [normalizeMolecule({ ...row, ...(sim !== undefined ? { similarity: round(sim * 100, 2) } : {}) })];
+        });
+        const notices: string[] = [];
+        if (!ranked.complete) {
+          notices.push(
+            `The substructure scan stopped at this call's deadline after ${ranked.scanned.toLocaleString("en-US")} of ${ranked.needed.toLocaleString("en-US")} structures: ` +
+              "these hits are the first in the index's order, and the total is not known.",
+          );
+        }
+        return {
+          molecules,
+          total_count: ranked.complete ? keep.length : null,
+          totalCountCapped: ranked.capped,
+          ...(notices.length > 0 ? { notices } : {}),
+        };
+      })(),
+    );
+  }
+
+  /** Molecule rows for ChEMBL IDs through the request path (the dump's worker), in the order given (undefined: no row). */
+  private async moleculesInOrder(ids: string[], call: Call): Promise<Array<RawMolecule | undefined>> {
+    if (ids.length === 0) return [];
+    const page = await this.requests.listPage(
+      "molecule",
+      "molecules",
+      [
+        ["molecule_chembl_id__in", ids.join(",")],
+        ["only", MOLECULE_FIELDS.join(",")],
+        ["limit", String(ids.length)],
+        ["offset", "0"],
+      ],
+      { what: "the structure search's molecules" },
+      call,
+    );
+    const byId = new Map(page.rows.map((r) => [String(r.molecule_chembl_id), r as RawMolecule]));
+    return ids.map((id) => byId.get(id));
   }
 
   // -------------------------------------------------------------------------------------------------

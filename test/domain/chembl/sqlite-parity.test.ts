@@ -203,14 +203,14 @@ describe("offline ChEMBL from the official SQLite dump: parity with the web API"
     assert.equal("served_from" in webSource, false, "the web API's answers carry no served_from");
   });
 
-  test("similarity and substructure say the dump cannot answer them, and how to get them", async () => {
+  test("similarity and substructure without a structure index (and the network off) say how to build it", async () => {
     for (const search_type of ["similarity", "substructure"]) {
       const r = await callTool(chemblTools(offline).searchMolecules, { smiles: "c1ccccc1C(=O)O", search_type });
       assert.equal(r.ok, false);
       if (!r.ok) {
         assert.equal(r.error.code, "UPSTREAM_UNAVAILABLE");
         assert.equal((r.error.details as Record<string, unknown>).reason, "no_structure_index");
-        assert.match(r.error.hint ?? "", /CHEMBL_SQLITE/);
+        assert.match(r.error.hint ?? "", /chematic-mcp chembl index/);
       }
     }
   });

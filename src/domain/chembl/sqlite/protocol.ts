@@ -1,5 +1,6 @@
 /** The messages between the main thread (source.ts) and the dump's worker thread (worker.ts). */
 import type { Packed } from "./columnar.js";
+import type { StructureIndexStatus } from "../structures/format.js";
 
 export interface WorkerSetup {
   dump: string;
@@ -37,8 +38,12 @@ export interface DumpInfo {
   size_bytes: number;
   /** The sidecar file of lookup keys and names, or null (lookups then scan the dump where it has no index). */
   sidecar: string | null;
-  /** The similarity/substructure index (not built by this version): null. */
-  structure_index: string | null;
+  /**
+   * The similarity/substructure index (present, stale or missing: structures/format.ts). The dump's worker
+   * leaves it null; the main thread looks it up (ChemblService.dumpInfo, doctor), and every search looks
+   * again, since `chematic-mcp chembl index` may build it while the server runs.
+   */
+  structure_index: StructureIndexStatus | null;
 }
 
 export type WorkerMessage =
