@@ -5,7 +5,7 @@
  * query's fingerprints, or one shard's similarity or substructure scan (src/domain/chembl/structures/scan.ts).
  */
 import type { ChemTool } from "../contract/tool.js";
-import { queryPrints, scanSimilarity, scanSubstructure, type QueryPrints, type ShardHits } from "../domain/chembl/structures/scan.js";
+import { queryStep, scanSimilarity, scanSubstructure, type QueryPrints, type ShardHits } from "../domain/chembl/structures/scan.js";
 import type { ScanItem } from "../domain/chembl/structures/search.js";
 import { READ_ONLY_LOCAL } from "./common.js";
 
@@ -23,7 +23,7 @@ export const chemblStructureScanTool: ChemTool<ScanItem, QueryPrints | ShardHits
   run(item, { rdkit }) {
     switch (item.kind) {
       case "query":
-        return queryPrints(rdkit, item.smiles);
+        return queryStep(rdkit, item);
       case "similarity":
         return scanSimilarity(item);
       case "substructure":

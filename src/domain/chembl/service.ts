@@ -37,7 +37,7 @@ import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, t
 import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./types.js";
 import { SqliteSource, type DumpInfo } from "./sqlite/source.js";
 import { locateStructureIndex } from "./structures/place.js";
-import { chemblIdsOf, structureSearch, type StructureScanner } from "./structures/search.js";
+import { structureSearch, type StructureScanner } from "./structures/search.js";
 import { fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
 
 export { ID_LOOKUP_CAP, type BatchLookup, type LookupKind } from "./batch.js";
@@ -91,6 +91,8 @@ export class ChemblService {
   private readonly requests: ChemblRequests;
   private readonly release: ReleaseLookup;
   private readonly options: ServiceOptions;
+  /** The dump has opened once (a structure search need not wait for it through the request path). */
+  private dumpOpened = false;
   /** The web API beside the dump, for a structure search the dump has no index for (network allowed). */
   private web: { requests: ChemblRequests; release: ReleaseLookup } | undefined;
 
@@ -206,10 +208,11 @@ export class ChemblService {
   /** Similarity or substructure against the dump: its structure index, or the web API, or a typed answer saying how to build the index. */
   private async searchStructuresOffline(q: MoleculeSearch, call: Call, scan: StructureScanner | undefined): Promise<MoleculeSearchResult> {
     const type = q.type as "similarity" | "substructure";
-    // Through the request path first: a dump still opening (building its lookup sidecar) or unusable
-    // answers its typed error within the call's deadline.
-    await this.requests.fetchJson("status", [], { what: "the dump's release" }, call, { cache: false, maxAttempts: 1 });
+    // Until the dump has opened once, through the request path first: a dump still opening (building its
+    // lookup sidecar) or unusable answers its typed error within the call's deadline.
+    if (!this.dumpOpened) await this.requests.fetchJson("status", [], { what: "the dump's release" }, call, { cache: false, maxAttempts: 1 });
     const info = await this.sqlite!.open();
+    this.dumpOpened = true;
     const index = locateStructureIndex(info.path, info.release);
     if (index.state !== "present" || !index.header || !index.path) {
       const why =
@@ -274,11 +277,7 @@ export class ChemblService {
           if (q.maxPhaseMin === undefined || (phase !== null && phase !== undefined && phase >= q.maxPhaseMin)) keep.push(i);
         });
         const page = keep.slice(q.offset, q.offset + q.limit);
-        const ids = await chemblIdsOf(
-          index.path!,
-          index.header!,
-          page.map((i) => ranked.rec[i]!),
-        );
+        const ids = page.map((i) => ranked.chembl_id[i]!);
         const rows = await this.moleculesInOrder(ids, call);
         // similarity as the web API gives it: percent (here to 2 decimals, as the tanimoto tool's similarity_percent).
         const molecules = rows.flatMap((row, k) => {

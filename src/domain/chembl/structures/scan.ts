@@ -22,6 +22,18 @@ export interface QueryPrints {
   popcount: number;
   /** The pattern fingerprint as 64 32-bit words. */
   pattern: number[];
+  /** With an index and a threshold: the records [from, to) whose popcount a hit can have. */
+  window?: [number, number];
+}
+
+/** The first step of a search: the query's fingerprints, and for a similarity search the index's popcount window. */
+export interface QueryItem {
+  kind: "query";
+  smiles: string;
+  index?: string;
+  build_id?: string;
+  /** Percent: with `index`, the answer carries the popcount window of this threshold. */
+  threshold?: number;
 }
 
 export interface ShardBase {
@@ -58,6 +70,8 @@ export interface ShardHits {
   max_phase: Array<number | null>;
   /** Similarity: Tanimoto of each hit (0 to 1). */
   sim?: number[];
+  /** ChEMBL ID of each hit. */
+  chembl_id: string[];
   /** Records looked at: [from, scanned_to). */
   scanned_to: number;
   /** The whole range was scanned (not stopped by the cap or the deadline). */
@@ -76,6 +90,26 @@ export function queryPrints(rdkit: RDKit, smiles: string): QueryPrints {
     return { ecfp: Array.from(ecfp), popcount: popcount(ecfp), pattern: Array.from(pattern) };
   } finally {
     mol.delete();
+  }
+}
+
+/**
+ * The query step: its fingerprints and, for a similarity search, the records worth reading. Tanimoto >= t
+ * needs min(|q|, |m|) / max(|q|, |m|) >= t, so |m| in [ceil(t |q|), floor(|q| / t)] (Swamidass & Baldi
+ * 2007): records [start[lo], start[hi + 1]) of the popcount table.
+ */
+export function queryStep(rdkit: RDKit, item: QueryItem): QueryPrints {
+  const prints = queryPrints(rdkit, item.smiles);
+  if (item.index === undefined || item.build_id === undefined || item.threshold === undefined) return prints;
+  const reader = new IndexReader(item.index, item.build_id);
+  try {
+    const nBits = ECFP_PARAMS.nBits;
+    const start = new Uint32Array(reader.read("popcount_start", 0, nBits + 2, 4).buffer);
+    const lo = Math.ceil((item.threshold * prints.popcount) / 100);
+    const hi = Math.min(nBits, Math.floor((100 * prints.popcount) / item.threshold));
+    return { ...prints, window: [start[lo]!, start[hi + 1]!] };
+  } finally {
+    reader.close();
   }
 }
 
@@ -144,14 +178,21 @@ function indexGone(path: string, why: string): ToolError {
   );
 }
 
-/** molregno and max_phase of the hits (read once for the shard's range). */
-function hitFacts(reader: IndexReader, rec: number[]): { molregno: number[]; max_phase: Array<number | null> } {
-  if (rec.length === 0) return { molregno: [], max_phase: [] };
+/** molregno, max_phase and ChEMBL ID of the hits (each section read once, over the hits' range). */
+function hitFacts(reader: IndexReader, rec: number[]): { molregno: number[]; max_phase: Array<number | null>; chembl_id: string[] } {
+  if (rec.length === 0) return { molregno: [], max_phase: [], chembl_id: [] };
   const lo = rec[0]!;
   const hi = rec[rec.length - 1]! + 1;
   const m = new Uint32Array(reader.read("molregno", lo, hi - lo, 4).buffer);
   const p = new Float64Array(reader.read("max_phase", lo, hi - lo, 8).buffer);
-  return { molregno: rec.map((r) => m[r - lo]!), max_phase: rec.map((r) => (Number.isNaN(p[r - lo]!) ? null : p[r - lo]!)) };
+  const off = new Uint32Array(reader.read("chembl_id_offsets", lo, hi - lo + 1, 4).buffer);
+  const bytes = reader.readAt("chembl_id_bytes", off[0]!, off[hi - lo]! - off[0]!);
+  const ids = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  return {
+    molregno: rec.map((r) => m[r - lo]!),
+    max_phase: rec.map((r) => (Number.isNaN(p[r - lo]!) ? null : p[r - lo]!)),
+    chembl_id: rec.map((r) => ids.toString("latin1", off[r - lo]! - off[0]!, off[r - lo + 1]! - off[0]!)),
+  };
 }
 
 function popcount32(v: number): number {

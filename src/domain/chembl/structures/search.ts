@@ -13,12 +13,11 @@
  * A complete ranking is kept in a small memo, so the next page of the same search does not scan again.
  * The scan never runs past the call's deadline: shards stop at it and say how far they got.
  */
-import { open } from "node:fs/promises";
 import { ToolError, type DomainErrorPayload } from "../../errors.js";
-import { ECFP_PARAMS, type IndexHeader } from "./format.js";
-import type { QueryPrints, ShardHits, SimilarityShard, SubstructureShard } from "./scan.js";
+import type { IndexHeader } from "./format.js";
+import type { QueryItem, QueryPrints, ShardHits, SimilarityShard, SubstructureShard } from "./scan.js";
 
-export type ScanItem = { kind: "query"; smiles: string } | SimilarityShard | SubstructureShard;
+export type ScanItem = QueryItem | SimilarityShard | SubstructureShard;
 export type ScanOutcome = { ok: true; value: unknown } | { ok: false; error: DomainErrorPayload };
 /** Runs scan items over the chemistry pool (one outcome per item, in order) within `budgetMs`. */
 export type StructureScanner = (items: ScanItem[], budgetMs: number) => Promise<ScanOutcome[]>;
@@ -26,6 +25,7 @@ export type StructureScanner = (items: ScanItem[], budgetMs: number) => Promise<
 /** A search's hits, best first (similarity) or in the index's order (substructure), before any filter. */
 export interface RankedHits {
   rec: number[];
+  chembl_id: string[];
   molregno: number[];
   max_phase: Array<number | null>;
   /** Similarity: Tanimoto, 0 to 1. */
@@ -56,9 +56,12 @@ export interface StructureSearchRequest {
   firstShard?: number;
 }
 
-/** Shards per similarity search and the smallest one (records): enough to spread the window over every worker. */
-const SIMILARITY_SHARDS = 16;
-const MIN_SHARD = 4_096;
+/**
+ * Shards per similarity search and the smallest one (records): enough to spread the window over a few
+ * workers, few enough that the pool's round trips per shard stay a small part of a search.
+ */
+const SIMILARITY_SHARDS = 8;
+const MIN_SHARD = 8_192;
 /** Substructure waves: shards per wave, and shard sizes (records). */
 const WAVE_SHARDS = 8;
 const FIRST_SHARD = 2_048;
@@ -83,47 +86,6 @@ function unwrap<T>(outcome: ScanOutcome | undefined): T | undefined {
   throw ToolError.fromPayload(outcome.error);
 }
 
-async function readSection(path: string, offset: number, length: number): Promise<Buffer> {
-  const fh = await open(path, "r");
-  try {
-    const buf = Buffer.alloc(length);
-    const { bytesRead } = await fh.read(buf, 0, length, offset);
-    if (bytesRead !== length) throw new Error("truncated");
-    return buf;
-  } finally {
-    await fh.close();
-  }
-}
-
-/** The records with ECFP4 popcount p are [start[p], start[p + 1]). */
-async function popcountStart(path: string, header: IndexHeader): Promise<Uint32Array> {
-  const s = header.sections.popcount_start;
-  const buf = await readSection(path, s.offset, s.length);
-  return new Uint32Array(buf.buffer, buf.byteOffset, s.length / 4).slice();
-}
-
-/** The ChEMBL IDs of some records (a page), in the order given. */
-export async function chemblIdsOf(path: string, header: IndexHeader, rec: readonly number[]): Promise<string[]> {
-  const fh = await open(path, "r");
-  try {
-    const offsets = header.sections.chembl_id_offsets.offset;
-    const bytes = header.sections.chembl_id_bytes.offset;
-    const out: string[] = [];
-    const pair = Buffer.alloc(8);
-    for (const r of rec) {
-      await fh.read(pair, 0, 8, offsets + r * 4);
-      const from = pair.readUInt32LE(0);
-      const to = pair.readUInt32LE(4);
-      const id = Buffer.alloc(to - from);
-      await fh.read(id, 0, id.length, bytes + from);
-      out.push(id.toString("latin1"));
-    }
-    return out;
-  } finally {
-    await fh.close();
-  }
-}
-
 function shardDeadline(deadline: number): number {
   return deadline - SHARD_MARGIN_MS;
 }
@@ -136,9 +98,14 @@ function checkTime(r: StructureSearchRequest): void {
   if (r.signal?.aborted) throw r.signal.reason instanceof Error ? r.signal.reason : new Error("cancelled");
 }
 
-/** The query's fingerprints, from a worker (RDKit is not loaded on this thread). */
+/** The query's fingerprints (and a similarity search's popcount window), from a worker: RDKit is not loaded on this thread. */
 async function prints(r: StructureSearchRequest): Promise<QueryPrints> {
-  const [outcome] = await r.scan([{ kind: "query", smiles: r.smiles }], budgetOf(r.deadline));
+  const item: QueryItem = {
+    kind: "query",
+    smiles: r.smiles,
+    ...(r.type === "similarity" ? { index: r.index, build_id: r.header.build_id, threshold: r.threshold ?? 70 } : {}),
+  };
+  const [outcome] = await r.scan([item], budgetOf(r.deadline));
   const q = unwrap<QueryPrints>(outcome);
   if (!q) throw scanTimeout(r, 0, 1);
   return q;
@@ -156,14 +123,9 @@ function scanTimeout(r: StructureSearchRequest, scanned: number, needed: number)
 }
 
 async function similarity(r: StructureSearchRequest): Promise<RankedHits> {
-  const [q, start] = await Promise.all([prints(r), popcountStart(r.index, r.header)]);
+  const q = await prints(r);
   const t = r.threshold ?? 70;
-  const nBits = ECFP_PARAMS.nBits;
-  // Tanimoto >= t needs min(|q|, |m|) / max(|q|, |m|) >= t: |m| in [ceil(t |q|), floor(|q| / t)].
-  const lo = Math.ceil((t * q.popcount) / 100);
-  const hi = Math.min(nBits, Math.floor((100 * q.popcount) / t));
-  const from = start[lo]!;
-  const to = start[hi + 1]!;
+  const [from, to] = q.window ?? [0, r.header.count];
   const needed = Math.max(0, to - from);
   const size = Math.max(MIN_SHARD, Math.ceil(needed / SIMILARITY_SHARDS));
   const shards: SimilarityShard[] = [];
@@ -182,7 +144,7 @@ async function similarity(r: StructureSearchRequest): Promise<RankedHits> {
   }
   checkTime(r);
   const outcomes = shards.length > 0 ? await r.scan(shards, budgetOf(r.deadline)) : [];
-  const hits: Array<{ rec: number; molregno: number; max_phase: number | null; sim: number }> = [];
+  const hits: Array<{ rec: number; chembl_id: string; molregno: number; max_phase: number | null; sim: number }> = [];
   let scanned = 0;
   let complete = true;
   shards.forEach((shard, i) => {
@@ -193,12 +155,13 @@ async function similarity(r: StructureSearchRequest): Promise<RankedHits> {
     }
     scanned += h.scanned_to - shard.from;
     if (!h.complete) complete = false;
-    h.rec.forEach((rec, k) => hits.push({ rec, molregno: h.molregno[k]!, max_phase: h.max_phase[k]!, sim: h.sim![k]! }));
+    h.rec.forEach((rec, k) => hits.push({ rec, chembl_id: h.chembl_id[k]!, molregno: h.molregno[k]!, max_phase: h.max_phase[k]!, sim: h.sim![k]! }));
   });
   if (!complete) throw scanTimeout(r, scanned, needed);
   hits.sort((a, b) => b.sim - a.sim || a.molregno - b.molregno);
   return {
     rec: hits.map((h) => h.rec),
+    chembl_id: hits.map((h) => h.chembl_id),
     molregno: hits.map((h) => h.molregno),
     max_phase: hits.map((h) => h.max_phase),
     sim: hits.map((h) => h.sim),
@@ -212,7 +175,7 @@ async function similarity(r: StructureSearchRequest): Promise<RankedHits> {
 async function substructure(r: StructureSearchRequest): Promise<RankedHits> {
   const q = await prints(r);
   const total = r.header.count;
-  const out: RankedHits = { rec: [], molregno: [], max_phase: [], capped: false, complete: true, scanned: 0, needed: total };
+  const out: RankedHits = { rec: [], chembl_id: [], molregno: [], max_phase: [], capped: false, complete: true, scanned: 0, needed: total };
   let cursor = 0;
   let size = r.firstShard ?? FIRST_SHARD;
   const deadline = shardDeadline(r.deadline);
@@ -252,6 +215,7 @@ async function substructure(r: StructureSearchRequest): Promise<RankedHits> {
         const take = Math.min(room, h.rec.length);
         for (let k = 0; k < take; k++) {
           out.rec.push(h.rec[k]!);
+          out.chembl_id.push(h.chembl_id[k]!);
           out.molregno.push(h.molregno[k]!);
           out.max_phase.push(h.max_phase[k]!);
         }
