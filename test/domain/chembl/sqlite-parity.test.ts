@@ -21,7 +21,7 @@ import type { AnyTool } from "../../../src/contract/tool.js";
 import { FakeChembl } from "../../fixtures/chembl/fake-server.js";
 import { buildDump, harmoniseWorld, loadDriver } from "../../fixtures/chembl/dump.js";
 import { ASPIRIN_SMILES } from "../../fixtures/chembl/world.js";
-import { callTool, chemblTools, fails, ok, serviceContext, testConfig, testService } from "../../fixtures/chembl/harness.js";
+import { DUMP_TIMEOUTS, callTool, chemblTools, fails, ok, serviceContext, testConfig, testService } from "../../fixtures/chembl/harness.js";
 
 const Driver = loadDriver();
 const skip = Driver === null ? "the optional SQLite driver better-sqlite3 is not installed (npm install better-sqlite3@12)" : false;
@@ -60,7 +60,10 @@ describe("offline ChEMBL from the official SQLite dump: parity with the web API"
     buildDump(dumpPath, Driver!);
     web = testService(fake);
     // The dump answers under CHEMATIC_OFFLINE (offline: true here); the web base URL is never called.
-    offline = new ChemblService({ ...testConfig(fake), offline: true, sqlitePath: dumpPath, apiBaseUrl: "http://127.0.0.1:9/unused" }, { random: () => 0.5 });
+    offline = new ChemblService(
+      { ...testConfig(fake), ...DUMP_TIMEOUTS, offline: true, sqlitePath: dumpPath, apiBaseUrl: "http://127.0.0.1:9/unused" },
+      { random: () => 0.5 },
+    );
     webCanvas = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 });
     offlineCanvas = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 50_000 });
   });

@@ -32,7 +32,7 @@ import { FakeChembl } from "../../fixtures/chembl/fake-server.js";
 import { buildDump, loadDriver } from "../../fixtures/chembl/dump.js";
 import { addStructures, structureSet, UNPARSABLE } from "../../fixtures/chembl/structures.js";
 import { ASPIRIN_SMILES } from "../../fixtures/chembl/world.js";
-import { callTool, chemblTools, fails, ok, serviceContext, testConfig } from "../../fixtures/chembl/harness.js";
+import { DUMP_TIMEOUTS, callTool, chemblTools, fails, ok, serviceContext, testConfig } from "../../fixtures/chembl/harness.js";
 import { localRunner, type LocalRunner } from "../../helpers/annotate.js";
 import { skipOracle } from "../../helpers/oracle.js";
 
@@ -98,7 +98,7 @@ describe("offline similarity and substructure search from the structure index", 
       else mol?.delete();
     }
     offline = new ChemblService(
-      { ...testConfig({ baseUrl: "http://127.0.0.1:9/unused" } as FakeChembl), offline: true, sqlitePath: dumpPath },
+      { ...testConfig({ baseUrl: "http://127.0.0.1:9/unused" } as FakeChembl), ...DUMP_TIMEOUTS, offline: true, sqlitePath: dumpPath },
       { random: () => 0.5 },
     );
   });
@@ -353,8 +353,8 @@ print(json.dumps([DataStructs.TanimotoSimilarity(fq, AllChem.GetMorganFingerprin
     const copy = join(bare, "chembl_36.db");
     copyFileSync(dumpPath, copy);
     const fake = await new FakeChembl("new").start();
-    const closed = new ChemblService({ ...testConfig(fake), offline: true, sqlitePath: copy }, { random: () => 0.5 });
-    const open = new ChemblService({ ...testConfig(fake), sqlitePath: copy }, { random: () => 0.5 });
+    const closed = new ChemblService({ ...testConfig(fake), ...DUMP_TIMEOUTS, offline: true, sqlitePath: copy }, { random: () => 0.5 });
+    const open = new ChemblService({ ...testConfig(fake), ...DUMP_TIMEOUTS, sqlitePath: copy }, { random: () => 0.5 });
     try {
       assert.equal((await closed.dumpInfo()!).structure_index?.state, "missing");
       for (const search_type of ["similarity", "substructure"]) {
@@ -372,7 +372,7 @@ print(json.dumps([DataStructs.TanimotoSimilarity(fq, AllChem.GetMorganFingerprin
       }
       // Both sources failing: the answer names the missing index, and the web API's failure.
       const unreachable = new ChemblService(
-        { ...testConfig({ baseUrl: "http://127.0.0.1:9/chembl/api/data" } as FakeChembl), sqlitePath: copy },
+        { ...testConfig({ baseUrl: "http://127.0.0.1:9/chembl/api/data" } as FakeChembl), ...DUMP_TIMEOUTS, sqlitePath: copy },
         { random: () => 0.5, retry: { baseDelayMs: 5, maxDelayMs: 10 } },
       );
       try {
