@@ -441,8 +441,11 @@ export class Canvas {
    * temporary table that no query can name (queries see only the tables recorded here); `commit` swaps it in
    * for `name` exactly as stage does, and `abort` (or a failed append or commit) drops it, leaving the earlier
    * table as it was. CANVAS_FULL as soon as the rows so far pass a cap (checkBounds), and again at the commit.
+   * Parts go in as columnar bulk inserts that DuckDB runs off the main thread (appendBulk), or with
+   * `appender` through DuckDB's appender on this thread, which costs less CPU in all (the caller's choice:
+   * see spill.ts).
    */
-  openStage(name: string, columns: ColumnSpec[], signal?: AbortSignal): StageWriter {
+  openStage(name: string, columns: ColumnSpec[], signal?: AbortSignal, options: { appender?: boolean } = {}): StageWriter {
     if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
     const staging = `_staging_${randomBytes(6).toString("hex")}`;
     let connection: DuckDBConnection | undefined;
@@ -482,7 +485,7 @@ export class Canvas {
       if (!connection) {
         connection = await this.instance.connect();
         await connection.run(`CREATE TABLE ${quoteIdent(staging)} (${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(", ")})`);
-        bulk.statement = await connection.prepare(this.bulkInsertSql(staging, columns));
+        if (!options.appender) bulk.statement = await connection.prepare(this.bulkInsertSql(staging, columns));
       }
       return connection;
     };
@@ -493,7 +496,8 @@ export class Canvas {
         step(async () => {
           const addedBytes = estimateBytes(rows);
           this.checkBounds(name, rowCount + rows.length, bytes + addedBytes);
-          await this.appendBulk(await ready(), staging, columns, rows, signal, bulk);
+          if (options.appender) await this.append(await ready(), staging, columns, rows, signal);
+          else await this.appendBulk(await ready(), staging, columns, rows, signal, bulk);
           rowCount += rows.length;
           bytes += addedBytes;
         }),

@@ -102,7 +102,11 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
         throw new Error("DuckDB is unavailable");
       }
       const canvas = target ?? (await manager.create(true));
-      const writer = { stage: canvas.openStage(tableName, ACTIVITY_TABLE_COLUMNS, request.signal), canvas, created: target === undefined };
+      // From the dump, DuckDB's appender: its pages come from a worker thread already busy on one core, and
+      // the bulk inserts' JSON route cost about a third more CPU in all (docs/performance.md, offline ChEMBL).
+      // Over HTTP the main thread parsing pages is the bottleneck, and the bulk inserts take staging off it.
+      const stage = canvas.openStage(tableName, ACTIVITY_TABLE_COLUMNS, request.signal, { appender: service.sqlite !== undefined });
+      const writer = { stage, canvas, created: target === undefined };
       // Recorded before the table is made, so that a failure from here on still drops what was made.
       made = writer;
       await writer.stage.prepare();
