@@ -20,7 +20,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBAppender, DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
 import type { CanvasConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
@@ -449,14 +449,22 @@ export class Canvas {
     if (!TABLE_NAME_RE.test(name)) throw new Error(`bad table name ${name}`);
     const staging = `_staging_${randomBytes(6).toString("hex")}`;
     let connection: DuckDBConnection | undefined;
-    // The bulk insert, prepared once for the whole stage.
+    // The bulk insert, prepared once for the whole stage; or one appender for the whole stage, flushed at the
+    // commit (flushing each part's appender cost more than twice as much).
     const bulk: { statement?: DuckDBPreparedStatement } = {};
+    let appender: DuckDBAppender | undefined;
     let rowCount = 0;
     let bytes = 0;
     let done = false;
     const release = () => {
       bulk.statement?.destroySync();
       bulk.statement = undefined;
+      try {
+        appender?.closeSync();
+      } catch {
+        // Its rows go with the temporary table being dropped.
+      }
+      appender = undefined;
     };
     const drop = async () => {
       done = true;
@@ -496,8 +504,11 @@ export class Canvas {
         step(async () => {
           const addedBytes = estimateBytes(rows);
           this.checkBounds(name, rowCount + rows.length, bytes + addedBytes);
-          if (options.appender) await this.append(await ready(), staging, columns, rows, signal);
-          else await this.appendBulk(await ready(), staging, columns, rows, signal, bulk);
+          if (options.appender) {
+            const c = await ready();
+            appender ??= await c.createAppender(staging);
+            await this.fillAppender(appender, columns, rows, signal);
+          } else await this.appendBulk(await ready(), staging, columns, rows, signal, bulk);
           rowCount += rows.length;
           bytes += addedBytes;
         }),
@@ -505,6 +516,7 @@ export class Canvas {
         step(async () => {
           this.checkBounds(name, rowCount, bytes);
           const c = await ready();
+          appender?.flushSync();
           release();
           const meta = await this.swapIn(c, staging, name, columns, signal, (meta) => ({ ...meta, row_count: rowCount, bytes, provenance }));
           done = true;
@@ -519,6 +531,17 @@ export class Canvas {
   }
 
   private async append(connection: DuckDBConnection, table: string, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
+    const appender = await connection.createAppender(table);
+    try {
+      await this.fillAppender(appender, columns, rows, signal);
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** Appends rows through an open appender, in data chunks of at most appendChunkRows; the caller flushes it. */
+  private async fillAppender(appender: DuckDBAppender, columns: ColumnSpec[], rows: readonly CellValue[][], signal?: AbortSignal): Promise<void> {
     const d = this.duckdb;
     // A VARCHAR[] column is an annotation's (pains_names): rows appended to an annotated table carry NULL there
     // until canvas_annotate computes them.
@@ -531,29 +554,23 @@ export class Canvas {
       const row = rows[r]!;
       for (let c = 0; c < columns.length; c++) data[c]![r] = checkCell(columns[c]!, row[c] ?? null);
     }
-    const appender = await connection.createAppender(table);
-    try {
-      const step = this.manager.appendChunkRows;
-      for (let start = 0; start < rows.length; start += step) {
-        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
-        const end = Math.min(rows.length, start + step);
-        this.manager.onChunk?.(end - start, "appender");
-        const chunk = d.DuckDBDataChunk.create(types, end - start);
-        chunk.setColumns(
-          data.map((values, c) => {
-            const part = values.slice(start, end);
-            if (columns[c]!.type === "BIGINT")
-              for (let i = 0; i < part.length; i++) if (part[i] !== null) part[i] = BigInt(part[i] as number) as unknown as number;
-            return part as never;
-          }),
-        );
-        appender.appendDataChunk(chunk);
-        // Yield between chunks: a 50,000-row stage must not hold the event loop for seconds.
-        await new Promise<void>((r) => setImmediate(r));
-      }
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
+    const step = this.manager.appendChunkRows;
+    for (let start = 0; start < rows.length; start += step) {
+      if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+      const end = Math.min(rows.length, start + step);
+      this.manager.onChunk?.(end - start, "appender");
+      const chunk = d.DuckDBDataChunk.create(types, end - start);
+      chunk.setColumns(
+        data.map((values, c) => {
+          const part = values.slice(start, end);
+          if (columns[c]!.type === "BIGINT")
+            for (let i = 0; i < part.length; i++) if (part[i] !== null) part[i] = BigInt(part[i] as number) as unknown as number;
+          return part as never;
+        }),
+      );
+      appender.appendDataChunk(chunk);
+      // Yield between chunks: a 50,000-row stage must not hold the event loop for seconds.
+      await new Promise<void>((r) => setImmediate(r));
     }
   }
 
