@@ -204,15 +204,14 @@ function popcount32(v: number): number {
 export function scanSimilarity(shard: SimilarityShard): ShardHits {
   const reader = new IndexReader(shard.index, shard.build_id);
   try {
-    const q = Uint32Array.from(shard.query);
     // Only the query's set words can hold common bits; a record's own bit count is its popcount bucket's.
-    const qIdx: number[] = [];
+    // (Indexed loops over typed arrays: measured about twice as fast here as for-of over an array.)
+    const set = shard.query.map((v, w) => [w, v >>> 0] as const).filter(([, v]) => v !== 0);
+    const qIdx = Int32Array.from(set.map(([w]) => w));
+    const qVal = Uint32Array.from(set.map(([, v]) => v));
+    const nq = qIdx.length;
     let qCount = 0;
-    for (let w = 0; w < FP_WORDS; w++) {
-      if (q[w] === 0) continue;
-      qIdx.push(w);
-      qCount += popcount32(q[w]!);
-    }
+    for (let k = 0; k < nq; k++) qCount += popcount32(qVal[k]!);
     const start = new Uint32Array(reader.read("popcount_start", 0, ECFP_PARAMS.nBits + 2, 4).buffer);
     let bucket = 0;
     while (bucket + 1 < start.length && start[bucket + 1]! <= shard.from) bucket++;
@@ -229,10 +228,7 @@ export function scanSimilarity(shard: SimilarityShard): ShardHits {
         while (start[bucket + 1]! <= r) bucket++;
         const base = i * FP_WORDS;
         let common = 0;
-        for (const w of qIdx) {
-          const m = words[base + w]!;
-          if (m !== 0) common += popcount32(m & q[w]!);
-        }
+        for (let k = 0; k < nq; k++) common += popcount32(words[base + qIdx[k]!]! & qVal[k]!);
         const union = qCount + bucket - common;
         // Both empty: 1, as RDKit's TanimotoSimilarity (and the tanimoto tool) say.
         if (union === 0 ? t <= 100 : 100 * common >= t * union) {
@@ -253,10 +249,11 @@ export function scanSubstructure(rdkit: RDKit, shard: SubstructureShard): ShardH
   let query: RDKitMol | undefined;
   try {
     query = parseSmiles(rdkit, shard.smiles, { argName: "smiles" });
-    const q = Uint32Array.from(shard.pattern);
     // The query's set words only: a molecule fails the screen at the first of them it lacks.
-    const qWords: number[] = [];
-    for (let w = 0; w < FP_WORDS; w++) if (q[w] !== 0) qWords.push(w);
+    const set = shard.pattern.map((v, w) => [w, v >>> 0] as const).filter(([, v]) => v !== 0);
+    const qIdx = Int32Array.from(set.map(([w]) => w));
+    const qVal = Uint32Array.from(set.map(([, v]) => v));
+    const nq = qIdx.length;
     const rec: number[] = [];
     let candidates = 0;
     let matched = 0;
@@ -268,15 +265,10 @@ export function scanSubstructure(rdkit: RDKit, shard: SubstructureShard): ShardH
       const passed: number[] = [];
       for (let i = 0; i < count; i++) {
         const base = i * FP_WORDS;
-        let ok = true;
-        for (const w of qWords) {
-          // A query bit the molecule lacks (bitwise results are signed 32-bit: compare with zero).
-          if ((q[w]! & ~words[base + w]!) !== 0) {
-            ok = false;
-            break;
-          }
-        }
-        if (ok) passed.push(i);
+        let k = 0;
+        // A query bit the molecule lacks fails it (bitwise results are signed 32-bit: compare with zero).
+        while (k < nq && (qVal[k]! & ~words[base + qIdx[k]!]!) === 0) k++;
+        if (k === nq) passed.push(i);
       }
       candidates += passed.length;
       if (passed.length > 0) {
