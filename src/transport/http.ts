@@ -45,7 +45,8 @@ import {
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
 import { META_PROTOCOL_VERSION, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
 import { logFailedCall, type OutboundMessage, type RequestEnvelope } from "../server/connection.js";
-import type { Endpoint, Transport } from "../server/transport.js";
+import type { Endpoint, MirroredParam, Transport } from "../server/transport.js";
+import { MCP_PARAM_PREFIX, headerText, valueAt } from "../server/mirrored-params.js";
 import { acceptAdmits, decodeMirroredValue, isAllowedOrigin, isHeaderSafe, isJsonContentType, isLoopbackAddress, isLoopbackHost } from "./http-headers.js";
 
 export const MCP_PATH = "/mcp";
@@ -180,12 +181,26 @@ function nameSource(request: JsonRpcRequest): { field: string; value: unknown } 
   return undefined;
 }
 
+/** A client-chosen value quoted in an error message, clipped so the answer stays small. */
+function quote(value: string): string {
+  return value.length > 120 ? `${value.slice(0, 120)}...` : value;
+}
+
 /**
  * The 2026-07-28 mirrored headers, checked after `_meta` has a protocolVersion and before the version is
  * judged, as the conformance suite expects: MCP-Protocol-Version, Mcp-Method and, for tools/call,
- * resources/read and prompts/get, Mcp-Name. Missing, repeated, non-ASCII or different: -32020.
+ * resources/read and prompts/get, Mcp-Name; then, for tools/call, the Mcp-Param-* header of each parameter
+ * the tool declares with x-mcp-header (`mirrored`): required when the body carries the parameter (not
+ * null), equal to it once decoded (integers compared as numbers), and refused when the body has no value.
+ * Missing, repeated, non-ASCII, malformed or different: -32020. A load balancer routes on these headers
+ * (canvas calls by Mcp-Param-Canvas-Id), so the body the server runs must be the one the header named.
  */
-export function checkMirroredHeaders(req: IncomingMessage, request: JsonRpcRequest, bodyVersion: string): RpcError | undefined {
+export function checkMirroredHeaders(
+  req: IncomingMessage,
+  request: JsonRpcRequest,
+  bodyVersion: string,
+  mirrored: (tool: string) => readonly MirroredParam[] = () => [],
+): RpcError | undefined {
   const mismatch = (message: string) => new RpcError(HEADER_MISMATCH, `Header mismatch: ${message}`);
   const version = singleHeader(req, "mcp-protocol-version");
   if (version.error) return mismatch(version.error);
@@ -205,6 +220,24 @@ export function checkMirroredHeaders(req: IncomingMessage, request: JsonRpcReque
     const decoded = decodeMirroredValue(name.value);
     if (decoded === undefined) return mismatch("the Mcp-Name header has a malformed =?base64?...?= value");
     if (decoded !== source.value) return mismatch(`Mcp-Name header value '${name.value}' does not match body value '${source.value}' (${source.field})`);
+  }
+  if (request.method === "tools/call" && typeof request.params?.name === "string") {
+    for (const param of mirrored(request.params.name)) {
+      const header = `${MCP_PARAM_PREFIX}${param.name}`;
+      const field = `params.arguments.${param.path.join(".")}`;
+      const sent = singleHeader(req, header.toLowerCase());
+      if (sent.error) return mismatch(sent.error.replace(header.toLowerCase(), header));
+      const body = headerText(valueAt(request.params.arguments, param.path));
+      if (sent.value === undefined) {
+        if (body === undefined) continue;
+        return mismatch(`the ${header} header is required when the body carries ${field}`);
+      }
+      const decoded = decodeMirroredValue(sent.value);
+      if (decoded === undefined) return mismatch(`the ${header} header has a malformed =?base64?...?= value`);
+      if (body === undefined) return mismatch(`${header} header value '${quote(sent.value)}' has no body value (${field} is absent)`);
+      const same = param.type === "integer" ? decoded.trim() !== "" && Number(decoded) === Number(body) : decoded === body;
+      if (!same) return mismatch(`${header} header value '${quote(sent.value)}' does not match body value '${quote(body)}' (${field})`);
+    }
   }
   return undefined;
 }
@@ -353,7 +386,7 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     const envelope: RequestEnvelope = {
       versionHint: singleHeader(req, "mcp-protocol-version"),
       defaultLegacyVersion: DEFAULT_LEGACY_HTTP_VERSION,
-      checkModern: (modern, bodyVersion) => checkMirroredHeaders(req, modern, bodyVersion),
+      checkModern: (modern, bodyVersion) => checkMirroredHeaders(req, modern, bodyVersion, (tool) => endpoint.mirroredParams(tool)),
     };
     const streamable = progressTokenOf(request.params) !== undefined && acceptAdmits(req.headers.accept, "text/event-stream");
     let streaming = false;
