@@ -482,7 +482,9 @@ export class Canvas {
       await connection.run("ROLLBACK").catch(() => undefined);
       throw e;
     }
-    const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
+    // The table's own copy of its columns: canvas_annotate adds to it, and the caller's list (a spill's is one
+    // constant shared by every canvas) must not change, or every other canvas would believe it has those columns.
+    const meta = finish({ name, columns: columns.map((c) => ({ ...c })), staged_at: new Date(this.manager.now()).toISOString() });
     this.tables.set(name, meta);
     return meta;
   }

@@ -117,3 +117,29 @@ describe("canvases belong to the caller that made them", () => {
     assert.equal(e.code, "CANVAS_NOT_FOUND", "an authenticated caller does not see an unowned canvas");
   });
 });
+
+describe("canvases staged from one column list", () => {
+  test("annotating one canvas adds columns to its table only (a spill's column list is shared by every canvas)", async () => {
+    const shared: ColumnSpec[] = [{ name: "smiles", type: "VARCHAR", description: "SMILES" }];
+    const a = await manager.create();
+    const b = await manager.create();
+    await a.stage("t", shared, [["CCO"]], {});
+    await b.stage("t", shared, [["CCN"]], {});
+    const column = { name: "mw", type: "DOUBLE" as const, description: "mw", definition: '{"kind":"mw"}' };
+    await a.prepareAnnotation("t", "smiles", [column]);
+    assert.deepEqual(
+      shared.map((c) => c.name),
+      ["smiles"],
+      "the caller's list is unchanged",
+    );
+    assert.deepEqual(
+      b.tables.get("t")!.columns.map((c) => c.name),
+      ["smiles"],
+    );
+    // The other canvas annotates as if alone (this failed with "_row not found" when the list was shared).
+    const work = await b.prepareAnnotation("t", "smiles", [column]);
+    assert.deepEqual(work.pending, [{ row: 0, smiles: "CCN" }]);
+    await manager.release(a.id);
+    await manager.release(b.id);
+  });
+});
