@@ -4,7 +4,7 @@
  * headers of a 2026-07-28 request, and the CLI started with --transport streamable-http.
  */
 import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { CLI_PATH, MODERN_META } from "./server-process.js";
 
@@ -162,4 +162,16 @@ export class HttpServerProcess {
     this.child.kill("SIGTERM");
     return this.exited;
   }
+}
+
+/** A loopback port free at the time of asking (for a server whose URL must be known before it listens). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }
