@@ -68,7 +68,9 @@ export interface McpServerOptions {
   logger: Logger;
   /**
    * Tools this server knows but an operator left switched off (chembl_dataframe_drop without
-   * CHEMBL_DATAFRAME_DROP_ENABLED): not listed, and a call answers TOOL_DISABLED naming the setting.
+   * CHEMBL_DATAFRAME_DROP_ENABLED, a tool whose set CHEMATIC_TOOLSETS leaves out): not listed, and a call
+   * answers TOOL_DISABLED naming the setting. One that is also in `tools` stays runnable by the service
+   * tools that chain it.
    */
   disabledTools?: readonly DisabledTool[];
 }
@@ -96,14 +98,15 @@ export class McpServer {
   private running = 0;
 
   constructor(options: McpServerOptions) {
-    this.registry = new ToolRegistry(options.tools);
+    this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
+    // A switched-off tool that is registered (a tool set left out) stays reachable for the tools that chain it.
+    this.registry = new ToolRegistry(options.tools, new Set(this.disabled.keys()));
     // Schema validators compile in the background while no call runs (see ToolRegistry.warmUp): cold start.
     this.registry.warmUp(() => this.running > 0);
     this.resources = new ResourceRegistry(options.resources ?? []);
     this.extraInstructions = options.instructions ?? [];
     this.instructions = [INSTRUCTIONS, ...this.extraInstructions].join("\n\n");
     this.pool = options.pool;
-    this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
     this.info = options.info;
     this.logger = options.logger;
   }
@@ -342,7 +345,7 @@ export class McpServer {
 
   /** A chemistry tool called from a service tool: same pool, same cancellation, within the caller's budget. */
   private runChemTool(name: string, args: Record<string, unknown>, signal: AbortSignal, callerBudgetMs: number): Promise<unknown> {
-    const entry = this.registry.get(name);
+    const entry = this.registry.get(name) ?? this.registry.hidden(name);
     if (!entry || entry.tool.kind !== "chem") return Promise.reject(new Error(`no chemistry tool named ${name}`));
     return this.pool.run(name, args, { budgetMs: Math.min(entry.tool.budgetMs, callerBudgetMs), signal });
   }
