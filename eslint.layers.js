@@ -4,6 +4,7 @@
 //   server     (connection, dispatch, shaping, pool, registry)   imports protocol, tools, resources, contract, domain
 //   protocol   (JSON-RPC codec, _meta and eras, error codes)      imports contract
 //   tools, resources (one file per tool; resource providers)    import contract, domain (tools may import tools)
+//   prompts    (one file per prompt: text templates naming the tools they chain)    imports contract
 //   contract   (what tools, resources, server and transports share)   imports domain
 //   domain     (chemistry engine, ChEMBL service, canvas, network)     imports nothing above it
 //
@@ -12,7 +13,7 @@
 // Imports are relative, so a pattern names the top folder of src/ reached through one or more "../".
 
 const ENTRY_POINTS = ["cli", "commands", "app", "doctor"];
-const LAYERS = ["transport", "server", "protocol", "tools", "resources", "contract", "domain"];
+const LAYERS = ["transport", "server", "protocol", "tools", "resources", "prompts", "contract", "domain"];
 
 /**
  * A no-restricted-imports rule that forbids the given top folders (and every entry point). `up` is how a
@@ -38,6 +39,7 @@ const allowed = {
   protocol: ["contract"],
   tools: ["contract", "domain", "tools"],
   resources: ["contract", "domain", "resources"],
+  prompts: ["contract", "prompts"],
   contract: ["domain", "contract"],
   domain: ["domain"],
 };

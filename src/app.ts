@@ -9,8 +9,9 @@ import { chemblResourceProvider } from "./resources/chembl.js";
 import { CHEMBL_INSTRUCTIONS } from "./domain/chembl/instructions.js";
 import { initCanvasManager } from "./domain/canvas/canvas.js";
 import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
-import { loadSkillTree } from "./domain/skills/skills.js";
+import { SKILL_NAME, loadSkillTree } from "./domain/skills/skills.js";
 import { skillResourceProvider } from "./resources/skills.js";
+import { allPrompts } from "./prompts/index.js";
 import { projectRoot } from "./domain/assets.js";
 import { join } from "node:path";
 import { PACKAGE } from "./version.js";
@@ -63,6 +64,7 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
   const server = new McpServer({
     tools,
     resources: [chemblResourceProvider(getChemblService), skillResourceProvider(skills)],
+    prompts: allPrompts(skills.get(`${SKILL_NAME}/SKILL.md`)!.text),
     // The paragraphs about the ChEMBL chains and the canvas only where those tools are listed.
     instructions: [...(toolsets.includes("chembl") ? [CHEMBL_INSTRUCTIONS] : []), ...(toolsets.includes("canvas") ? [CANVAS_INSTRUCTIONS] : [])],
     pool,

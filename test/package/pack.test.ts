@@ -194,6 +194,18 @@ async function session(rpc: Rpc, label: string): Promise<string[]> {
       families.push("skills");
     }
   }
+  if (capabilities.prompts) {
+    // The chembl_guide prompt renders the shipped skill's text (read from the installed skills/).
+    const prompts = ((await rpc("prompts/list", {})).result?.prompts ?? []) as Array<{ name: string }>;
+    assert.ok(
+      prompts.some((p) => p.name === "chembl_guide"),
+      `${label}: prompts/list ${JSON.stringify(prompts)}`,
+    );
+    const got = await rpc("prompts/get", { name: "chembl_guide" });
+    const text = ((got.result?.messages ?? []) as Array<{ content: { text?: string } }>)[0]?.content.text ?? "";
+    assert.match(text, /# ChEMBL guide/, `${label}: prompts/get ${JSON.stringify(got.error)}`);
+    families.push("prompts");
+  }
   if (names.has("chembl_dataframe_query") && names.has("chembl_get_bioactivities")) {
     // A view larger than one page is staged on a DuckDB canvas; query it back.
     const staged = (await call("chembl_get_bioactivities", { target_chembl_id: "CHEMBL203", limit: 1 })).structuredContent;
