@@ -348,6 +348,8 @@ test(
       "README.md",
       "LICENSE",
       "NOTICE",
+      "server.json",
+      "CHANGELOG.md",
       "tsconfig.json",
       "tsconfig.build.json",
       "src",
@@ -365,10 +367,29 @@ test(
     assert.match(packed.stderr, /prepack/, "npm pack ran the prepack build");
 
     // Only what runs.
-    const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^NOTICE$/, /^build\/src\/.+\.js$/, /^assets\/[^/]+$/, /^skills\/.+/];
+    const allowed = [
+      /^package\.json$/,
+      /^README\.md$/,
+      /^LICENSE$/,
+      /^NOTICE$/,
+      /^server\.json$/,
+      /^CHANGELOG\.md$/,
+      /^build\/src\/.+\.js$/,
+      /^assets\/[^/]+$/,
+      /^skills\/.+/,
+    ];
     const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
-    assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE and package.json");
-    for (const required of ["package.json", "README.md", "LICENSE", "NOTICE", ...Object.values(pkg.bin).map((b) => b.replace(/^\.\//, ""))]) {
+    assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE, CHANGELOG, server.json and package.json");
+    // server.json: the MCP registry reads it beside the package (its name is package.json's mcpName).
+    for (const required of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "NOTICE",
+      "server.json",
+      "CHANGELOG.md",
+      ...Object.values(pkg.bin).map((b) => b.replace(/^\.\//, "")),
+    ]) {
       assert.ok(files.includes(required), `the package holds ${required}`);
     }
     const repoFiles = (dir: string) => (existsSync(join(root, dir)) ? walk(join(root, dir)).map((p) => relative(root, p).split("\\").join("/")) : []);
