@@ -107,3 +107,20 @@ test("an unknown set stops start-up before serving: exit 2, stderr names the var
   assert.match(r.stderr, /"biology"/);
   assert.equal(r.stdout, "");
 });
+
+test("doctor's configuration check reports the tool sets, and fails on an unknown one naming the variable", () => {
+  const doctor = (toolsets: string) =>
+    spawnSync(process.execPath, [CLI_PATH, "doctor", "--json", "--timeout-ms", "200"], {
+      env: { ...process.env, CHEMATIC_TOOLSETS: toolsets, CHEMATIC_OFFLINE: "1", CHEMATIC_WORKERS: "1" },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+  const configuration = (stdout: string) =>
+    (JSON.parse(stdout) as { checks: Array<{ name: string; status: string; detail: string }> }).checks.find((c) => c.name === "configuration")!;
+  const good = configuration(doctor("medchem,chem").stdout);
+  assert.equal(good.status, "ok");
+  assert.match(good.detail, /toolsets=chem,medchem/);
+  const bad = configuration(doctor("chem,biology").stdout);
+  assert.equal(bad.status, "fail");
+  assert.match(bad.detail, /CHEMATIC_TOOLSETS.*"biology"/);
+});
