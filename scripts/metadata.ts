@@ -56,7 +56,8 @@ function environmentVariable(v: EnvVar): Record<string, unknown> {
 
 /** server.json as it must read for this package.json and this list of variables. */
 export function serverJson(pkg: PackageJson): Record<string, unknown> {
-  const environmentVariables = ENVIRONMENT.filter((v) => v.scope === "server").map(environmentVariable);
+  const serving = ENVIRONMENT.filter((v) => v.scope === "server");
+  const variablesFor = (transport: "stdio" | "http") => serving.filter((v) => v.transport === undefined || v.transport === transport).map(environmentVariable);
   const npm = { registryType: "npm", registryBaseUrl: "https://registry.npmjs.org", identifier: pkg.name, version: pkg.version, runtimeHint: "npx" };
   return {
     $schema: SERVER_SCHEMA_URL,
@@ -68,7 +69,7 @@ export function serverJson(pkg: PackageJson): Record<string, unknown> {
     websiteUrl: pkg.homepage,
     packages: [
       // What a client config starts: npx chematic-mcp, MCP over stdio.
-      { ...npm, transport: { type: "stdio" }, environmentVariables },
+      { ...npm, transport: { type: "stdio" }, environmentVariables: variablesFor("stdio") },
       // The same package serving Streamable HTTP on its default loopback address (README, "Streamable HTTP").
       {
         ...npm,
@@ -82,7 +83,7 @@ export function serverJson(pkg: PackageJson): Record<string, unknown> {
             description: "Serve MCP over Streamable HTTP at /mcp (stateless; 2026-07-28 and the legacy initialize dialects).",
           },
         ],
-        environmentVariables,
+        environmentVariables: variablesFor("http"),
       },
     ],
   };

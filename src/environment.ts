@@ -23,6 +23,8 @@ export interface EnvVar {
    * "system" (a general variable the server honours, not ours to advertise), "test" (test fixtures only).
    */
   scope: "server" | "cli" | "system" | "test";
+  /** A server variable that applies to one transport only (e.g. "http" for HTTP authentication): server.json lists it under that package alone. */
+  transport?: "stdio" | "http";
 }
 
 export const ENVIRONMENT: readonly EnvVar[] = [

@@ -119,18 +119,21 @@ test("name, description, versions and repository agree with package.json and the
 
 test("its environment variables are the server's, as described in src/environment.ts and the README's table", () => {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const serving = ENVIRONMENT.filter((v) => v.scope === "server");
   for (const p of server.packages) {
+    const transport = p.transport.type === "stdio" ? "stdio" : "http";
+    const serving = ENVIRONMENT.filter((v) => v.scope === "server" && (v.transport === undefined || v.transport === transport));
     assert.deepEqual(
       p.environmentVariables.map((v) => [v.name, v.description]),
       serving.map((v) => [v.name, v.summary]),
+      `the ${transport} package's variables`,
     );
     for (const v of p.environmentVariables) {
       assert.match(readme, new RegExp(`^\\| \`${v.name}\` \\|`, "m"), `${v.name} has a row in the README's Configuration table`);
       if (v.choices) assert.ok((v.choices as string[]).includes(v.default as string), `${v.name}: its default is one of its choices`);
     }
   }
-  assert.ok(serving.some((v) => v.name === "CHEMATIC_TOOLSETS") && serving.some((v) => v.name === "CHEMBL_SQLITE"));
+  const names = server.packages[0]!.environmentVariables.map((v) => v.name);
+  assert.ok(names.includes("CHEMATIC_TOOLSETS") && names.includes("CHEMBL_SQLITE"));
 });
 
 test("CHANGELOG.md (Keep a Changelog) opens with this version's release, each release linked", () => {
