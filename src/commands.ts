@@ -18,6 +18,9 @@ import { createApp, type App } from "./app.js";
 import { ConfigError } from "./config.js";
 import { DEFAULT_DOCTOR_TIMEOUT_MS, formatReport, runDoctor } from "./doctor.js";
 import { PUBCHEM_DEFAULT_BASE_URL } from "./domain/net/pubchem.js";
+import { BearerAuthenticator, TOKENS_FILE_VARIABLE, TokenFileError } from "./domain/auth/bearer.js";
+import type { OAuthAuthenticator } from "./domain/auth/oauth.js";
+import { getCanvasManager } from "./domain/canvas/canvas.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { ToolCallRefused } from "./server/server.js";
 import { endpointOf } from "./server/transport.js";
@@ -29,7 +32,7 @@ import { PACKAGE } from "./version.js";
 const USAGE = `Usage:
   chematic-mcp [--transport stdio]        Serve MCP over stdio (default)
   chematic-mcp --transport streamable-http [options]
-                                          Serve MCP over HTTP at POST /mcp (no authentication)
+                                          Serve MCP over HTTP at POST /mcp
   chematic-mcp tools                      Print the tool table
   chematic-mcp call <tool> '<json-args>'  Run one tool and print its structured result
   chematic-mcp doctor [--json] [--timeout-ms <n>]
@@ -51,9 +54,13 @@ Streamable HTTP options:
   --allow-non-loopback        Required to bind a non-loopback address; put TLS and authentication in front
   --allowed-origin <origin>   Extra browser Origin allowed, exactly scheme://host[:port] (repeatable)
   --max-concurrency <n>       Requests served at once; more get 503 with Retry-After: 1 (default ${DEFAULT_MAX_CONCURRENCY})
+  --auth none|bearer|oauth    Authentication (default none): bearer takes the tokens listed (as SHA-256) in
+                              CHEMATIC_AUTH_TOKENS_FILE, re-read on SIGHUP; oauth accepts JWT access tokens of
+                              CHEMATIC_OAUTH_ISSUER for CHEMATIC_OAUTH_AUDIENCE (CHEMATIC_OAUTH_SCOPES required)
 
 Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT, CHEMATIC_OFFLINE,
-CHEMBL_API_BASE_URL, CHEMBL_SQLITE, CHEMBL_DOWNLOAD_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY (see README).
+CHEMBL_API_BASE_URL, CHEMBL_SQLITE, CHEMBL_DOWNLOAD_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY,
+CHEMATIC_REPLICA_ID, CHEMATIC_AUTH_TOKENS_FILE, CHEMATIC_OAUTH_ISSUER, CHEMATIC_OAUTH_AUDIENCE, CHEMATIC_OAUTH_SCOPES (see README).
 `;
 
 class UsageError extends Error {}
@@ -69,6 +76,7 @@ interface ServeOptions {
   allowNonLoopback: boolean;
   allowedOrigins: string[];
   maxConcurrency: number;
+  auth: "none" | "bearer" | "oauth";
 }
 
 /** The serve options as node:util parseArgs reads them (strict: an unknown option or a stray argument is a usage error). */
@@ -79,8 +87,9 @@ const SERVE_OPTIONS = {
   "allow-non-loopback": { type: "boolean" },
   "allowed-origin": { type: "string", multiple: true },
   "max-concurrency": { type: "string" },
+  auth: { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
-const HTTP_ONLY = new Set(["bind", "port", "allow-non-loopback", "allowed-origin", "max-concurrency"]);
+const HTTP_ONLY = new Set(["bind", "port", "allow-non-loopback", "allowed-origin", "max-concurrency", "auth"]);
 
 /**
  * parseArgs, strict, with its errors turned into this command's usage messages (exit 2):
@@ -118,6 +127,7 @@ function parseServeArgs(args: string[]): ServeOptions {
     allowNonLoopback: values["allow-non-loopback"] === true,
     allowedOrigins: [],
     maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+    auth: "none",
   };
   const transport = values.transport;
   if (transport !== undefined) {
@@ -137,6 +147,10 @@ function parseServeArgs(args: string[]): ServeOptions {
     options.allowedOrigins.push(origin);
   }
   if (values["max-concurrency"] !== undefined) options.maxConcurrency = wholeNumber("--max-concurrency", values["max-concurrency"], 1, 4096);
+  if (values.auth !== undefined) {
+    if (values.auth !== "none" && values.auth !== "bearer" && values.auth !== "oauth") usageError(`--auth must be none, bearer or oauth, got "${values.auth}"`);
+    options.auth = values.auth;
+  }
   // In the order given, once each.
   const httpOnlyGiven = [...new Set(tokens.flatMap((t) => (t.kind === "option" && HTTP_ONLY.has(t.name) ? [`--${t.name}`] : [])))];
   if (options.transport === "stdio" && httpOnlyGiven.length > 0) {
@@ -144,8 +158,11 @@ function parseServeArgs(args: string[]): ServeOptions {
   }
   if (options.transport === "streamable-http" && !isLoopbackAddress(options.bind) && !options.allowNonLoopback) {
     usageError(
-      `refusing to bind the non-loopback address ${options.bind}: the server has no authentication. ` +
-        "Pass --allow-non-loopback, and put TLS and authentication (a reverse proxy) in front of it",
+      options.auth === "none"
+        ? `refusing to bind the non-loopback address ${options.bind} without authentication. ` +
+            "Pass --auth bearer or --auth oauth (or put authentication in a reverse proxy), pass --allow-non-loopback, and put TLS in front of it"
+        : `refusing to bind the non-loopback address ${options.bind}: tokens must not cross a network in clear. ` +
+            "Put TLS in front of it (a reverse proxy) and pass --allow-non-loopback",
     );
   }
   return options;
@@ -205,7 +222,47 @@ async function serve(args: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * The authenticator `--auth` asks for, built before anything starts: a token file that cannot be used, or an
+ * OAuth setting that is wrong, is a ConfigError naming the variable (exit 2); an issuer whose metadata cannot
+ * be fetched or used stops start-up too (exit 1, naming CHEMATIC_OAUTH_ISSUER).
+ */
+async function authenticatorFor(mode: ServeOptions["auth"]): Promise<BearerAuthenticator | OAuthAuthenticator | undefined> {
+  if (mode === "none") return undefined;
+  if (mode === "bearer") {
+    const path = process.env[TOKENS_FILE_VARIABLE]?.trim();
+    if (!path) throw new ConfigError(`${TOKENS_FILE_VARIABLE} is required with --auth bearer (a file of lines '<label> sha256:<hex>')`);
+    try {
+      return new BearerAuthenticator(resolvePath(path));
+    } catch (e) {
+      if (e instanceof TokenFileError) throw new ConfigError(`${TOKENS_FILE_VARIABLE} (${path}) cannot be used: ${e.message}`);
+      throw e;
+    }
+  }
+  const { loadOAuthConfig, OAuthAuthenticator: OAuth } = await import("./domain/auth/oauth.js");
+  return OAuth.create(loadOAuthConfig(process.env), { env: process.env });
+}
+
+/** What the start line says about authentication. */
+function authSummary(auth: BearerAuthenticator | OAuthAuthenticator | undefined): { text: string; fields: Record<string, unknown> } {
+  if (auth === undefined) return { text: "no authentication", fields: { auth: "none" } };
+  if (auth instanceof BearerAuthenticator) return { text: `bearer tokens: ${auth.size}`, fields: { auth: "bearer", tokens: auth.size } };
+  return {
+    text: `OAuth: issuer ${auth.config.issuer}`,
+    fields: { auth: "oauth", issuer: auth.config.issuer, audience: auth.config.audience, jwks_uri: auth.jwksUri, scopes: auth.config.scopes },
+  };
+}
+
 async function serveStreamableHttp(options: ServeOptions): Promise<number> {
+  let auth: BearerAuthenticator | OAuthAuthenticator | undefined;
+  try {
+    auth = await authenticatorFor(options.auth);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    process.stderr.write(`chematic-mcp: CHEMATIC_OAUTH_ISSUER cannot be used: ${(e as Error).message}
+`);
+    return 1;
+  }
   const app = createApp();
   let transport;
   try {
@@ -214,6 +271,7 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
       port: options.port,
       allowedOrigins: options.allowedOrigins,
       maxConcurrency: options.maxConcurrency,
+      ...(auth ? { auth } : {}),
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
@@ -222,15 +280,27 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
     return 1;
   }
   // Always written, whatever the log level: it names the URL (with --port 0, the port picked).
-  app.logger.notice(`Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (no authentication)`, {
+  const summary = authSummary(auth);
+  app.logger.notice(`Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (${summary.text})`, {
     version: PACKAGE.version,
     transport: "streamable-http",
     address: transport.url,
     workers: app.pool.size,
     max_concurrency: options.maxConcurrency,
     allowed_origins: options.allowedOrigins,
+    replica: getCanvasManager().origin.replica,
+    ...summary.fields,
     ...networkFields(app),
   });
+  if (auth instanceof BearerAuthenticator) {
+    const bearer = auth;
+    // SIGHUP re-reads the token file; a file that does not parse leaves the tokens in force.
+    process.on("SIGHUP", () => {
+      const reloaded = bearer.reload();
+      if (reloaded.ok) app.logger.notice(`SIGHUP: ${TOKENS_FILE_VARIABLE} re-read, ${reloaded.tokens} tokens in force`, { tokens: reloaded.tokens });
+      else app.logger.error(`SIGHUP: ${TOKENS_FILE_VARIABLE} not used (${reloaded.reason}); the ${bearer.size} tokens read before stay in force`);
+    });
+  }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());

@@ -110,6 +110,21 @@ export interface CanvasConfig {
   importDir: string | null;
   /** CHEMATIC_IMPORT_MAX_MB (128), in bytes: the largest file (or .sdf.gz content) canvas_import reads. */
   importMaxBytes: number;
+  /**
+   * CHEMATIC_REPLICA_ID: this process's name in the canvas IDs it mints (a load balancer routes canvas calls
+   * by it); null (unset) picks a random name at each start.
+   */
+  replicaId: string | null;
+}
+
+/** A replica name (CHEMATIC_REPLICA_ID): 1 to 16 lower-case letters and digits, so an nginx map can match it plainly. */
+export const REPLICA_ID_PATTERN = /^[a-z0-9]{1,16}$/;
+
+export function parseReplicaId(value: string | undefined): string | null {
+  if (value === undefined || value.trim() === "") return null;
+  const v = value.trim();
+  if (!REPLICA_ID_PATTERN.test(v)) throw new ConfigError(`CHEMATIC_REPLICA_ID must be 1 to 16 lower-case letters and digits, got "${value}"`);
+  return v;
 }
 
 export const DEFAULT_MAX_SPILL_ROWS = 50_000;
@@ -153,6 +168,7 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     maxBytes: parseInteger("CHEMATIC_CANVAS_MAX_MB", env.CHEMATIC_CANVAS_MAX_MB, 256, 1, 65_536) * 1024 * 1024,
     importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false) : null,
     importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
+    replicaId: parseReplicaId(env.CHEMATIC_REPLICA_ID),
   };
 }
 

@@ -56,6 +56,12 @@ export interface ServiceContext {
    */
   progressTracked?: boolean;
   /**
+   * Who is calling, when the HTTP transport authenticates callers: the token's label (bearer mode) or the
+   * access token's subject (OAuth mode). Canvases belong to the owner that made them. Absent without
+   * authentication (stdio, HTTP with --auth none).
+   */
+  owner?: string | undefined;
+  /**
    * Runs chemistry tools in the worker pool (RDKit is not loaded on the main thread). The server always
    * provides it; it is optional so unit tests can build a context without a pool.
    */

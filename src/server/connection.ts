@@ -103,6 +103,8 @@ export interface RequestEnvelope {
    * after the era decision and before `_meta` is judged, as the conformance suite expects.
    */
   checkModern?: (request: JsonRpcRequest, bodyVersion: string) => RpcError | undefined;
+  /** The caller the transport authenticated (token label or subject), handed to the tools as ServiceContext.owner. */
+  owner?: string;
 }
 
 /**
@@ -277,14 +279,18 @@ export class Connection {
       const meta = parseClientMeta(request.params);
       // A method this server does not serve (-32601 follows) is refused, so it pins nothing either.
       if (this.server.serves("modern", request.method)) this.pinnedEra ??= "modern";
-      return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities });
+      return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities, owner: envelope.owner });
     }
     if (request.method === "initialize" && this.initialized) {
       throw new RpcError(INVALID_REQUEST, "Invalid request: this connection is already initialized; initialize is sent once per connection");
     }
     if (this.server.serves("legacy", request.method)) this.pinnedEra ??= "legacy";
     if (request.method === "initialize") this.initialized = true;
-    const { result, negotiated } = await this.server.handleLegacy(request, decision.legacyVersion ?? this.legacyVersion, { signal, progress });
+    const { result, negotiated } = await this.server.handleLegacy(request, decision.legacyVersion ?? this.legacyVersion, {
+      signal,
+      progress,
+      owner: envelope.owner,
+    });
     if (negotiated) this.legacyVersion = negotiated;
     return result;
   }

@@ -16,6 +16,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { withListSchemas } from "./list.js";
+import { MirroredParamError, mirroredParams, type MirroredParam } from "./mirrored-params.js";
 
 export interface SchemaIssue {
   path: string;
@@ -61,7 +62,11 @@ export type WireFlavour = "2024-11-05" | "2025-03-26" | "full";
 export function createAjv(): Ajv2020 {
   // ajv is CommonJS: required synchronously, on demand (see the module comment).
   const { Ajv2020: Ajv } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-  return new Ajv({ strict: true, allErrors: true, validateFormats: false, strictRequired: false });
+  const ajv = new Ajv({ strict: true, allErrors: true, validateFormats: false, strictRequired: false });
+  // The 2026-07-28 transport's annotation of a parameter mirrored into an Mcp-Param-* header: no validation
+  // meaning (the HTTP transport checks the header against the body), declared so strict mode accepts it.
+  ajv.addKeyword({ keyword: "x-mcp-header", schemaType: "string" });
+  return ajv;
 }
 
 export function describeIssues(errors: ErrorObject[] | null | undefined): SchemaIssue[] {
@@ -117,6 +122,8 @@ export class ToolRegistry {
   private readonly order: LazyEntry[] = [];
   private warming = false;
   private readonly wireCache = new Map<WireFlavour, WireTool[]>();
+  /** Each tool's parameters mirrored into Mcp-Param-* headers (x-mcp-header), checked at registration. */
+  private readonly mirrored = new Map<string, readonly MirroredParam[]>();
 
   constructor(tools: readonly AnyTool[]) {
     let ajv: Ajv2020 | undefined;
@@ -131,6 +138,14 @@ export class ToolRegistry {
       // service tools whose text block is markdown carrying the same data (the ChEMBL tools). A chemistry
       // tool's text block is always its JSON.
       if (tool.content && !tool.testOnly && tool.kind !== "service") throw new Error(`tool ${tool.name}: only a testOnly or service tool may define content`);
+      try {
+        const params = mirroredParams(tool.inputSchema);
+        if (params.length > 0) this.mirrored.set(tool.name, params);
+      } catch (e) {
+        // A conforming client drops a tool whose x-mcp-header breaks the spec's rules: refuse it here instead.
+        if (e instanceof MirroredParamError) throw new Error(`tool ${tool.name}: ${e.message}`, { cause: e });
+        throw e;
+      }
       const entry = new LazyEntry(tool, sharedAjv);
       this.byName.set(tool.name, entry);
       this.order.push(entry);
@@ -162,6 +177,11 @@ export class ToolRegistry {
     // of start and would wait behind ajv's loading and the first compiles (a call compiles its own tool's
     // validators on demand meanwhile).
     setTimeout(step, WARM_UP_DELAY_MS).unref();
+  }
+
+  /** The parameters of tool `name` a 2026-07-28 client mirrors into Mcp-Param-* headers (none for an unknown tool). */
+  mirroredParams(name: string): readonly MirroredParam[] {
+    return this.mirrored.get(name) ?? [];
   }
 
   get(name: string): RegisteredTool | undefined {

@@ -42,6 +42,8 @@ export interface CallContext {
   progress?: ProgressReporter | undefined;
   /** The request's _meta clientCapabilities (2026-07-28 only; the legacy era declares them in initialize). */
   clientCapabilities?: JsonObject | undefined;
+  /** The authenticated caller (token label or subject) when the transport authenticates; what canvases belong to. */
+  owner?: string | undefined;
 }
 
 /** At most this many schema issues are reported for one call (details.issues_total counts them all). */
@@ -377,6 +379,7 @@ export class McpServer {
           progress: ctx.progress ?? (() => {}),
           deadline,
           progressTracked: ctx.progress !== undefined,
+          owner: ctx.owner,
           chem: {
             run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>>,
             runList: (tool, items, options) =>

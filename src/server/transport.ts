@@ -6,16 +6,25 @@
  */
 import type { Logger } from "../logger.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
+import type { MirroredParam } from "./mirrored-params.js";
 import type { McpServer } from "./server.js";
+
+export type { MirroredParam } from "./mirrored-params.js";
 
 export interface Endpoint {
   readonly logger: Logger;
   /** A new connection over the server (its own era pin and legacy version). */
   open(options?: Omit<ConnectionOptions, "logger">): Connection;
+  /** The parameters of a tool that a 2026-07-28 client mirrors into Mcp-Param-* headers (HTTP checks them). */
+  mirroredParams(tool: string): readonly MirroredParam[];
 }
 
 export function endpointOf(server: McpServer, logger: Logger): Endpoint {
-  return { logger, open: (options = {}) => new Connection(server, { ...options, logger }) };
+  return {
+    logger,
+    open: (options = {}) => new Connection(server, { ...options, logger }),
+    mirroredParams: (tool) => server.registry.mirroredParams(tool),
+  };
 }
 
 export interface Transport {

@@ -2,25 +2,40 @@
  * Schema fragments and plumbing shared by the chembl_dataframe_* tools.
  */
 import { ToolError } from "../domain/errors.js";
-import type { JsonSchema, ToolAnnotations } from "../contract/tool.js";
-import { CANVAS_ID_PATTERN, type CanvasManager, type Canvas } from "../domain/canvas/canvas.js";
+import type { JsonSchema, ServiceContext, ToolAnnotations } from "../contract/tool.js";
+import { CANVAS_ID_MAX_LENGTH, CANVAS_ID_PATTERN, type CanvasManager, type Canvas } from "../domain/canvas/canvas.js";
 
 export const CANVAS_READ_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
+
+/**
+ * The header a 2026-07-28 client mirrors canvas_id into (Mcp-Param-Canvas-Id), so a load balancer can send a
+ * canvas call to the replica holding the canvas without reading the body. Declared on a top-level string
+ * property only: the spec makes an x-mcp-header anywhere else (under oneOf, items, $ref...) invalid, and a
+ * conforming client then drops the whole tool (test/tools/registry.test.ts checks every tool).
+ */
+export const CANVAS_ID_HEADER = "Canvas-Id";
+
+/** Longest canvas_id a schema accepts: the ID with some surrounding whitespace (trimmed before use). */
+export const CANVAS_ID_ARGUMENT_MAX_LENGTH = CANVAS_ID_MAX_LENGTH + 16;
 
 export function canvasIdProperty(): JsonSchema {
   return {
     type: "string",
-    maxLength: 40,
+    maxLength: CANVAS_ID_ARGUMENT_MAX_LENGTH,
     pattern: `^\\s*${CANVAS_ID_PATTERN.slice(1, -1)}\\s*$`,
-    description: "The canvas_id chembl_get_bioactivities returned when it staged a view (cv_ followed by 24 characters).",
+    description: "The canvas_id chembl_get_bioactivities returned when it staged a view (cv_, the replica's name, _, then 28 characters).",
+    "x-mcp-header": CANVAS_ID_HEADER,
   };
 }
 
-/** The canvas a dataframe tool addresses: CANVAS_DISABLED when the canvas is off, CANVAS_NOT_FOUND when unknown or expired. */
-export async function canvasFor(manager: CanvasManager, id: unknown): Promise<Canvas> {
+/**
+ * The canvas a dataframe tool addresses, as the caller (ctx.owner) may see it: CANVAS_DISABLED when the
+ * canvas is off, CANVAS_NOT_FOUND when unknown, expired, on another replica or another owner's.
+ */
+export async function canvasFor(manager: CanvasManager, id: unknown, ctx: Pick<ServiceContext, "owner">): Promise<Canvas> {
   if (!(await manager.available())) throw manager.disabledError();
   if (typeof id !== "string") throw new ToolError("INVALID_ARGUMENTS", "canvas_id is required", { path: "/canvas_id" });
-  return manager.get(id.trim());
+  return manager.get(id.trim(), ctx.owner ?? null);
 }
 
 /**

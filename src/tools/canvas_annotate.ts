@@ -432,7 +432,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
         const [checked] = await runList(canvasAnnotateRowTool, [{ smiles: "C", kinds: plan.kinds, check: true }], { budgetMs: ANNOTATE_WRITE_RESERVE_MS });
         if (checked && !checked.ok) throw new ToolError(checked.error.code, checked.error.message, checked.error.details, checked.error.hint);
       }
-      const canvas = await canvasFor(canvases(), args.canvas_id);
+      const canvas = await canvasFor(canvases(), args.canvas_id, ctx);
       const smilesColumn = defaultSmilesColumn(canvas, args.table, args.smiles_column);
       const work = await canvas.prepareAnnotation(args.table, smilesColumn, plan.columns);
       const pending = work.pending;

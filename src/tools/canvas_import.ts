@@ -262,7 +262,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
       const mode = args.mode ?? "create";
       await manager.refuseKeyword(table, "/table");
       if (mode === "append" && args.canvas_id === undefined) throw invalid("mode append needs the canvas_id of the table to append to", "/canvas_id");
-      let canvas: Canvas | undefined = args.canvas_id !== undefined ? await canvasFor(manager, args.canvas_id) : undefined;
+      let canvas: Canvas | undefined = args.canvas_id !== undefined ? await canvasFor(manager, args.canvas_id, ctx) : undefined;
       const work = async (): Promise<ImportResult> => {
         const existing = canvas?.tables.get(table);
         if (mode === "create" && existing)
@@ -322,7 +322,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
         if (path !== undefined) provenance.path = path;
         let meta: TableMeta;
         if (!canvas) {
-          const made = await manager.stageOnNewCanvas(table, columns, rows, provenance, ctx.signal);
+          const made = await manager.stageOnNewCanvas(table, columns, rows, provenance, ctx.signal, ctx.owner ?? null);
           canvas = made.canvas;
           meta = made.table;
         } else if (mode === "append") meta = await canvas.appendRows(table, columns, rows, provenance, ctx.signal);

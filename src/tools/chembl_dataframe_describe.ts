@@ -127,9 +127,9 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
     errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
     budgetMs: 10_000,
     content: markdownContent(renderDescribe),
-    async run(args) {
+    async run(args, ctx) {
       const manager = canvases();
-      const canvas = await canvasFor(manager, args.canvas_id);
+      const canvas = await canvasFor(manager, args.canvas_id, ctx);
       return {
         canvas_id: canvas.id,
         tables: canvas.describe().map((t) => {

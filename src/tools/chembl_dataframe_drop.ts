@@ -70,9 +70,9 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
     errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
     budgetMs: 15_000,
     content: markdownContent(renderDrop),
-    async run(args) {
+    async run(args, ctx) {
       const manager = canvases();
-      const canvas = await canvasFor(manager, args.canvas_id);
+      const canvas = await canvasFor(manager, args.canvas_id, ctx);
       const table = args.table?.trim();
       if (!table) {
         await manager.release(canvas.id, "dropped");

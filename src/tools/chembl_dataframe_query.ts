@@ -120,7 +120,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
     content: markdownContent(renderQuery),
     async run(args, ctx) {
       const manager = canvases();
-      const canvas = await canvasFor(manager, args.canvas_id);
+      const canvas = await canvasFor(manager, args.canvas_id, ctx);
       const maxRows = args.max_rows ?? DEFAULT_QUERY_ROWS;
       const result = await canvas.query(args.sql, { maxRows, maxBytes: MAX_QUERY_BYTES, signal: ctx.signal });
       const attributions = [

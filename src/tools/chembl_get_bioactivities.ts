@@ -35,6 +35,7 @@ import { callOptions, getChemblService, type ActivityQuery, type ChemblService, 
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN, getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
 import { SPILL_UNAVAILABLE, spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
+import { CANVAS_ID_ARGUMENT_MAX_LENGTH, CANVAS_ID_HEADER } from "./canvas-common.js";
 import type { JsonSchema, ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -289,8 +290,9 @@ export function createChemblGetBioactivitiesTool(
         fields: fieldsProperty(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, "assay_description, target_pref_name, ligand_efficiency"),
         canvas_id: {
           type: "string",
-          maxLength: 40,
+          maxLength: CANVAS_ID_ARGUMENT_MAX_LENGTH,
           pattern: CANVAS_ID_OR_BLANK_PATTERN,
+          "x-mcp-header": CANVAS_ID_HEADER,
           description:
             "A canvas_id from an earlier answer: stage this view on that canvas (replacing the same view's table, leaving the other view's) so both views can be joined in one SQL query. Omit to stage on a new canvas when the view spills.",
         },
@@ -459,7 +461,7 @@ export function createChemblGetBioactivitiesTool(
       const available = canvasId === undefined && manager.mayBeAvailable() ? manager.available() : undefined;
       if (!available && !(await manager.available())) return inline();
 
-      const target = canvasId !== undefined ? await manager.get(canvasId) : undefined;
+      const target = canvasId !== undefined ? await manager.get(canvasId, ctx.owner ?? null) : undefined;
       const options = callOptions(ctx);
       const spilled = await spillActivities(service(), manager, {
         query,
@@ -468,6 +470,7 @@ export function createChemblGetBioactivitiesTool(
         deadline: options.deadline ?? Date.now() + CHEMBL_BUDGET_MS,
         progressTracked: ctx.progressTracked === true,
         signal: ctx.signal,
+        owner: ctx.owner ?? null,
         appliedFilters: (q) => filters(q.parentMoleculeChemblId),
         onProgress: (fetched, goal) => ctx.progress(fetched, goal, `fetched ${fetched} of ${goal} rows`),
         ...(available ? { available } : {}),

@@ -245,7 +245,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
       async run(args, ctx) {
         const threshold = args.threshold ?? DEFAULT_DISTANCE_THRESHOLD;
         if (!ctx.chem) throw new Error("cluster_molecules' canvas form needs the chemistry pool");
-        const canvas = await canvasFor(canvases(), args.canvas_id);
+        const canvas = await canvasFor(canvases(), args.canvas_id, ctx);
         const smilesColumn = defaultSmilesColumn(canvas, args.table!, args.smiles_column);
         const columns = CLUSTER_COLUMNS(threshold);
         const work = await canvas.prepareAnnotation(args.table!, smilesColumn, columns).catch((e: unknown) => {

@@ -258,7 +258,7 @@ export async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvase
       "Give both, or smiles / smiles_list.",
     );
   }
-  const canvas = await canvasFor(canvases(), canvasId);
+  const canvas = await canvasFor(canvases(), canvasId, ctx);
   const result = await canvas.query(sql, { maxRows: GRID_MAX_ENTRIES + 1, maxBytes: MAX_RESPONSE_BYTES, signal: ctx.signal });
   const names = result.columns.map((c) => c.name);
   if (!names.includes("smiles")) {

@@ -117,11 +117,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The value a mirrored header stands for: surrounding whitespace trimmed, and the `=?base64?...?=` form
- * decoded (strict Base64 of UTF-8). Undefined when the sentinel form is malformed.
+ * decoded (strict Base64 of UTF-8). Undefined when the sentinel form is malformed. Only a value with both
+ * markers is the sentinel form (the spec's "starts with =?base64? and ends with ?="): one missing either is
+ * a literal value.
  */
 export function decodeMirroredValue(raw: string): string | undefined {
   const value = raw.trim();
-  if (!value.startsWith("=?base64?")) return value;
+  if (!value.startsWith("=?base64?") || !value.endsWith("?=") || value.length < "=?base64??=".length) return value;
   const m = SENTINEL.exec(value);
   if (!m || m[1]!.length % 4 !== 0) return undefined;
   try {

@@ -19,6 +19,13 @@
  * on the tool, which has its own budget), a cap on requests in flight (503 + Retry-After), and
  * Cache-Control: no-store and X-Content-Type-Options: nosniff on every response; no CORS header ever.
  *
+ * Authentication (HttpOptions.auth, `--auth bearer|oauth`): every request to /mcp is judged on its head,
+ * before its body is read or a slot taken; a refusal is answered 400/401/403 (503 when the issuer's keys
+ * cannot be fetched) with the authenticator's WWW-Authenticate challenge, and the body is dropped. The
+ * RFC 9728 protected-resource metadata (OAuth mode) is served to GET without authentication. An accepted
+ * caller's owner key goes with the request to the tools (canvases belong to it), and each of its calls is
+ * logged with its label or subject (never its token).
+ *
  * Slow senders cannot lock others out: a request takes a concurrency slot only once its whole body is in.
  * Until then its connection is a reader: readers are capped (the oldest is answered 408 and closed when a
  * new one would exceed the cap) and have their own short deadline (408), and open connections overall are
@@ -45,7 +52,9 @@ import {
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
 import { META_PROTOCOL_VERSION, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
 import { logFailedCall, type OutboundMessage, type RequestEnvelope } from "../server/connection.js";
-import type { Endpoint, Transport } from "../server/transport.js";
+import type { Caller, HttpAuthenticator } from "../contract/auth.js";
+import type { Endpoint, MirroredParam, Transport } from "../server/transport.js";
+import { MCP_PARAM_PREFIX, headerText, valueAt } from "../server/mirrored-params.js";
 import { acceptAdmits, decodeMirroredValue, isAllowedOrigin, isHeaderSafe, isJsonContentType, isLoopbackAddress, isLoopbackHost } from "./http-headers.js";
 
 export const MCP_PATH = "/mcp";
@@ -82,6 +91,8 @@ export interface HttpOptions {
   maxReaders?: number;
   /** Open connections; one more closes the oldest connection not serving a request. */
   maxConnections?: number;
+  /** Authentication of every request to the MCP endpoint (absent: none, `--auth none`). */
+  auth?: HttpAuthenticator;
 }
 
 export interface HttpTransport extends Transport {
@@ -100,6 +111,7 @@ export interface HttpTransport extends Transport {
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
+  401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
@@ -149,12 +161,15 @@ function sseEvent(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
+/** An answer given on the request head alone: a refusal, or (document) the protected-resource metadata. */
 interface Rejection {
   status: number;
   message: string;
   headers?: Record<string, string>;
   /** The body will not be read (too large, or chunked): close the connection after answering. */
   close?: boolean;
+  /** A JSON document answered in place of an error body (a GET of the RFC 9728 metadata). */
+  document?: string;
 }
 
 /** One header that may appear at most once; an error when repeated or not plain ASCII. */
@@ -180,12 +195,26 @@ function nameSource(request: JsonRpcRequest): { field: string; value: unknown } 
   return undefined;
 }
 
+/** A client-chosen value quoted in an error message, clipped so the answer stays small. */
+function quote(value: string): string {
+  return value.length > 120 ? `${value.slice(0, 120)}...` : value;
+}
+
 /**
  * The 2026-07-28 mirrored headers, checked after `_meta` has a protocolVersion and before the version is
  * judged, as the conformance suite expects: MCP-Protocol-Version, Mcp-Method and, for tools/call,
- * resources/read and prompts/get, Mcp-Name. Missing, repeated, non-ASCII or different: -32020.
+ * resources/read and prompts/get, Mcp-Name; then, for tools/call, the Mcp-Param-* header of each parameter
+ * the tool declares with x-mcp-header (`mirrored`): required when the body carries the parameter (not
+ * null), equal to it once decoded (integers compared as numbers), and refused when the body has no value.
+ * Missing, repeated, non-ASCII, malformed or different: -32020. A load balancer routes on these headers
+ * (canvas calls by Mcp-Param-Canvas-Id), so the body the server runs must be the one the header named.
  */
-export function checkMirroredHeaders(req: IncomingMessage, request: JsonRpcRequest, bodyVersion: string): RpcError | undefined {
+export function checkMirroredHeaders(
+  req: IncomingMessage,
+  request: JsonRpcRequest,
+  bodyVersion: string,
+  mirrored: (tool: string) => readonly MirroredParam[] = () => [],
+): RpcError | undefined {
   const mismatch = (message: string) => new RpcError(HEADER_MISMATCH, `Header mismatch: ${message}`);
   const version = singleHeader(req, "mcp-protocol-version");
   if (version.error) return mismatch(version.error);
@@ -206,6 +235,24 @@ export function checkMirroredHeaders(req: IncomingMessage, request: JsonRpcReque
     if (decoded === undefined) return mismatch("the Mcp-Name header has a malformed =?base64?...?= value");
     if (decoded !== source.value) return mismatch(`Mcp-Name header value '${name.value}' does not match body value '${source.value}' (${source.field})`);
   }
+  if (request.method === "tools/call" && typeof request.params?.name === "string") {
+    for (const param of mirrored(request.params.name)) {
+      const header = `${MCP_PARAM_PREFIX}${param.name}`;
+      const field = `params.arguments.${param.path.join(".")}`;
+      const sent = singleHeader(req, header.toLowerCase());
+      if (sent.error) return mismatch(sent.error.replace(header.toLowerCase(), header));
+      const body = headerText(valueAt(request.params.arguments, param.path));
+      if (sent.value === undefined) {
+        if (body === undefined) continue;
+        return mismatch(`the ${header} header is required when the body carries ${field}`);
+      }
+      const decoded = decodeMirroredValue(sent.value);
+      if (decoded === undefined) return mismatch(`the ${header} header has a malformed =?base64?...?= value`);
+      if (body === undefined) return mismatch(`${header} header value '${quote(sent.value)}' has no body value (${field} is absent)`);
+      const same = param.type === "integer" ? decoded.trim() !== "" && Number(decoded) === Number(body) : decoded === body;
+      if (!same) return mismatch(`${header} header value '${quote(sent.value)}' does not match body value '${quote(body)}' (${field})`);
+    }
+  }
   return undefined;
 }
 
@@ -219,6 +266,7 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
   const bodyTimeoutMs = Math.min(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, requestTimeoutMs);
   const maxReaders = options.maxReaders ?? DEFAULT_MAX_READERS;
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const auth = options.auth;
   let inFlight = 0;
 
   /**
@@ -258,6 +306,10 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
   function reject(req: IncomingMessage, res: ServerResponse, r: Rejection): void {
     const headers = { ...r.headers };
     if (r.close) headers.Connection = "close";
+    if (r.document !== undefined) {
+      send(res, r.status, req.method === "HEAD" ? null : r.document, headers);
+      return;
+    }
     logger.debug(`HTTP ${r.status}: ${r.message}`, { method: req.method, path: req.url?.slice(0, 200) });
     send(res, r.status, req.method === "HEAD" ? null : errorBody(r.status, r.message), headers);
   }
@@ -282,6 +334,12 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
 
     const url = req.url ?? "";
     const path = url.includes("?") ? url.slice(0, url.indexOf("?")) : url;
+    const metadata = auth?.wellKnown(path);
+    if (metadata !== undefined) {
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return { status: 405, message: "Method not allowed: this metadata is read with GET", headers: { Allow: "GET, HEAD" } };
+      return { status: 200, message: "protected-resource metadata", document: JSON.stringify(metadata) };
+    }
     if (path !== MCP_PATH) return { status: 404, message: `Not found: the MCP endpoint is POST ${MCP_PATH}` };
     if (req.method !== "POST") return { status: 405, message: `Method not allowed: the MCP endpoint accepts POST only`, headers: { Allow: "POST" } };
 
@@ -345,7 +403,19 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     });
   }
 
-  async function handleRequest(req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest): Promise<void> {
+  /** The line each authenticated call leaves in the log: who (label or subject, never the token), what, how it ended. */
+  function logCall(
+    caller: Caller | undefined,
+    request: { method: string; params?: Record<string, unknown> | undefined },
+    status: number | string,
+    started: number,
+  ): void {
+    if (!caller) return;
+    const tool = request.method === "tools/call" && typeof request.params?.name === "string" ? request.params.name.slice(0, 200) : undefined;
+    logger.info("authenticated call", { caller: caller.label, method: request.method.slice(0, 200), tool, status, ms: Date.now() - started });
+  }
+
+  async function handleRequest(req: IncomingMessage, res: ServerResponse, request: JsonRpcRequest, caller: Caller | undefined): Promise<void> {
     const started = Date.now();
     const connection = endpoint.open();
     // What the era decision needs from HTTP: the version header, the 2025 transport's default version, and
@@ -353,7 +423,8 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     const envelope: RequestEnvelope = {
       versionHint: singleHeader(req, "mcp-protocol-version"),
       defaultLegacyVersion: DEFAULT_LEGACY_HTTP_VERSION,
-      checkModern: (modern, bodyVersion) => checkMirroredHeaders(req, modern, bodyVersion),
+      checkModern: (modern, bodyVersion) => checkMirroredHeaders(req, modern, bodyVersion, (tool) => endpoint.mirroredParams(tool)),
+      ...(caller ? { owner: caller.owner } : {}),
     };
     const streamable = progressTokenOf(request.params) !== undefined && acceptAdmits(req.headers.accept, "text/event-stream");
     let streaming = false;
@@ -373,6 +444,7 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     const answer = await connection.handleDecoded({ kind: "request", message: request }, notify, envelope);
     answered = true;
     if (answer === null) {
+      logCall(caller, request, "cancelled", started);
       if (!res.writableEnded) res.destroy();
       return;
     }
@@ -381,6 +453,7 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     } else {
       send(res, statusFor(answer.era, answer.errorCode), answer.line);
     }
+    logCall(caller, request, streaming ? 200 : statusFor(answer.era, answer.errorCode), started);
     logger.debug(`HTTP ${streaming ? "200 (SSE)" : statusFor(answer.era, answer.errorCode)} ${request.method}`, { era: answer.era, ms: Date.now() - started });
   }
 
@@ -389,9 +462,21 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
     res.once("close", () => {
       if (connections.get(socket) === "busy") setState(socket, "idle");
     });
-    const early = precheck(req);
+    let early = precheck(req);
     // Refused on its head alone and closed, the body unread.
     if (early?.close) return reject(req, res, early);
+    let caller: Caller | undefined;
+    if (early === undefined && auth) {
+      // Judged on the head: a refused caller's body is dropped unread, and it never takes a slot.
+      const verdict = await auth.authenticate(req.headersDistinct.authorization);
+      if (verdict.ok) caller = verdict.caller;
+      else {
+        const headers: Record<string, string> = verdict.challenge ? { "WWW-Authenticate": verdict.challenge } : {};
+        if (verdict.status === 503) headers["Retry-After"] = "5";
+        early = { status: verdict.status, message: verdict.message, headers };
+        logger[verdict.status === 503 ? "warn" : "info"](`HTTP ${verdict.status}: ${verdict.message}`, { auth: auth.mode });
+      }
+    }
     // Any other answer waits for the body (read, or dropped for a refusal), so the client sees it; only
     // then does a request take a slot, so a body withheld holds a reader, never a slot.
     const body = await receive(req, res, early === undefined);
@@ -430,9 +515,10 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
       case "notification":
         await endpoint.open().handleDecoded(decoded);
         send(res, 202, null);
+        logCall(caller, decoded.message, 202, Date.now());
         return;
       case "request":
-        return handleRequest(req, res, decoded.message);
+        return handleRequest(req, res, decoded.message, caller);
     }
   }
 

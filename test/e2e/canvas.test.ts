@@ -118,9 +118,9 @@ describe("canvas off", () => {
       for (const name of ["chembl_dataframe_query", "chembl_dataframe_describe", "chembl_dataframe_drop"]) assert.ok(names.includes(name), name);
       for (const [i, [name, args]] of (
         [
-          ["chembl_dataframe_query", { canvas_id: `cv_${"A".repeat(24)}`, sql: "SELECT 1" }],
-          ["chembl_dataframe_describe", { canvas_id: `cv_${"A".repeat(24)}` }],
-          ["chembl_dataframe_drop", { canvas_id: `cv_${"A".repeat(24)}` }],
+          ["chembl_dataframe_query", { canvas_id: `cv_r1_${"A".repeat(28)}`, sql: "SELECT 1" }],
+          ["chembl_dataframe_describe", { canvas_id: `cv_r1_${"A".repeat(28)}` }],
+          ["chembl_dataframe_drop", { canvas_id: `cv_r1_${"A".repeat(28)}` }],
         ] as const
       ).entries()) {
         const r = (await s.modernCall(10 + i, name, args)).result as Result;

@@ -15,7 +15,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { startConformanceServer } from "../fixtures/conformance-server.js";
+import { FakeAuthorizationServer } from "../fixtures/fake-oauth.js";
+import { OAuthAuthenticator } from "../../src/domain/auth/oauth.js";
+import { freePort } from "../helpers/http.js";
 import { globSync } from "../fixtures/conformance-shim/fs-with-globsync.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -71,14 +75,92 @@ for (const revision of ["2026-07-28", "2025-11-25"] as const) {
       ]) {
         assert.match(output, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), `${scenario} must pass`);
       }
-      if (revision === "2026-07-28") assert.match(output, /✓ server-stateless: \d+ passed, 0 failed/);
-      else assert.match(output, /✓ server-initialize: \d+ passed, 0 failed/);
+      if (revision === "2026-07-28") {
+        assert.match(output, /✓ server-stateless: \d+ passed, 0 failed/);
+        // Not scored by the suite, but every canvas tool declares x-mcp-header: its checks must run and pass.
+        assert.match(output, /✓ http-custom-header-server-validation: [1-9]\d* passed, 0 failed/);
+      } else assert.match(output, /✓ server-initialize: \d+ passed, 0 failed/);
     } finally {
       rmSync(out, { recursive: true, force: true });
       await server.close();
     }
   });
 }
+
+/**
+ * The suite's authorization scenarios (auth/*) test a client against the suite's own resource server, and
+ * its authorization-server scenarios an authorization server: none tests a resource server, which is what
+ * --auth oauth makes this one (README, "Conformance"). What can be checked is that authentication changes
+ * nothing else: the 2026-07-28 run against the server in OAuth mode, through a proxy that adds a valid access
+ * token to every request (Host, Origin and every other header passed as sent), must meet the same baseline.
+ */
+test(
+  "conformance suite, --requirements 2026-07-28, with --auth oauth and a valid token on every request: the same baseline",
+  { timeout: 120_000 },
+  async (t) => {
+    if (!existsSync(SUITE)) {
+      t.skip("@modelcontextprotocol/conformance is not installed (it is a devDependency: run npm ci)");
+      return;
+    }
+    const as = await new FakeAuthorizationServer().start();
+    const proxyPort = await freePort();
+    const audience = `http://127.0.0.1:${proxyPort}/mcp`;
+    const auth = await OAuthAuthenticator.create({ issuer: as.issuer, audience, scopes: [] });
+    const server = await startConformanceServer({
+      env: { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_TEST_TOOLS: "0", CHEMATIC_LOG_LEVEL: "error" },
+      auth,
+    });
+    const token = await as.mint(audience, { sub: "conformance", expIn: 600 });
+    const upstream = new URL(server.url);
+    const proxy = createHttpServer((req, res) => {
+      const headers: string[] = [];
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+        if (req.rawHeaders[i]!.toLowerCase() !== "authorization") headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+      headers.push("Authorization", `Bearer ${token}`);
+      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        answer.pipe(res);
+      });
+      forward.on("error", () => res.destroy());
+      res.on("close", () => forward.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(proxyPort, "127.0.0.1", resolve));
+    const out = mkdtempSync(join(tmpdir(), "chematic-conformance-auth-"));
+    try {
+      // Without the token the endpoint is closed: the suite's requests would all be 401.
+      const bare = await fetch(server.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+      assert.equal(bare.status, 401);
+      const baseline = join(BASELINES, "baseline-2026-07-28.yml");
+      const { code, output } = await run(
+        ["--import", SHIM, SUITE, "server", "--url", audience, "--requirements", "2026-07-28", "--expected-failures", baseline, "-o", out],
+        out,
+        100_000,
+      );
+      const total = /Total: (\d+) passed, (\d+) failed/.exec(output);
+      t.diagnostic(
+        `conformance 2026-07-28 with --auth oauth: ${total ? `${total[1]} checks passed, ${total[2]} failed (all in the baseline)` : "no total printed"}`,
+      );
+      assert.equal(code, 0, `the suite found unexpected failures or stale baseline entries with --auth oauth:\n${output.slice(-6000)}`);
+      for (const scenario of [
+        "server-stateless",
+        "tools-list",
+        "tools-call-with-progress",
+        "dns-rebinding-protection",
+        "http-header-validation",
+        "http-custom-header-server-validation",
+      ]) {
+        assert.match(output, new RegExp(`✓ ${scenario}: [1-9]\\d* passed, 0 failed`), `${scenario} must pass with --auth oauth`);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+      await server.close();
+      await as.stop();
+    }
+  },
+);
 
 test("the globSync shim matches the suite's result-file pattern", () => {
   const dir = mkdtempSync(join(tmpdir(), "chematic-globsync-"));

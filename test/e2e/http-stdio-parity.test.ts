@@ -51,7 +51,7 @@ function headersFor(raw: string): Record<string, string> {
 }
 
 /** A canvas id minted by the call (canvas_import makes a new canvas on each server), as the golden test masks it. */
-const CANVAS_ID = /cv\\*_(?:\\*[_-]|[A-Za-z0-9]){24}/g;
+const CANVAS_ID = /cv\\*_[a-z0-9]{1,16}\\*_[A-Za-z0-9]{28}/g;
 
 /** Byte equality, reported as the first difference with some context (answers can be 100 KB); minted canvas ids aside. */
 function assertSameBytes(httpRaw: string, stdioRaw: string, label: string): void {

@@ -38,8 +38,8 @@ export function mask(line: string): string {
   return (
     line
       .replace(/("data":")([A-Za-z0-9+/=]{256,})"/g, (_m, head: string, data: string) => `${head}sha256:${createHash("sha256").update(data).digest("hex")}"`)
-      // A canvas id, also as markdown escapes it (cv\\_ab\\_cd inside a JSON string).
-      .replace(/cv\\*_(?:\\*[_-]|[A-Za-z0-9]){24}/g, "cv_<id>")
+      // A canvas id, also as markdown escapes it (cv\\_r1\\_abcd inside a JSON string).
+      .replace(/cv\\*_[a-z0-9]{1,16}\\*_[A-Za-z0-9]{28}/g, "cv_<id>")
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, "<timestamp>")
       .replace(/(\\*"elapsed_ms\\*":)\d+/g, "$1<ms>")
       .replace(/(\| elapsed_ms \| )\d+/g, "$1<ms>")
@@ -149,7 +149,7 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   );
   steps.push(call("canvas describe", "chembl_dataframe_describe", { canvas_id: "{{canvas}}" }));
   steps.push(call("canvas refused", "chembl_dataframe_query", { canvas_id: "{{canvas}}", sql: "SELECT * FROM read_text('/etc/passwd')" }));
-  steps.push(call("canvas unknown", "chembl_dataframe_query", { canvas_id: "cv_AAAAAAAAAAAAAAAAAAAAAAAA", sql: "SELECT 1" }));
+  steps.push(call("canvas unknown", "chembl_dataframe_query", { canvas_id: "{{canvas-unknown}}", sql: "SELECT 1" }));
   steps.push(call("canvas drop disabled", "chembl_dataframe_drop", { canvas_id: "{{canvas}}" }));
   // JSON-RPC error classes.
   steps.push({ label: "parse error", frame: "not json at all" });
@@ -183,12 +183,13 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   return steps;
 }
 
+/** `{{canvas}}` is the staged canvas; `{{canvas-unknown}}` an ID of the same replica run that names no canvas. */
 function substitute(frame: string, canvas: string | undefined): string {
-  return canvas === undefined ? frame : frame.replaceAll("{{canvas}}", canvas);
+  return canvas === undefined ? frame : frame.replaceAll("{{canvas}}", canvas).replaceAll("{{canvas-unknown}}", `${canvas.slice(0, -24)}${"A".repeat(24)}`);
 }
 
 function canvasOf(answer: string): string | undefined {
-  return /cv_[A-Za-z0-9_-]{24}/.exec(answer)?.[0];
+  return /cv_[a-z0-9]{1,16}_[A-Za-z0-9]{28}/.exec(answer)?.[0];
 }
 
 function goldenPath(transport: "stdio" | "http", dialect: Dialect): string {

@@ -4,7 +4,7 @@
  * headers of a 2026-07-28 request, and the CLI started with --transport streamable-http.
  */
 import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { CLI_PATH, MODERN_META } from "./server-process.js";
 
@@ -43,7 +43,19 @@ export function httpSend(url: string, body: string | Buffer | null, options: Pos
   });
 }
 
-/** The headers a conforming 2026-07-28 client sends with `message`. */
+/**
+ * A value as a conforming client writes it in a mirrored header: as is when it is a plain header-safe value,
+ * else the `=?base64?...?=` form of its UTF-8 (also for a value that looks like that form).
+ */
+export function mirroredHeaderValue(value: string): string {
+  const plain = value.length > 0 && value === value.trim() && /^[\x20-\x7e\t]*$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="));
+  return plain ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+}
+
+/**
+ * The headers a conforming 2026-07-28 client sends with `message`, this server's Mcp-Param-Canvas-Id
+ * included (every tool declares canvas_id with x-mcp-header Canvas-Id).
+ */
 export function modernHeaders(message: { method: string; params?: Record<string, unknown> }): Record<string, string> {
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -58,6 +70,8 @@ export function modernHeaders(message: { method: string; params?: Record<string,
         ? message.params?.name
         : undefined;
   if (typeof name === "string") headers["Mcp-Name"] = name;
+  const canvas = message.method === "tools/call" ? (message.params?.arguments as Record<string, unknown> | undefined)?.canvas_id : undefined;
+  if (typeof canvas === "string") headers["Mcp-Param-Canvas-Id"] = mirroredHeaderValue(canvas);
   return headers;
 }
 
@@ -148,4 +162,16 @@ export class HttpServerProcess {
     this.child.kill("SIGTERM");
     return this.exited;
   }
+}
+
+/** A loopback port free at the time of asking (for a server whose URL must be known before it listens). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }

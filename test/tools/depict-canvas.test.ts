@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { initCanvasManager, type CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { initCanvasManager, newCanvasId, type CanvasManager } from "../../src/domain/canvas/canvas.js";
 import { depictTool } from "../../src/tools/depict.js";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
@@ -34,6 +34,7 @@ before(async () => {
     maxBytes: 256 * 1024 * 1024,
     importDir: null,
     importMaxBytes: 128 * 1024 * 1024,
+    replicaId: null,
   });
   pool = new WorkerPool({ size: 1 });
   server = new McpServer({ tools: [depictTool], pool, info: { name: "test", version: "0" }, logger: silentLogger });
@@ -73,7 +74,7 @@ describe("depict with canvas_id + sql", () => {
     await expect({ canvas_id: canvasId, sql: "SELECT id FROM library LIMIT 3" }, "INVALID_ARGUMENTS", /no column named smiles \(it has id\)/);
     await expect({ canvas_id: canvasId, sql: "SELECT smiles FROM library WHERE id < 0" }, "INVALID_ARGUMENTS", /no rows/);
     await expect({ canvas_id: canvasId, sql: "DELETE FROM library" }, "QUERY_REFUSED", /./);
-    await expect({ canvas_id: "cv_AAAAAAAAAAAAAAAAAAAAAAAA", sql: "SELECT 'C' AS smiles" }, "CANVAS_NOT_FOUND", /./);
+    await expect({ canvas_id: newCanvasId(manager.origin), sql: "SELECT 'C' AS smiles" }, "CANVAS_NOT_FOUND", /is unknown/);
     const both = await call({ canvas_id: canvasId, sql: "SELECT smiles FROM library LIMIT 2", smiles_list: ["C"] });
     assert.ok(!both.ok);
     assert.equal(both.error.code, "INVALID_ARGUMENTS");

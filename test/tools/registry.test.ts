@@ -6,7 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { allTools } from "../../src/tools/index.js";
-import { createAjv } from "../../src/server/registry.js";
+import { ToolRegistry, createAjv } from "../../src/server/registry.js";
+import { mirroredParams } from "../../src/server/mirrored-params.js";
 import { ERROR_CODES, ERROR_HINTS, isErrorCode } from "../../src/domain/errors.js";
 import { MAX_TOOL_BUDGET_MS } from "../../src/contract/limits.js";
 import type { JsonSchema } from "../../src/contract/tool.js";
@@ -81,4 +82,28 @@ test("SMILES arguments are named smiles or smiles_list", () => {
 
 test("every error code has a recovery hint", () => {
   for (const code of ERROR_CODES) assert.ok(ERROR_HINTS[code].length > 20, code);
+});
+
+test("every tool taking canvas_id declares it x-mcp-header Canvas-Id on a top-level string property, and nothing else is mirrored", () => {
+  // The wire form (list schemas included), as tools/list sends it: what a conforming client scans.
+  const registry = new ToolRegistry(allTools({ CHEMATIC_TEST_TOOLS: "1" }, { dataframeDrop: true }));
+  let canvasTools = 0;
+  for (const t of registry.wire("full")) {
+    const declared = mirroredParams(t.inputSchema); // throws on a declaration the spec makes invalid
+    const properties = (t.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+    if ("canvas_id" in properties) {
+      canvasTools++;
+      assert.equal(properties.canvas_id.type, "string", `${t.name}.canvas_id is a string`);
+      assert.deepEqual(declared, [{ path: ["canvas_id"], name: "Canvas-Id", type: "string" }], t.name);
+      assert.deepEqual(registry.mirroredParams(t.name), declared);
+    } else {
+      assert.deepEqual(declared, [], `${t.name} mirrors nothing`);
+    }
+    // canvas_id is never declared anywhere but at the top (under oneOf, items, ...), where no header could carry it.
+    walk(t.inputSchema, "", (s, path) => {
+      const props = s.properties as Record<string, unknown> | undefined;
+      if (props && "canvas_id" in props) assert.equal(path, "", `${t.name}: canvas_id declared at ${path}`);
+    });
+  }
+  assert.ok(canvasTools >= 9, `the canvas tools are there (${canvasTools})`);
 });

@@ -98,6 +98,10 @@ test("mirrored values: trimmed, the =?base64?...?= form decoded strictly", () =>
   assert.equal(decodeMirroredValue("=?base64?abc?="), undefined, "length not a multiple of 4");
   assert.equal(decodeMirroredValue("=?base64?//79?="), undefined, "not UTF-8");
   assert.equal(decodeMirroredValue("=?BASE64?YQ==?="), "=?BASE64?YQ==?=", "the markers are case-sensitive");
+  // Only a value with both markers is the Base64 form; one missing either is a literal (conformance SEP-2243 cases).
+  assert.equal(decodeMirroredValue("=?base64?SGVsbG8="), "=?base64?SGVsbG8=");
+  assert.equal(decodeMirroredValue("SGVsbG8=?="), "SGVsbG8=?=");
+  assert.equal(decodeMirroredValue("=?base64??="), "");
   assert.equal(isHeaderSafe("a b\tc~"), true);
   assert.equal(isHeaderSafe("é"), false);
   assert.equal(isHeaderSafe("a\u0000"), false);

@@ -4,7 +4,11 @@
  *
  * Isolation and bounds:
  *  - one DuckDB instance per canvas, opened locked down (sql-guard.ts), so a canvas sees only its own tables;
- *  - canvas IDs carry 144 random bits (over HTTP the ID is the only key);
+ *  - canvas IDs carry 143 random bits (over HTTP the ID is the only key, and with authentication on a canvas
+ *    also belongs to the subject that made it: another subject's ID answers as an unknown one would);
+ *  - a canvas ID names the replica holding it and the run of that replica (cv_<replica>_<run><random>), so a
+ *    load balancer routes a canvas call by its Mcp-Param-Canvas-Id header, and a replica that restarted, or
+ *    that received another replica's canvas, says so instead of "unknown";
  *  - a canvas expires after 30 minutes idle; at most 32 exist (the least recently used idle one makes room,
  *    else BUSY); each instance has a memory limit; queries run at most 2 at a time server-wide (DuckDB work
  *    occupies libuv's thread pool, which file and DNS work share);
@@ -30,8 +34,14 @@ import { isInside, safeJoin } from "./paths.js";
 import { checkReadOnlySql, checkSelect, checkStatementCount, checkSyntaxTree, checkTableReferences, lockedDownOptions } from "./sql-guard.js";
 import { jsonConverter, type JsonValue } from "./values.js";
 
-export const CANVAS_ID_PATTERN = "^cv_[A-Za-z0-9_-]{24}$";
-const CANVAS_ID_RE = new RegExp(CANVAS_ID_PATTERN);
+/** Characters of a canvas ID after the replica: the run of the replica process, then the random part. */
+const RUN_CHARS = 4;
+const RANDOM_CHARS = 24;
+/** cv_, the replica, _, then 28 base-62 characters (the replica's run, then 24 random ones: 143 bits). */
+export const CANVAS_ID_PATTERN = `^cv_[a-z0-9]{1,16}_[A-Za-z0-9]{${RUN_CHARS + RANDOM_CHARS}}$`;
+const CANVAS_ID_RE = /^cv_([a-z0-9]{1,16})_([A-Za-z0-9]{4})([A-Za-z0-9]{24})$/;
+/** The longest canvas ID (the schemas' maxLength allows surrounding whitespace too). */
+export const CANVAS_ID_MAX_LENGTH = 3 + 16 + 1 + RUN_CHARS + RANDOM_CHARS;
 /** A table name a canvas accepts (ours: bioactivities, bioactivities_null_potency). */
 const TABLE_NAME_RE = /^[a-z][a-z0-9_]{0,62}$/;
 
@@ -157,6 +167,8 @@ export interface CanvasManagerOptions {
   maxBytes?: number;
   now?: () => number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** The run tag of this process's canvas IDs (default: random); tests give one to play a restarted replica. */
+  runTag?: string;
   /** Called with the rows of every chunk appended (the appender's data chunks, the bulk inserts' statements): tests. */
   onChunk?: (rows: number, how: "appender" | "bulk") => void;
 }
@@ -165,12 +177,51 @@ function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-export function newCanvasId(): string {
-  return `cv_${randomBytes(18).toString("base64url")}`;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** `n` uniformly random base-62 characters (bytes past 247 are dropped, so no character is favoured). */
+export function randomBase62(n: number): string {
+  let out = "";
+  while (out.length < n) {
+    for (const b of randomBytes(n * 2)) {
+      if (b < 248 && out.length < n) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+/** A replica name for a process given none: 6 random lower-case letters and digits (a new one each start). */
+export function randomReplicaId(): string {
+  let out = "";
+  while (out.length < 6) {
+    for (const b of randomBytes(12)) if (b < 252 && out.length < 6) out += BASE62[b % 36]!.toLowerCase();
+  }
+  return out;
+}
+
+/** What one replica run puts in its canvas IDs: the replica's name and a random tag of this run. */
+export interface CanvasIdOrigin {
+  replica: string;
+  run: string;
+}
+
+export function newRunTag(): string {
+  return randomBase62(RUN_CHARS);
+}
+
+/** A new canvas ID minted by `origin` (a fresh tag and a random replica name unless given). */
+export function newCanvasId(origin: CanvasIdOrigin = { replica: randomReplicaId(), run: newRunTag() }): string {
+  return `cv_${origin.replica}_${origin.run}${randomBase62(RANDOM_CHARS)}`;
 }
 
 export function isCanvasId(id: string): boolean {
   return CANVAS_ID_RE.test(id);
+}
+
+/** The replica and run a canvas ID names, or undefined for a malformed ID. */
+export function canvasIdOrigin(id: string): CanvasIdOrigin | undefined {
+  const m = CANVAS_ID_RE.exec(id);
+  return m ? { replica: m[1]!, run: m[2]! } : undefined;
 }
 
 /** A value as its declared column type takes it; a mismatch is a bug upstream of the canvas, never coerced. */
@@ -227,6 +278,8 @@ export class Canvas {
     /** The database file, or null in memory. */
     readonly file: string | null,
     readonly createdAt: number,
+    /** The subject (or token label) that made it when the server authenticates callers; null without authentication. */
+    readonly owner: string | null = null,
   ) {
     this.lastUsedAt = createdAt;
   }
@@ -296,7 +349,7 @@ export class Canvas {
     const bytes = estimateBytes(rows);
     return this.hold(() =>
       this.serialise(async () => {
-        if (this.closed) throw this.manager.notFound(this.id);
+        if (this.closed) throw this.manager.notFound(this.id, this.owner);
         this.checkBounds(name, rows.length, bytes);
         const meta = await this.writeTable(name, columns, undefined, rows, signal, (meta) => ({
           ...meta,
@@ -327,7 +380,7 @@ export class Canvas {
   ): Promise<TableMeta> {
     return this.hold(() =>
       this.serialise(async () => {
-        if (this.closed) throw this.manager.notFound(this.id);
+        if (this.closed) throw this.manager.notFound(this.id, this.owner);
         const existing = this.tables.get(name);
         if (!existing) throw this.noTable(name);
         const merged: ColumnSpec[] = existing.columns.map((c) => ({ ...c }));
@@ -429,7 +482,9 @@ export class Canvas {
       await connection.run("ROLLBACK").catch(() => undefined);
       throw e;
     }
-    const meta = finish({ name, columns, staged_at: new Date(this.manager.now()).toISOString() });
+    // The table's own copy of its columns: canvas_annotate adds to it, and the caller's list (a spill's is one
+    // constant shared by every canvas) must not change, or every other canvas would believe it has those columns.
+    const meta = finish({ name, columns: columns.map((c) => ({ ...c })), staged_at: new Date(this.manager.now()).toISOString() });
     this.tables.set(name, meta);
     return meta;
   }
@@ -470,7 +525,7 @@ export class Canvas {
         this.serialise(async () => {
           if (done) throw new Error(`the staging of ${name} has ended`);
           try {
-            if (this.closed) throw this.manager.notFound(this.id);
+            if (this.closed) throw this.manager.notFound(this.id, this.owner);
             return await work();
           } catch (e) {
             await drop();
@@ -649,7 +704,7 @@ export class Canvas {
   prepareAnnotation(table: string, smilesColumn: string, columns: readonly AnnotationColumn[]): Promise<AnnotationWork> {
     return this.hold(() =>
       this.serialise(async () => {
-        if (this.closed) throw this.manager.notFound(this.id);
+        if (this.closed) throw this.manager.notFound(this.id, this.owner);
         const meta = this.tables.get(table);
         if (!meta) {
           throw new ToolError(
@@ -735,7 +790,7 @@ export class Canvas {
   ): Promise<void> {
     return this.hold(() =>
       this.serialise(async () => {
-        if (this.closed) throw this.manager.notFound(this.id);
+        if (this.closed) throw this.manager.notFound(this.id, this.owner);
         const state = this.annotations.get(table);
         if (!state || !this.tables.has(table)) throw new Error(`table ${table} is not being annotated`);
         if (rows.length === 0) return;
@@ -792,7 +847,7 @@ export class Canvas {
         });
       if (this.closed) {
         release();
-        throw this.manager.notFound(this.id);
+        throw this.manager.notFound(this.id, this.owner);
       }
       const started = this.manager.now();
       const timeoutMs = options.timeoutMs ?? this.manager.queryTimeoutMs;
@@ -948,9 +1003,11 @@ export class CanvasManager {
   readonly onChunk: ((rows: number, how: "appender" | "bulk") => void) | undefined;
   private readonly loader: DuckDbLoader;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  /** The name and run tag this process puts in the canvas IDs it mints (see canvasIdOrigin). */
+  readonly origin: CanvasIdOrigin;
   private readonly canvases = new Map<string, Canvas>();
-  /** IDs that expired or were evicted lately, to say so (bounded). */
-  private readonly gone = new Map<string, "expired" | "evicted" | "dropped">();
+  /** IDs that expired or were evicted lately, and whose they were, to tell their owner why (bounded). */
+  private readonly gone = new Map<string, { why: "expired" | "evicted" | "dropped"; owner: string | null }>();
   private duckdb: Promise<DuckDbModule | null> | undefined;
   private keywordSet: Promise<ReadonlySet<string>> | undefined;
   private loadError: string | null = null;
@@ -959,7 +1016,8 @@ export class CanvasManager {
   private closing = false;
 
   constructor(
-    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> & Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes">>,
+    config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> &
+      Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes" | "replicaId">>,
     options: CanvasManagerOptions = {},
     private readonly offReason = "CHEMATIC_CANVAS=off",
   ) {
@@ -983,6 +1041,7 @@ export class CanvasManager {
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
     this.onChunk = options.onChunk;
+    this.origin = { replica: config.replicaId ?? randomReplicaId(), run: options.runTag ?? newRunTag() };
   }
 
   /** Loads DuckDB once; false when the canvas is off or the binding cannot load (logged once). */
@@ -1070,8 +1129,36 @@ export class CanvasManager {
     );
   }
 
-  notFound(id: string): ToolError {
-    const why = this.gone.get(id);
+  /**
+   * CANVAS_NOT_FOUND for `id` asked by `owner`, saying why when that is known: the ID names another replica
+   * (the call was not routed to the replica holding it) or an earlier run of this one (it restarted since),
+   * or the canvas expired, was evicted or dropped. Whether a canvas of another owner exists, or existed, is
+   * never told: to anyone but its owner it answers as an unknown ID.
+   */
+  notFound(id: string, owner: string | null = null): ToolError {
+    const origin = canvasIdOrigin(id);
+    const shown = origin ? id : "(malformed id)";
+    const details = { canvas_id: origin ? id : null };
+    const restage = "Re-run chembl_get_bioactivities without canvas_id (same filters) to stage the rows on a new canvas, then query the canvas_id it returns.";
+    if (origin && origin.replica !== this.origin.replica) {
+      return new ToolError(
+        "CANVAS_NOT_FOUND",
+        `Canvas ${shown} is held by replica ${origin.replica}; this call reached replica ${this.origin.replica}`,
+        { ...details, reason: "other_replica", replica: this.origin.replica, canvas_replica: origin.replica },
+        "A load balancer routes a canvas call to its replica by the Mcp-Param-Canvas-Id header, which 2026-07-28 clients send and " +
+          `clients of earlier protocol versions do not: use a 2026-07-28 client (or an address that reaches replica ${origin.replica}). ${restage}`,
+      );
+    }
+    if (origin && origin.run !== this.origin.run) {
+      return new ToolError(
+        "CANVAS_NOT_FOUND",
+        `Canvas ${shown} was made before replica ${origin.replica} restarted; canvases live in the server's memory and do not survive a restart`,
+        { ...details, reason: "restarted", replica: this.origin.replica },
+        restage,
+      );
+    }
+    const gone = this.gone.get(id);
+    const why = gone !== undefined && gone.owner === owner ? gone.why : undefined;
     const what =
       why === "expired"
         ? `expired after ${Math.round(this.idleMs / 60_000)} minutes without use`
@@ -1080,20 +1167,19 @@ export class CanvasManager {
           : why === "dropped"
             ? "was dropped"
             : "is unknown on this server (it may have expired, or the server restarted)";
-    return new ToolError(
-      "CANVAS_NOT_FOUND",
-      `Canvas ${isCanvasId(id) ? id : "(malformed id)"} ${what}`,
-      { canvas_id: isCanvasId(id) ? id : null, reason: why ?? "unknown" },
-      "Re-run chembl_get_bioactivities without canvas_id (same filters) to stage the rows on a new canvas, then query the canvas_id it returns.",
-    );
+    return new ToolError("CANVAS_NOT_FOUND", `Canvas ${shown} ${what}`, { ...details, reason: why ?? "unknown" }, restage);
   }
 
-  /** The live canvas with this ID (touched), or CANVAS_DISABLED / CANVAS_NOT_FOUND. */
-  async get(id: string): Promise<Canvas> {
+  /**
+   * The live canvas with this ID (touched), or CANVAS_DISABLED / CANVAS_NOT_FOUND. `owner` is the caller's
+   * subject when the server authenticates: a canvas another subject made answers CANVAS_NOT_FOUND, exactly
+   * as an unknown ID does.
+   */
+  async get(id: string, owner: string | null = null): Promise<Canvas> {
     if (!(await this.available())) throw this.disabledError();
     this.sweep();
     const canvas = isCanvasId(id) ? this.canvases.get(id) : undefined;
-    if (!canvas || canvas.closed) throw this.notFound(id);
+    if (!canvas || canvas.closed || canvas.owner !== owner) throw this.notFound(id, owner);
     canvas.touch();
     return canvas;
   }
@@ -1107,7 +1193,7 @@ export class CanvasManager {
   }
 
   /** A new, empty canvas; the least recently used idle canvas is closed first when the cap is reached. */
-  async create(pinned = false): Promise<Canvas> {
+  async create(pinned = false, owner: string | null = null): Promise<Canvas> {
     const duckdb = await this.module();
     if (!duckdb) throw this.disabledError();
     this.sweep();
@@ -1116,13 +1202,13 @@ export class CanvasManager {
       if (!idle) throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
       await this.release(idle.id, "evicted");
     }
-    const id = newCanvasId();
+    const id = newCanvasId(this.origin);
     const file = this.dir ? safeJoin(this.ensureSessionDir(), `${id}.duckdb`) : null;
     const instance = await duckdb.DuckDBInstance.create(
       file ?? ":memory:",
       lockedDownOptions({ memoryLimitMb: this.memoryLimitMb, threads: this.threads, inMemory: file === null }),
     );
-    const canvas = new Canvas(id, this, duckdb, instance, file, this.now());
+    const canvas = new Canvas(id, this, duckdb, instance, file, this.now(), owner);
     // Pinned from the start when the caller stages at once: a concurrent create cannot evict it meanwhile.
     if (pinned) canvas.pins++;
     this.canvases.set(id, canvas);
@@ -1140,8 +1226,9 @@ export class CanvasManager {
     rows: readonly CellValue[][],
     provenance: Record<string, unknown>,
     signal?: AbortSignal,
+    owner: string | null = null,
   ): Promise<{ canvas: Canvas; table: TableMeta }> {
-    const canvas = await this.create(true);
+    const canvas = await this.create(true, owner);
     try {
       const table = await canvas.stage(name, columns, rows, provenance, signal);
       return { canvas, table };
@@ -1158,12 +1245,12 @@ export class CanvasManager {
     const canvas = this.canvases.get(id);
     if (!canvas) return;
     this.canvases.delete(id);
-    this.remember(id, why);
+    this.remember(id, why, canvas.owner);
     await canvas.close();
   }
 
-  private remember(id: string, why: "expired" | "evicted" | "dropped"): void {
-    this.gone.set(id, why);
+  private remember(id: string, why: "expired" | "evicted" | "dropped", owner: string | null): void {
+    this.gone.set(id, { why, owner });
     while (this.gone.size > 1_000) this.gone.delete(this.gone.keys().next().value!);
   }
 

@@ -29,6 +29,8 @@ export interface SpillRequest {
   /** Whether the call carries a progress token: only then may the walk run past SPILL_DEADLINE_CAP_MS. */
   progressTracked: boolean;
   signal: AbortSignal;
+  /** Who a new canvas belongs to (the caller's subject when the server authenticates; null without). */
+  owner?: string | null;
   /** The applied filters recorded in the staged table's provenance, given the resolved query. */
   appliedFilters: (resolved: ActivityQuery) => unknown;
   onProgress?: (fetched: number, goal: number) => void;
@@ -101,7 +103,7 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
         unavailable = true;
         throw new Error("DuckDB is unavailable");
       }
-      const canvas = target ?? (await manager.create(true));
+      const canvas = target ?? (await manager.create(true, request.owner ?? null));
       const writer = { stage: canvas.openStage(tableName, ACTIVITY_TABLE_COLUMNS, request.signal), canvas, created: target === undefined };
       // Recorded before the table is made, so that a failure from here on still drops what was made.
       made = writer;

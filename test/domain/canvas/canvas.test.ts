@@ -364,11 +364,15 @@ describe("writes", () => {
 
 describe("canvases", () => {
   test("IDs carry at least 128 random bits and match the published pattern", () => {
-    const ids = new Set(Array.from({ length: 1000 }, () => newCanvasId()));
+    const origin = { replica: "r1", run: "AbC9" };
+    const ids = new Set(Array.from({ length: 1000 }, () => newCanvasId(origin)));
     assert.equal(ids.size, 1000);
     for (const id of ids) {
       assert.ok(isCanvasId(id));
-      assert.ok(Buffer.from(id.slice(3), "base64url").length * 8 >= 128);
+      // 24 base-62 characters after the replica's name and run tag: 24 log2(62) = 142.9 bits.
+      const random = /^cv_r1_AbC9([A-Za-z0-9]{24})$/.exec(id)?.[1];
+      assert.ok(random !== undefined, id);
+      assert.ok(random.length * Math.log2(62) >= 128);
     }
     assert.ok(!isCanvasId("cv_../../../../etc/passwd"));
     assert.ok(!isCanvasId(`${newCanvasId()}x`));
