@@ -129,8 +129,8 @@ describe("--auth oauth with the official client's OAuth (client_credentials, hea
       assert.equal((theirs.structuredContent?.error as { code: string }).code, "CANVAS_NOT_FOUND");
       assert.ok(chembl.requests.length > 0);
       for (const r of chembl.requests) assert.equal(r.headers.authorization, undefined, `${r.url} carried no Authorization header`);
-      assert.match(server.stderr, /authenticated call.*caller=alice-agent.*tool=chembl_get_bioactivities/);
-      assert.match(server.stderr, /authenticated call.*caller=bob-agent.*tool=chembl_dataframe_query/);
+      await server.waitForStderr(/authenticated call.*caller=alice-agent.*tool=chembl_get_bioactivities/);
+      await server.waitForStderr(/authenticated call.*caller=bob-agent.*tool=chembl_dataframe_query/);
     } finally {
       await alice.close();
       await bob.close();
@@ -225,13 +225,7 @@ describe("--auth bearer", () => {
     return httpSend(url, JSON.stringify(message), { headers: { ...modernHeaders(message), ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
   };
 
-  const waitFor = async (pattern: RegExp) => {
-    const deadline = Date.now() + 10_000;
-    while (!pattern.test(server.stderr)) {
-      if (Date.now() > deadline) throw new Error(`no ${pattern} in ${server.stderr.slice(-1000)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const waitFor = (pattern: RegExp) => server.waitForStderr(pattern);
 
   test("the official client with a listed token is served; a missing or wrong token gets 401 Bearer realm", async () => {
     const client = modernClient("bearer-client");

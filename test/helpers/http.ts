@@ -157,6 +157,15 @@ export class HttpServerProcess {
     return Number(new URL(await this.url).port);
   }
 
+  /** Until stderr matches: a log line is written after its answer is sent, so it may arrive after the answer. */
+  async waitForStderr(pattern: RegExp, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!pattern.test(this.stderr)) {
+      if (Date.now() > deadline) throw new Error(`no ${pattern} in ${this.stderr.slice(-1000)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** SIGTERM, then the exit code. */
   async stop(): Promise<number | null> {
     this.child.kill("SIGTERM");
