@@ -4,15 +4,16 @@
 //   server     (connection, dispatch, shaping, pool, registry)   imports protocol, tools, resources, contract, domain
 //   protocol   (JSON-RPC codec, _meta and eras, error codes)      imports contract
 //   tools, resources (one file per tool; resource providers)    import contract, domain (tools may import tools)
+//   prompts    (one file per prompt: text templates naming the tools they chain)    imports contract
 //   contract   (what tools, resources, server and transports share)   imports domain
 //   domain     (chemistry engine, ChEMBL service, canvas, network)     imports nothing above it
 //
-// The leaf modules config.ts, logger.ts and version.ts import no layer and may be imported by any; the
+// The leaf modules config.ts, logger.ts, version.ts and environment.ts import no layer and may be imported by any; the
 // entry points cli.ts, app.ts and doctor.ts wire the layers together and are imported by none of them.
 // Imports are relative, so a pattern names the top folder of src/ reached through one or more "../".
 
 const ENTRY_POINTS = ["cli", "commands", "app", "doctor"];
-const LAYERS = ["transport", "server", "protocol", "tools", "resources", "contract", "domain"];
+const LAYERS = ["transport", "server", "protocol", "tools", "resources", "prompts", "contract", "domain"];
 
 /**
  * A no-restricted-imports rule that forbids the given top folders (and every entry point). `up` is how a
@@ -38,6 +39,7 @@ const allowed = {
   protocol: ["contract"],
   tools: ["contract", "domain", "tools"],
   resources: ["contract", "domain", "resources"],
+  prompts: ["contract", "prompts"],
   contract: ["domain", "contract"],
   domain: ["domain"],
 };
@@ -51,7 +53,7 @@ export const layerRules = [
     ),
   })),
   {
-    files: ["src/config.ts", "src/logger.ts", "src/version.ts"],
+    files: ["src/config.ts", "src/logger.ts", "src/version.ts", "src/environment.ts"],
     rules: forbid("a leaf module", LAYERS, "\\./"),
   },
 ];

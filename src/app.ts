@@ -3,17 +3,19 @@ import { loadConfig, type Config } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { WorkerPool } from "./server/pool.js";
 import { McpServer } from "./server/server.js";
-import { allTools } from "./tools/index.js";
+import { allTools, selectedToolsets, toolsOutsideSets } from "./tools/index.js";
 import { getChemblService, initChemblService } from "./domain/chembl/service.js";
 import { chemblResourceProvider } from "./resources/chembl.js";
 import { CHEMBL_INSTRUCTIONS } from "./domain/chembl/instructions.js";
 import { initCanvasManager } from "./domain/canvas/canvas.js";
 import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
-import { loadSkillTree } from "./domain/skills/skills.js";
+import { SKILL_NAME, loadSkillTree } from "./domain/skills/skills.js";
 import { skillResourceProvider } from "./resources/skills.js";
+import { allPrompts } from "./prompts/index.js";
 import { projectRoot } from "./domain/assets.js";
 import { join } from "node:path";
 import { PACKAGE } from "./version.js";
+import { TOOLSETS } from "./contract/tool.js";
 
 export interface App {
   config: Config;
@@ -33,6 +35,8 @@ export interface AppOptions {
 export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}, options: AppOptions = {}): App {
   const config = { ...loadConfig(env), ...overrides };
   const logger = createLogger(env);
+  // CHEMATIC_TOOLSETS is read before anything starts: an unknown set stops start-up (ConfigError, exit 2).
+  const toolsets = selectedToolsets(env);
   // Read before anything starts: a missing or unreadable skills folder stops start-up (ConfigError).
   const skills = loadSkillTree(options.skillsDir ?? join(projectRoot(), "skills"));
   const pool = new WorkerPool({
@@ -46,14 +50,27 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
   initChemblService(config.chembl);
   // The DuckDB binding loads on the first spill; without it the canvas is off and start-up goes on.
   const canvas = initCanvasManager(config.canvas, { log: (m) => logger.warn(m) });
+  const tools = allTools(env, { dataframeDrop: config.canvas.dropEnabled });
+  // Switched off: the tools of the sets left out (named by CHEMATIC_TOOLSETS), and chembl_dataframe_drop unless
+  // CHEMBL_DATAFRAME_DROP_ENABLED (when its canvas set is kept; else the sets are what to change first).
+  const disabledTools = toolsOutsideSets(tools, toolsets);
+  if (!config.canvas.dropEnabled) {
+    disabledTools.push(
+      toolsets.includes("canvas")
+        ? { name: "chembl_dataframe_drop", setting: "CHEMBL_DATAFRAME_DROP_ENABLED", value: "true" }
+        : { name: "chembl_dataframe_drop", setting: "CHEMATIC_TOOLSETS", value: TOOLSETS.filter((s) => s === "canvas" || toolsets.includes(s)).join(",") },
+    );
+  }
   const server = new McpServer({
-    tools: allTools(env, { dataframeDrop: config.canvas.dropEnabled }),
+    tools,
     resources: [chemblResourceProvider(getChemblService), skillResourceProvider(skills)],
-    instructions: [CHEMBL_INSTRUCTIONS, CANVAS_INSTRUCTIONS],
+    prompts: allPrompts(skills.get(`${SKILL_NAME}/SKILL.md`)!.text),
+    // The paragraphs about the ChEMBL chains and the canvas only where those tools are listed.
+    instructions: [...(toolsets.includes("chembl") ? [CHEMBL_INSTRUCTIONS] : []), ...(toolsets.includes("canvas") ? [CANVAS_INSTRUCTIONS] : [])],
     pool,
     info: { name: PACKAGE.name, version: PACKAGE.version },
     logger,
-    disabledTools: config.canvas.dropEnabled ? [] : [{ name: "chembl_dataframe_drop", setting: "CHEMBL_DATAFRAME_DROP_ENABLED", value: "true" }],
+    disabledTools,
   });
   return { config, logger, pool, server, close: () => Promise.all([pool.close(), canvas.close()]).then(() => undefined) };
 }

@@ -7,6 +7,6 @@
 import { prestartWorker } from "./server/prestart.js";
 
 const [first] = process.argv.slice(2);
-const serving = first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V"].includes(first));
+const serving = first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V", "-v"].includes(first));
 if (serving) prestartWorker();
 await import("./commands.js");

@@ -3,16 +3,18 @@
  *   chematic-mcp [--transport stdio]                  serve stdio (default)
  *   chematic-mcp --transport streamable-http [...]    serve HTTP at /mcp (see USAGE for the options)
  *   chematic-mcp tools                                print the tool table
- *   chematic-mcp call <tool> '<json>'                 run one tool, print its structured result (exit 1 on a tool error)
+ *   chematic-mcp call <tool> '<json>' [--out FILE]    run one tool, print its structured result (exit 1 on a tool error);
+ *                                                     --out writes its picture (PNG or SVG) to FILE
  *   chematic-mcp doctor [--json] [--timeout-ms N]     check the install and the upstreams (exit 1 when a check fails)
  *   chematic-mcp chembl download [--release N] [--dir D]   fetch, check and unpack the ChEMBL SQLite release
  *   chematic-mcp chembl index [--sqlite PATH]         build the dump's lookup sidecar and structure index
- *   chematic-mcp --help | --version
+ *   chematic-mcp --help | --version (-v)
  * Usage errors and invalid environment variables go to stderr with exit status 2; an HTTP bind failure
  * exits 1. Nothing but protocol is ever written to stdout while serving.
  */
 import { isIP } from "node:net";
-import { resolve as resolvePath } from "node:path";
+import { writeFileSync } from "node:fs";
+import { extname, resolve as resolvePath } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createApp, type App } from "./app.js";
 import { ConfigError } from "./config.js";
@@ -23,6 +25,8 @@ import type { OAuthAuthenticator } from "./domain/auth/oauth.js";
 import { getCanvasManager } from "./domain/canvas/canvas.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { ToolCallRefused } from "./server/server.js";
+import { firstSentence, type ContentBlock } from "./contract/tool.js";
+import { environmentHelp } from "./environment.js";
 import { endpointOf } from "./server/transport.js";
 import { serveStdio } from "./transport/stdio.js";
 import { DEFAULT_BIND, DEFAULT_MAX_CONCURRENCY, DEFAULT_PORT, serveHttp } from "./transport/http.js";
@@ -32,9 +36,12 @@ import { PACKAGE } from "./version.js";
 const USAGE = `Usage:
   chematic-mcp [--transport stdio]        Serve MCP over stdio (default)
   chematic-mcp --transport streamable-http [options]
-                                          Serve MCP over HTTP at POST /mcp
-  chematic-mcp tools                      Print the tool table
-  chematic-mcp call <tool> '<json-args>'  Run one tool and print its structured result
+                                          Serve MCP over HTTP at POST /mcp (authentication: --auth)
+  chematic-mcp tools                      Print the tool table (name, title, first sentence)
+  chematic-mcp call <tool> '<json-args>' [--out <file>]
+                                          Run one tool and print its structured result; --out (before or
+                                          after the arguments) writes the picture it answers (depict's PNG
+                                          or SVG) to the file
   chematic-mcp doctor [--json] [--timeout-ms <n>]
                                           Check Node.js, RDKit, OpenChemLib, the data assets, DuckDB,
                                           proxy settings and whether ChEMBL and PubChem answer
@@ -46,22 +53,22 @@ const USAGE = `Usage:
                                           Build the lookup index and the structure index (offline
                                           similarity and substructure search) of the CHEMBL_SQLITE dump,
                                           in files beside it; the dump is never written
-  chematic-mcp --help | --version
+  chematic-mcp --help | --version (-v)
 
 Streamable HTTP options:
   --bind <ip>                 Address to listen on (default ${DEFAULT_BIND})
   --port <n>                  Port (default ${DEFAULT_PORT}; 0 picks a free one, printed to stderr)
-  --allow-non-loopback        Required to bind a non-loopback address; put TLS and authentication in front
+  --allow-non-loopback        Required to bind a non-loopback address; put TLS in front and turn on --auth
   --allowed-origin <origin>   Extra browser Origin allowed, exactly scheme://host[:port] (repeatable)
   --max-concurrency <n>       Requests served at once; more get 503 with Retry-After: 1 (default ${DEFAULT_MAX_CONCURRENCY})
   --auth none|bearer|oauth    Authentication (default none): bearer takes the tokens listed (as SHA-256) in
                               CHEMATIC_AUTH_TOKENS_FILE, re-read on SIGHUP; oauth accepts JWT access tokens of
-                              CHEMATIC_OAUTH_ISSUER for CHEMATIC_OAUTH_AUDIENCE (CHEMATIC_OAUTH_SCOPES required)
+                              CHEMATIC_OAUTH_ISSUER for CHEMATIC_OAUTH_AUDIENCE (with CHEMATIC_OAUTH_SCOPES, if set)
 
-Environment: CHEMATIC_WORKERS, CHEMATIC_MAX_QUEUE, CHEMATIC_LOG_LEVEL, CHEMATIC_LOG_FORMAT, CHEMATIC_OFFLINE,
-CHEMBL_API_BASE_URL, CHEMBL_SQLITE, CHEMBL_DOWNLOAD_BASE_URL, PUBCHEM_API_BASE_URL, HTTPS_PROXY, HTTP_PROXY, NO_PROXY,
-CHEMATIC_REPLICA_ID, CHEMATIC_AUTH_TOKENS_FILE, CHEMATIC_OAUTH_ISSUER, CHEMATIC_OAUTH_AUDIENCE, CHEMATIC_OAUTH_SCOPES (see README).
 `;
+
+/** --help: the usage, then every environment variable (a usage error prints the usage alone). */
+const HELP = `${USAGE}${environmentHelp()}\n`;
 
 class UsageError extends Error {}
 
@@ -314,7 +321,7 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
 async function printTools(): Promise<number> {
   const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
   try {
-    const rows = app.server.registry.tools().map((t) => `| \`${t.name}\` | ${t.title} | ${t.description.split(". ")[0]!.replace(/\|/g, "\\|")}. |`);
+    const rows = app.server.registry.tools().map((t) => `| \`${t.name}\` | ${t.title} | ${firstSentence(t.description).replace(/\|/g, "\\|")} |`);
     process.stdout.write(["| tool | title | what it does |", "|---|---|---|", ...rows].join("\n") + "\n");
     return 0;
   } finally {
@@ -322,9 +329,46 @@ async function printTools(): Promise<number> {
   }
 }
 
+/** Where `call --out FILE` writes a picture: FILE, then FILE-2.png, FILE-3.png, ... for further images. */
+function outPath(file: string, index: number, ext: string): string {
+  if (index === 0) return file;
+  const stem = extname(file) ? file.slice(0, -extname(file).length) : file;
+  return `${stem}-${index + 1}${ext}`;
+}
+
+/**
+ * The pictures of one answer, to write to --out: its image blocks (depict's PNG), else an SVG it answers as
+ * markup (depict's format svg). The printed result keeps everything else (an SVG's markup replaced by the
+ * file's path).
+ */
+function picturesOf(
+  value: Record<string, unknown>,
+  extra: readonly ContentBlock[],
+): { files: Array<{ data: Buffer; mimeType: string }>; printed: Record<string, unknown> } {
+  const images = extra.filter((b): b is { type: "image"; data: string; mimeType: string } => b.type === "image");
+  if (images.length > 0) return { files: images.map((b) => ({ data: Buffer.from(b.data, "base64"), mimeType: b.mimeType })), printed: value };
+  if (typeof value.svg === "string" && value.mime_type === "image/svg+xml") {
+    const { svg, ...rest } = value;
+    return { files: [{ data: Buffer.from(svg, "utf8"), mimeType: "image/svg+xml" }], printed: rest };
+  }
+  return { files: [], printed: value };
+}
+
 async function callOnce(args: string[]): Promise<number> {
-  const [name, json = "{}", ...rest] = args;
-  if (!name || rest.length > 0) usageError("call takes a tool name and one JSON object of arguments");
+  // The tool, its arguments and --out in any order (parseArgs takes an option before or after the positionals).
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { out: { type: "string" } }, strict: true, allowPositionals: true });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") usageError("--out needs a file name");
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") usageError(`unknown call option ${/'(-[^' ]*)/.exec(err.message)?.[1] ?? err.message}`);
+    throw e;
+  }
+  const [name, json = "{}", ...rest] = parsed.positionals;
+  if (!name || rest.length > 0) usageError("call takes a tool name and one JSON object of arguments (and --out <file>)");
+  const out = parsed.values.out;
+  if (out !== undefined && out.trim() === "") usageError("--out needs a file name");
   let toolArgs: unknown;
   try {
     toolArgs = JSON.parse(json);
@@ -333,13 +377,14 @@ async function callOnce(args: string[]): Promise<number> {
   }
   const app = createApp(process.env, { workers: 1 }, { lazyWorkers: true });
   try {
-    if (!app.server.registry.get(name)) usageError(`unknown tool "${name}"; run 'chematic-mcp tools' for the list`);
     // The server's own call path (the one tools/call takes), without a JSON-RPC round trip: the result,
     // or the error as a 2026-07-28 client would read it in structuredContent.
     let outcome;
     try {
       outcome = await app.server.runTool(name, toolArgs, { signal: new AbortController().signal, clientCapabilities: {} });
     } catch (e) {
+      // A name the server does not know at all is a usage error; a switched-off tool answers TOOL_DISABLED below.
+      if (e instanceof ToolCallRefused && e.message.startsWith("Unknown tool")) usageError(`unknown tool "${name}"; run 'chematic-mcp tools' for the list`);
       if (e instanceof ToolCallRefused || e instanceof RpcError) {
         process.stderr.write(`chematic-mcp: ${e.message}\n`);
         return 1;
@@ -350,7 +395,28 @@ async function callOnce(args: string[]): Promise<number> {
       process.stderr.write(`${JSON.stringify({ error: outcome.error.toPayload() }, null, 2)}\n`);
       return 1;
     }
-    process.stdout.write(`${JSON.stringify(outcome.value, null, 2)}\n`);
+    const { files, printed } = picturesOf(outcome.value, outcome.extra ?? []);
+    if (out === undefined) {
+      process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+      const images = (outcome.extra ?? []).filter((b) => b.type === "image").length;
+      if (images > 0)
+        process.stderr.write(`chematic-mcp: the answer's ${images === 1 ? "image was" : `${images} images were`} left out; pass --out <file> to save it\n`);
+      return 0;
+    }
+    if (files.length === 0) {
+      process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+      process.stderr.write(`chematic-mcp: ${name} answered no picture; ${out} was not written\n`);
+      return 1;
+    }
+    const written = files.map((f, i) => {
+      const path = resolvePath(outPath(out, i, f.mimeType === "image/svg+xml" ? ".svg" : ".png"));
+      writeFileSync(path, f.data);
+      return { path, mime_type: f.mimeType, bytes: f.data.length };
+    });
+    // The markup of an SVG answer now lives in the file: the printed result says where.
+    const shown = printed === outcome.value ? printed : { ...printed, svg_file: written[0]!.path };
+    process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+    for (const w of written) process.stderr.write(`chematic-mcp: wrote ${w.mime_type} (${w.bytes} bytes) to ${w.path}\n`);
     return 0;
   } finally {
     await app.close();
@@ -468,10 +534,10 @@ async function chembl(args: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--help" || first === "-h") {
-    process.stdout.write(USAGE);
+    process.stdout.write(HELP);
     return 0;
   }
-  if (first === "--version" || first === "-V") {
+  if (first === "--version" || first === "-V" || first === "-v") {
     process.stdout.write(`${PACKAGE.version}\n`);
     return 0;
   }
@@ -489,7 +555,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     if (e instanceof UsageError || e instanceof ConfigError) {
-      process.stderr.write(`chematic-mcp: ${e.message}\n\n${e instanceof UsageError ? USAGE : ""}`);
+      process.stderr.write(`chematic-mcp: ${e.message}\n\n${e instanceof UsageError ? `${USAGE}\nEnvironment variables: chematic-mcp --help\n` : ""}`);
       process.exit(2);
     }
     process.stderr.write(`chematic-mcp: fatal: ${(e as Error)?.stack ?? String(e)}\n`);

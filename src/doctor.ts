@@ -112,14 +112,15 @@ async function checkNode(): Promise<{ detail: string }> {
 async function checkConfiguration(env: NodeJS.ProcessEnv): Promise<{ detail: string }> {
   const { loadConfig, ConfigError } = await import("./config.js");
   const { parseLogFormat, parseLogLevel } = await import("./logger.js");
-  const { testToolsEnabled } = await import("./tools/index.js");
+  const { selectedToolsets, testToolsEnabled } = await import("./tools/index.js");
   try {
     const config = loadConfig(env);
+    const toolsets = selectedToolsets(env);
     const level = parseLogLevel(env.CHEMATIC_LOG_LEVEL);
     const format = parseLogFormat(env.CHEMATIC_LOG_FORMAT);
     const testTools = testToolsEnabled(env);
     return {
-      detail: `workers=${config.workers} max_queue=${config.maxQueue} log=${level}/${format} offline=${config.chembl.offline}${testTools ? " CHEMATIC_TEST_TOOLS=on (never in production)" : ""}`,
+      detail: `workers=${config.workers} max_queue=${config.maxQueue} log=${level}/${format} offline=${config.chembl.offline} toolsets=${toolsets.join(",")}${testTools ? " CHEMATIC_TEST_TOOLS=on (never in production)" : ""}`,
     };
   } catch (e) {
     if (e instanceof ConfigError) {

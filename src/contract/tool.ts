@@ -223,3 +223,25 @@ export interface WireTool {
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations & { title?: string };
 }
+
+/** Abbreviations whose period does not end a sentence. */
+const ABBREVIATIONS = /(?:\b(?:e\.g|i\.e|et al|cf|vs|approx|Fig|No|Nat|Chem|Med|J)|\.\.)$/;
+
+/**
+ * The first whole sentence of a description: up to the first period, question or exclamation mark that is
+ * followed by a space or the end, outside parentheses and brackets, and not an abbreviation's ("e.g.", "et al.")
+ * or an ellipsis. The whole text when it holds one sentence.
+ */
+export function firstSentence(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "(" || c === "[") depth++;
+    else if ((c === ")" || c === "]") && depth > 0) depth--;
+    else if ((c === "." || c === "!" || c === "?") && depth === 0 && (i + 1 === text.length || /\s/.test(text[i + 1]!))) {
+      if (c === "." && ABBREVIATIONS.test(text.slice(0, i))) continue;
+      return text.slice(0, i + 1);
+    }
+  }
+  return text.trim();
+}

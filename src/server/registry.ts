@@ -119,19 +119,26 @@ function describeIssue(e: ErrorObject): SchemaIssue {
 
 export class ToolRegistry {
   private readonly byName = new Map<string, LazyEntry>();
+  /** The listed and callable tools, in declaration order (tools/list stays deterministic). */
   private readonly order: LazyEntry[] = [];
+  /** Tools registered but switched off (CHEMATIC_TOOLSETS): a service tool may still run them in the pool. */
+  private readonly hiddenByName = new Map<string, LazyEntry>();
   private warming = false;
   private readonly wireCache = new Map<WireFlavour, WireTool[]>();
   /** Each tool's parameters mirrored into Mcp-Param-* headers (x-mcp-header), checked at registration. */
   private readonly mirrored = new Map<string, readonly MirroredParam[]>();
 
-  constructor(tools: readonly AnyTool[]) {
+  /**
+   * `hidden` names tools an operator switched off (CHEMATIC_TOOLSETS): they are neither listed nor callable,
+   * but a service tool that chains one (chembl_search_molecules checks a structure with parse_smiles) still
+   * finds it through hidden().
+   */
+  constructor(tools: readonly AnyTool[], hidden: ReadonlySet<string> = new Set()) {
     let ajv: Ajv2020 | undefined;
     const sharedAjv = () => (ajv ??= createAjv());
     for (const declared of tools) {
       // A per-molecule tool that declares a list gets its smiles_list / fields schemas here (list.ts).
       const tool = withListSchemas(declared);
-      if (this.byName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
       if (tool.budgetMs <= 0 || tool.budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: budget out of range`);
       if (!(TOOLSETS as readonly string[]).includes(tool.toolset)) throw new Error(`tool ${tool.name}: unknown tool set ${String(tool.toolset)}`);
       // A content hook replaces the JSON text block: test fixtures (image, audio, resource blocks) and the
@@ -146,7 +153,12 @@ export class ToolRegistry {
         if (e instanceof MirroredParamError) throw new Error(`tool ${tool.name}: ${e.message}`, { cause: e });
         throw e;
       }
+      if (this.byName.has(tool.name) || this.hiddenByName.has(tool.name)) throw new Error(`duplicate tool name ${tool.name}`);
       const entry = new LazyEntry(tool, sharedAjv);
+      if (hidden.has(tool.name)) {
+        this.hiddenByName.set(tool.name, entry);
+        continue;
+      }
       this.byName.set(tool.name, entry);
       this.order.push(entry);
     }
@@ -184,8 +196,14 @@ export class ToolRegistry {
     return this.mirrored.get(name) ?? [];
   }
 
+  /** A listed, callable tool by name. */
   get(name: string): RegisteredTool | undefined {
     return this.byName.get(name);
+  }
+
+  /** A tool switched off by the operator's tool sets, for the service tools that chain it (never for tools/call). */
+  hidden(name: string): RegisteredTool | undefined {
+    return this.hiddenByName.get(name);
   }
 
   get size(): number {

@@ -22,6 +22,8 @@ import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
 import { InternalToolError, type ListOutcome, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
+import type { Prompt } from "../contract/prompt.js";
+import { PROMPT_LIST_TTL_MS, PromptRegistry } from "./prompts.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
 import { isListCall, runListCall } from "./list.js";
 import { serverInfoMeta, shapeOutcome, splitExtraContent, type ServerInfo, type ToolOutcome, type WireVersion } from "./shape.js";
@@ -63,6 +65,8 @@ export interface McpServerOptions {
   tools: readonly AnyTool[];
   /** Resource providers (one URI scheme each); none means the resources capability is not advertised. */
   resources?: readonly ResourceProvider[];
+  /** Prompts; none listed (none given, or none whose required tools are listed) means no prompts capability. */
+  prompts?: readonly Prompt[];
   /** Extra paragraphs for the model, appended to INSTRUCTIONS (e.g. the ChEMBL chains and traps). */
   instructions?: readonly string[];
   pool: WorkerPool;
@@ -70,7 +74,9 @@ export interface McpServerOptions {
   logger: Logger;
   /**
    * Tools this server knows but an operator left switched off (chembl_dataframe_drop without
-   * CHEMBL_DATAFRAME_DROP_ENABLED): not listed, and a call answers TOOL_DISABLED naming the setting.
+   * CHEMBL_DATAFRAME_DROP_ENABLED, a tool whose set CHEMATIC_TOOLSETS leaves out): not listed, and a call
+   * answers TOOL_DISABLED naming the setting. One that is also in `tools` stays runnable by the service
+   * tools that chain it.
    */
   disabledTools?: readonly DisabledTool[];
 }
@@ -87,6 +93,7 @@ export interface DisabledTool {
 export class McpServer {
   readonly registry: ToolRegistry;
   readonly resources: ResourceRegistry;
+  readonly prompts: PromptRegistry;
   readonly info: ServerInfo;
   readonly instructions: string;
   /** The paragraphs given beyond INSTRUCTIONS (so a derived server can be built with the same text). */
@@ -98,14 +105,16 @@ export class McpServer {
   private running = 0;
 
   constructor(options: McpServerOptions) {
-    this.registry = new ToolRegistry(options.tools);
+    this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
+    // A switched-off tool that is registered (a tool set left out) stays reachable for the tools that chain it.
+    this.registry = new ToolRegistry(options.tools, new Set(this.disabled.keys()));
     // Schema validators compile in the background while no call runs (see ToolRegistry.warmUp): cold start.
     this.registry.warmUp(() => this.running > 0);
     this.resources = new ResourceRegistry(options.resources ?? []);
+    this.prompts = new PromptRegistry(options.prompts ?? [], (tool) => this.registry.get(tool) !== undefined);
     this.extraInstructions = options.instructions ?? [];
     this.instructions = [INSTRUCTIONS, ...this.extraInstructions].join("\n\n");
     this.pool = options.pool;
-    this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
     this.info = options.info;
     this.logger = options.logger;
   }
@@ -141,6 +150,13 @@ export class McpServer {
         const result = await this.handleResources(request.method, params, ctx);
         return { resultType: "complete", ...result, cacheScope: "public", _meta: serverInfoMeta(this.info) };
       }
+      case "prompts/list":
+        this.checkPrompts(request.method, params);
+        // Cacheable as tools/list is: the prompts change only with a release or other tool sets (a restart).
+        return { resultType: "complete", prompts: this.prompts.list(true), ttlMs: PROMPT_LIST_TTL_MS, cacheScope: "public", _meta: serverInfoMeta(this.info) };
+      case "prompts/get":
+        this.checkPrompts(request.method);
+        return { resultType: "complete", ...this.prompts.get(params), _meta: serverInfoMeta(this.info) };
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
@@ -149,12 +165,22 @@ export class McpServer {
   /** Whether `method` is served in `era` (a request for one that is not pins no era on its connection). */
   serves(era: "legacy" | "modern", method: string): boolean {
     const resources = !this.resources.empty && (method === "resources/list" || method === "resources/templates/list" || method === "resources/read");
-    if (resources || method === "tools/list" || method === "tools/call") return true;
+    const prompts = !this.prompts.empty && (method === "prompts/list" || method === "prompts/get");
+    if (resources || prompts || method === "tools/list" || method === "tools/call") return true;
     return era === "modern" ? method === "server/discover" : method === "initialize" || method === "ping";
   }
 
   private capabilities(): JsonObject {
-    return this.resources.empty ? { tools: {} } : { tools: {}, resources: {} };
+    const capabilities: JsonObject = { tools: {} };
+    if (!this.resources.empty) capabilities.resources = {};
+    if (!this.prompts.empty) capabilities.prompts = {};
+    return capabilities;
+  }
+
+  /** prompts/list and prompts/get exist only with prompts (then a cursor on the list is refused, as on every list). */
+  private checkPrompts(method: string, params?: JsonObject): void {
+    if (this.prompts.empty) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
+    if (params) this.checkCursor(params);
   }
 
   /**
@@ -215,6 +241,13 @@ export class McpServer {
         const { ttlMs: _ttl, ...result } = await this.handleResources(request.method, params, ctx);
         return { result };
       }
+      case "prompts/list":
+        this.checkPrompts(request.method, params);
+        // A prompt's title exists from 2025-06-18, as a tool's.
+        return { result: { prompts: this.prompts.list(version !== "2024-11-05" && version !== "2025-03-26") } };
+      case "prompts/get":
+        this.checkPrompts(request.method);
+        return { result: { ...this.prompts.get(params) } };
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
@@ -344,7 +377,7 @@ export class McpServer {
 
   /** A chemistry tool called from a service tool: same pool, same cancellation, within the caller's budget. */
   private runChemTool(name: string, args: Record<string, unknown>, signal: AbortSignal, callerBudgetMs: number): Promise<unknown> {
-    const entry = this.registry.get(name);
+    const entry = this.registry.get(name) ?? this.registry.hidden(name);
     if (!entry || entry.tool.kind !== "chem") return Promise.reject(new Error(`no chemistry tool named ${name}`));
     return this.pool.run(name, args, { budgetMs: Math.min(entry.tool.budgetMs, callerBudgetMs), signal });
   }

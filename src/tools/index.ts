@@ -3,8 +3,8 @@
  * order, then depiction and standardisation, then ChEMBL). Static for the life of the process (tools/list
  * is cacheable for 24 h, public scope); test-only tools join when CHEMATIC_TEST_TOOLS is on.
  */
-import { dataframeDropEnabled, parseBoolean } from "../config.js";
-import type { AnyTool, ChemTool } from "../contract/tool.js";
+import { ConfigError, dataframeDropEnabled, parseBoolean } from "../config.js";
+import { TOOLSETS, type AnyTool, type ChemTool, type Toolset } from "../contract/tool.js";
 import { nameToSmilesTool } from "./name_to_smiles.js";
 import { parseSmilesTool } from "./parse_smiles.js";
 import { canonicalSmilesTool } from "./canonical_smiles.js";
@@ -129,4 +129,35 @@ export function chemToolsByName(env: NodeJS.ProcessEnv = process.env): Map<strin
   for (const tool of allTools(env)) if (tool.kind === "chem") map.set(tool.name, tool as ChemTool);
   for (const tool of WORKER_ONLY_TOOLS) map.set(tool.name, tool);
   return map;
+}
+
+/**
+ * CHEMATIC_TOOLSETS: the tool sets an operator keeps (comma-separated chem, chembl, canvas, medchem; unset or
+ * empty: all), in TOOLSETS order. An unknown name stops start-up (ConfigError names the variable).
+ */
+export function selectedToolsets(env: NodeJS.ProcessEnv = process.env): Toolset[] {
+  const raw = env.CHEMATIC_TOOLSETS;
+  if (raw === undefined || raw.trim() === "") return [...TOOLSETS];
+  const names = raw
+    .split(",")
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== "");
+  const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new ConfigError(
+      `CHEMATIC_TOOLSETS must be a comma-separated list of ${TOOLSETS.join(", ")} (or unset for all), got "${raw}"` +
+        (unknown.length > 0 ? `: unknown tool set ${unknown.map((n) => `"${n}"`).join(", ")}` : ""),
+    );
+  }
+  return TOOLSETS.filter((t) => names.includes(t));
+}
+
+/**
+ * The tools a CHEMATIC_TOOLSETS setting leaves out, each with the setting that would bring it back (its set
+ * added to those kept): the server neither lists nor accepts calls to them (TOOL_DISABLED names the setting).
+ */
+export function toolsOutsideSets(tools: readonly AnyTool[], kept: readonly Toolset[]): Array<{ name: string; setting: string; value: string }> {
+  return tools
+    .filter((t) => !kept.includes(t.toolset))
+    .map((t) => ({ name: t.name, setting: "CHEMATIC_TOOLSETS", value: TOOLSETS.filter((s) => s === t.toolset || kept.includes(s)).join(",") }));
 }

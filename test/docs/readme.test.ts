@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { projectRoot } from "../../src/domain/assets.js";
 import { allTools } from "../../src/tools/index.js";
 import { ERROR_CODES } from "../../src/domain/errors.js";
+import { ENVIRONMENT } from "../../src/environment.js";
 
 const root = projectRoot();
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -35,7 +36,22 @@ test("every environment variable the code reads is in the README", () => {
     for (const m of text.matchAll(/\(\s*"([A-Z][A-Z0-9_]+)",\s*env\./g)) names.add(m[1]!);
   }
   assert.ok(names.size >= 4, `found ${[...names].join(", ")}`);
-  for (const name of names) assert.match(readme, new RegExp(`\\| \`${name}\` \\|`), `${name} is documented in the README's table`);
+  const listed = new Set(ENVIRONMENT.map((v) => v.name));
+  for (const name of names) {
+    assert.match(readme, new RegExp(`\\| \`${name}\` \\|`), `${name} is documented in the README's table`);
+    assert.ok(listed.has(name), `${name} is in src/environment.ts (--help, server.json and the bundle read that list)`);
+  }
+});
+
+test("the README's Configuration tables hold exactly the variables of src/environment.ts, numeric defaults equal", () => {
+  const section = readme.slice(readme.indexOf("\n## Configuration"), readme.indexOf("\n## ", readme.indexOf("\n## Configuration") + 5));
+  const rows = new Map<string, string>();
+  for (const m of section.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| ([^|]*) \|/gm)) rows.set(m[1]!, m[2]!.trim());
+  assert.deepEqual([...rows.keys()].sort(), ENVIRONMENT.map((v) => v.name).sort(), "README rows vs src/environment.ts");
+  for (const v of ENVIRONMENT) {
+    if (v.format !== "number" || !/^\d+$/.test(v.default)) continue;
+    assert.equal(numberIn(rows.get(v.name)!), Number(v.default), `${v.name}: README default ${rows.get(v.name)}, list ${v.default}`);
+  }
 });
 
 /** The README's environment table: variable name -> {default cell, meaning cell}. Rows may add text after the name. */

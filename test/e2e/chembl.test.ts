@@ -266,11 +266,11 @@ describe("chembl:// resources, both eras, stdio and HTTP", () => {
     }
   });
 
-  test("stdio legacy 2025-11-25: initialize advertises resources; read has no cache fields", async () => {
+  test("stdio legacy 2025-11-25: initialize advertises resources (and prompts); read has no cache fields", async () => {
     const s = new ServerProcess(env());
     try {
       const init = await s.request(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {} }, SLOW_MACHINE_MS);
-      assert.deepEqual(init.result!.capabilities, { tools: {}, resources: {} });
+      assert.deepEqual(init.result!.capabilities, { tools: {}, resources: {}, prompts: {} });
       const read = await s.request(2, "resources/read", { uri: "chembl://molecule/CHEMBL25" }, SLOW_MACHINE_MS);
       const result = read.result as unknown as ReadResult;
       checkMolecule(result);

@@ -72,6 +72,12 @@ for (const revision of ["2026-07-28", "2025-11-25"] as const) {
         "tools-call-error",
         "tools-call-with-progress",
         "dns-rebinding-protection",
+        // Prompts (the fixtures beside the shipped ones), in both eras.
+        "prompts-list",
+        "prompts-get-simple",
+        "prompts-get-with-args",
+        "prompts-get-embedded-resource",
+        "prompts-get-with-image",
       ]) {
         assert.match(output, new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`), `${scenario} must pass`);
       }
@@ -79,6 +85,8 @@ for (const revision of ["2026-07-28", "2025-11-25"] as const) {
         assert.match(output, /✓ server-stateless: \d+ passed, 0 failed/);
         // Not scored by the suite, but every canvas tool declares x-mcp-header: its checks must run and pass.
         assert.match(output, /✓ http-custom-header-server-validation: [1-9]\d* passed, 0 failed/);
+        // caching: every cacheable list (prompts/list among them) and resources/read carry ttlMs and cacheScope.
+        assert.match(output, /✓ caching: \d+ passed, 0 failed/);
       } else assert.match(output, /✓ server-initialize: \d+ passed, 0 failed/);
     } finally {
       rmSync(out, { recursive: true, force: true });

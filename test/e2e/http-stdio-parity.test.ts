@@ -133,7 +133,14 @@ describe("2026-07-28: the same bytes over stdio and HTTP", () => {
       /"code":-32600/,
     );
     assert.match(await same(JSON.stringify({ jsonrpc: "1.0", id: nextId++, method: "tools/list" }), "bad envelope"), /"code":-32600/);
-    assert.match(await same(request("prompts/list"), "unknown method"), /"code":-32601/);
+    assert.match(await same(request("completion/complete"), "unknown method"), /"code":-32601/);
+    // Prompts: the list, a rendered prompt and a missing argument answer the same bytes on both transports.
+    assert.match(await same(request("prompts/list"), "prompts/list"), /"ttlMs":86400000/);
+    assert.match(
+      await same(request("prompts/get", { _meta: MODERN_META, name: "profile_molecule", arguments: { smiles: "CCO" } }), "prompts/get"),
+      /"messages"/,
+    );
+    assert.match(await same(request("prompts/get", { _meta: MODERN_META, name: "profile_molecule", arguments: {} }), "prompts/get missing"), /"code":-32602/);
     assert.match(await same(request("ping"), "ping is legacy"), /"code":-32601/);
     assert.match(await same(call("no_such_tool", {}), "unknown tool"), /"code":-32602/);
     assert.match(await same(request("tools/call", { _meta: MODERN_META, name: 5 }), "malformed call"), /"code":-32602/);
@@ -205,7 +212,8 @@ for (const version of ["2025-11-25", "2024-11-05"] as const) {
       await sameLegacy(legacyCall(5, "parse_smiles", { smiles: 5 }), "INVALID_ARGUMENTS");
       await sameLegacy(legacyCall(6, "nope", {}), "unknown tool");
       await sameLegacy(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping", params: {} }), "ping");
-      await sameLegacy(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "prompts/list", params: {} }), "unknown method");
+      await sameLegacy(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "completion/complete", params: {} }), "unknown method");
+      await sameLegacy(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "prompts/list", params: {} }), "prompts/list");
     });
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The official MCP clients against the real server over stdio: the v1 SDK (legacy initialize, 2025-11-25)
- * and the v2 client pinned to 2026-07-28. Both list tools and call them; both validate our results with
- * their own schemas (zod, and ajv for structuredContent against outputSchema).
+ * and the v2 client pinned to 2026-07-28. Both list tools and call them, and list and get prompts; both validate
+ * our results with their own schemas (zod, and ajv for structuredContent against outputSchema).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -34,6 +34,15 @@ test("@modelcontextprotocol/sdk 1.x (legacy initialize) lists and calls tools", 
     assert.equal(failed.isError, true);
     const text = (failed.content as Array<{ type: string; text: string }>)[0]!.text;
     assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, "INVALID_SMILES");
+    // Prompts: listed with their arguments, rendered as text; a missing argument is the client's McpError -32602.
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(
+      prompts.map((p) => p.name),
+      ["chembl_guide", "hit_triage", "profile_molecule", "compare_series"],
+    );
+    const profile = await client.getPrompt({ name: "profile_molecule", arguments: { smiles: "CCO" } });
+    assert.equal(profile.messages[0]!.content.type, "text");
+    await assert.rejects(client.getPrompt({ name: "profile_molecule", arguments: {} }), (e: unknown) => (e as { code?: number }).code === -32602);
   } finally {
     await client.close();
   }
@@ -56,6 +65,14 @@ test("@modelcontextprotocol/client 2.x (2026-07-28) discovers, lists and calls t
     const failed = await client.callTool({ name: "parse_smiles", arguments: { smiles: "c1cc" } });
     assert.equal(failed.isError, true);
     assert.equal((failed.structuredContent as { error: { code: string } }).error.code, "INVALID_SMILES");
+    const { prompts } = await client.listPrompts();
+    assert.ok(
+      prompts.some((p) => p.name === "hit_triage" && p.title === "Hit triage for a target" && p.arguments?.some((a) => a.name === "target" && a.required)),
+    );
+    const triage = await client.getPrompt({ name: "hit_triage", arguments: { target: "CHEMBL203" } });
+    const content = triage.messages[0]!.content;
+    assert.ok(content.type === "text" && content.text.includes('"target_chembl_id":"CHEMBL203"'));
+    await assert.rejects(client.getPrompt({ name: "hit_triage", arguments: {} }), (e: unknown) => (e as { code?: number }).code === -32602);
   } finally {
     await client.close();
   }

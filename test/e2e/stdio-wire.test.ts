@@ -21,14 +21,14 @@ describe("legacy 2024-11-05 (the seed's example, byte-compatible with the refere
     assertProtocolOnly(s);
   });
 
-  test("initialize answers 2024-11-05 as the reference (plus the resources capability it lacked)", async () => {
+  test("initialize answers 2024-11-05 as the reference (plus the resources and prompts capabilities it lacked)", async () => {
     s.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {} } });
     s.send({ jsonrpc: "2.0", method: "notifications/initialized", params: {} });
     await s.response(1);
     const line = s.lines.find((l) => l.includes('"id":1'));
     assert.match(
       line!,
-      /^\{"jsonrpc":"2\.0","id":1,"result":\{"protocolVersion":"2024-11-05","capabilities":\{"tools":\{\},"resources":\{\}\},"serverInfo":\{"name":"chematic-mcp","version":"[^"]+"\}\}\}$/,
+      /^\{"jsonrpc":"2\.0","id":1,"result":\{"protocolVersion":"2024-11-05","capabilities":\{"tools":\{\},"resources":\{\},"prompts":\{\}\},"serverInfo":\{"name":"chematic-mcp","version":"[^"]+"\}\}\}$/,
     );
   });
 
@@ -122,7 +122,7 @@ describe("modern 2026-07-28 (the seed's example)", () => {
     const res = r.result!;
     assert.equal(res.resultType, "complete");
     assert.deepEqual(res.supportedVersions, ["2026-07-28"]);
-    assert.deepEqual(res.capabilities, { tools: {}, resources: {} });
+    assert.deepEqual(res.capabilities, { tools: {}, resources: {}, prompts: {} });
     assert.equal(typeof res.instructions, "string");
     assert.equal(res.ttlMs, 86_400_000);
     assert.equal(res.cacheScope, "public");
@@ -178,7 +178,7 @@ describe("modern 2026-07-28 (the seed's example)", () => {
   test("initialize and ping are -32601 in the modern era", async () => {
     assert.equal((await s.request(12, "ping", { _meta: MODERN_META })).error!.code, -32601);
     assert.equal((await s.request(13, "initialize", { _meta: MODERN_META, protocolVersion: "2025-11-25" })).error!.code, -32601);
-    assert.equal((await s.request(14, "prompts/list", { _meta: MODERN_META })).error!.code, -32601);
+    assert.equal((await s.request(14, "completion/complete", { _meta: MODERN_META })).error!.code, -32601);
   });
 
   test("_meta rules: required fields, clientInfo optional but checked, extensions and logLevel tolerated", async () => {

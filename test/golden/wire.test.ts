@@ -155,7 +155,7 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   steps.push({ label: "parse error", frame: "not json at all" });
   steps.push({ label: "batch", frame: '[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]' });
   steps.push({ label: "bad envelope", frame: JSON.stringify({ jsonrpc: "1.0", id: id++, method: "tools/list" }) });
-  steps.push(req("unknown method", "prompts/list"));
+  steps.push(req("unknown method", "completion/complete"));
   steps.push(call("unknown tool", "no_such_tool", {}));
   steps.push(req("malformed call", "tools/call", { name: 5 }));
   steps.push(req("cursor", "tools/list", { cursor: "x" }));
@@ -180,6 +180,12 @@ function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Sc
   // Issue 16 (medicinal chemistry), appended so the ids of the steps before stay as they were.
   steps.push(call("rgroup_decompose", "rgroup_decompose", { core: "c1ccc([*:1])cc1", smiles_list: ["Clc1ccccc1", "Oc1ccccc1", "CCO"] }));
   steps.push(call("matched_pairs", "matched_pairs", { smiles_list: ["c1ccccc1Cl", "c1ccccc1F", "c1ccccc1"], values: [6, 6.5, 5] }));
+  // Issue 20 (prompts), appended likewise.
+  steps.push(req("prompts/list", "prompts/list"));
+  steps.push(req("prompts/get profile_molecule", "prompts/get", { name: "profile_molecule", arguments: { smiles: "CC(=O)Oc1ccccc1C(=O)O" } }));
+  steps.push(req("prompts/get compare_series", "prompts/get", { name: "compare_series", arguments: { series_smiles: "c1ccccc1Cl\nc1ccccc1F" } }));
+  steps.push(req("prompts/get missing argument", "prompts/get", { name: "hit_triage", arguments: {} }));
+  steps.push(req("prompts/get unknown", "prompts/get", { name: "no_such_prompt" }));
   return steps;
 }
 

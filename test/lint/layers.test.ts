@@ -30,6 +30,7 @@ const WRONG_WAY: Array<[string, string, RegExp]> = [
   ["src/tools/fixture.ts", 'import { RpcError } from "../protocol/jsonrpc.js";', /tools may not import protocol\//],
   ["src/tools/fixture.ts", 'import { McpServer } from "../server/server.js";', /tools may not import server\//],
   ["src/resources/fixture.ts", 'import { allTools } from "../tools/index.js";', /resources may not import tools\//],
+  ["src/prompts/fixture.ts", 'import { allTools } from "../tools/index.js";', /prompts may not import tools\//],
   ["src/protocol/fixture.ts", 'import { McpServer } from "../server/server.js";', /protocol may not import server\//],
   ["src/server/fixture.ts", 'import { serveStdio } from "../transport/stdio.js";', /server may not import transport\//],
   ["src/transport/fixture.ts", 'import { allTools } from "../tools/index.js";', /transport may not import tools\//],

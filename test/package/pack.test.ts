@@ -194,6 +194,18 @@ async function session(rpc: Rpc, label: string): Promise<string[]> {
       families.push("skills");
     }
   }
+  if (capabilities.prompts) {
+    // The chembl_guide prompt renders the shipped skill's text (read from the installed skills/).
+    const prompts = ((await rpc("prompts/list", {})).result?.prompts ?? []) as Array<{ name: string }>;
+    assert.ok(
+      prompts.some((p) => p.name === "chembl_guide"),
+      `${label}: prompts/list ${JSON.stringify(prompts)}`,
+    );
+    const got = await rpc("prompts/get", { name: "chembl_guide" });
+    const text = ((got.result?.messages ?? []) as Array<{ content: { text?: string } }>)[0]?.content.text ?? "";
+    assert.match(text, /# ChEMBL guide/, `${label}: prompts/get ${JSON.stringify(got.error)}`);
+    families.push("prompts");
+  }
   if (names.has("chembl_dataframe_query") && names.has("chembl_get_bioactivities")) {
     // A view larger than one page is staged on a DuckDB canvas; query it back.
     const staged = (await call("chembl_get_bioactivities", { target_chembl_id: "CHEMBL203", limit: 1 })).structuredContent;
@@ -336,6 +348,8 @@ test(
       "README.md",
       "LICENSE",
       "NOTICE",
+      "server.json",
+      "CHANGELOG.md",
       "tsconfig.json",
       "tsconfig.build.json",
       "src",
@@ -353,10 +367,29 @@ test(
     assert.match(packed.stderr, /prepack/, "npm pack ran the prepack build");
 
     // Only what runs.
-    const allowed = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^NOTICE$/, /^build\/src\/.+\.js$/, /^assets\/[^/]+$/, /^skills\/.+/];
+    const allowed = [
+      /^package\.json$/,
+      /^README\.md$/,
+      /^LICENSE$/,
+      /^NOTICE$/,
+      /^server\.json$/,
+      /^CHANGELOG\.md$/,
+      /^build\/src\/.+\.js$/,
+      /^assets\/[^/]+$/,
+      /^skills\/.+/,
+    ];
     const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
-    assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE and package.json");
-    for (const required of ["package.json", "README.md", "LICENSE", "NOTICE", ...Object.values(pkg.bin).map((b) => b.replace(/^\.\//, ""))]) {
+    assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE, CHANGELOG, server.json and package.json");
+    // server.json: the MCP registry reads it beside the package (its name is package.json's mcpName).
+    for (const required of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "NOTICE",
+      "server.json",
+      "CHANGELOG.md",
+      ...Object.values(pkg.bin).map((b) => b.replace(/^\.\//, "")),
+    ]) {
       assert.ok(files.includes(required), `the package holds ${required}`);
     }
     const repoFiles = (dir: string) => (existsSync(join(root, dir)) ? walk(join(root, dir)).map((p) => relative(root, p).split("\\").join("/")) : []);
