@@ -39,6 +39,24 @@ export function parseLogFormat(value: string | undefined): LogFormat {
   throw new ConfigError(`CHEMATIC_LOG_FORMAT must be one of ${LOG_FORMATS.join(", ")}, got "${value}"`);
 }
 
+/** Control characters (line breaks above all) that would let a logged value start a line of its own. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
+
+/** A message with its control characters written as JSON escapes: one log entry is always one line. */
+function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+}
+
+/**
+ * A string field in the text format: bare when it is one plain token, otherwise JSON-quoted. Values can come
+ * from callers (a tool name, an OAuth subject): quoted, a space or a line break inside one cannot pass for
+ * another field or another log line.
+ */
+function textValue(value: string): string {
+  return value !== "" && !/[\s"\\=]/u.test(value) && !new RegExp(CONTROL.source, "u").test(value) ? value : escapeControls(JSON.stringify(value));
+}
+
 export function createLogger(env: NodeJS.ProcessEnv = process.env, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const threshold = LEVELS[parseLogLevel(env.CHEMATIC_LOG_LEVEL)];
   const json = parseLogFormat(env.CHEMATIC_LOG_FORMAT) === "json";
@@ -48,9 +66,9 @@ export function createLogger(env: NodeJS.ProcessEnv = process.env, write: (line:
     } else {
       const extra = Object.entries(fields)
         .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+        .map(([k, v]) => `${k}=${typeof v === "string" ? textValue(v) : JSON.stringify(v)}`)
         .join(" ");
-      write(`chematic-mcp${level === "notice" ? "" : ` ${level}`}: ${message}${extra ? ` ${extra}` : ""}\n`);
+      write(`chematic-mcp${level === "notice" ? "" : ` ${level}`}: ${escapeControls(message)}${extra ? ` ${extra}` : ""}\n`);
     }
   };
   const emit =

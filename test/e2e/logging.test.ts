@@ -213,3 +213,21 @@ test("logFailedCall: the level follows the code, and client-chosen strings are c
   createLogger({ CHEMATIC_LOG_LEVEL: "error" }, (l) => text.push(l)).notice("even at error");
   assert.deepEqual(text, ["chematic-mcp: always port=1\n", "chematic-mcp: even at error\n"]);
 });
+
+test("text logging: a caller's string (tool name, OAuth subject) cannot start a log line or pass for another field", () => {
+  const lines: string[] = [];
+  const logger = createLogger({ CHEMATIC_LOG_LEVEL: "info" }, (l) => lines.push(l));
+  const forged = "nosuch\nchematic-mcp info: authenticated call caller=admin tool=chembl_dataframe_drop status=200";
+  logger.info("authenticated call", { caller: "eve\r\nchematic-mcp info: x", method: "tools/call", tool: forged, status: 200 });
+  logger.warn(`unknown tool ${forged}\u2028next`);
+  logger.info("plain", { caller: "alice-agent", note: "two words", empty: "", quote: 'a"b', eq: "a=b", sep: "x\u2029y" });
+  const text = lines.join("");
+  assert.equal(text.split("\n").length, lines.length + 1, "one line per entry");
+  assert.equal(
+    lines[0],
+    `chematic-mcp info: authenticated call caller="eve\\r\\nchematic-mcp info: x" method=tools/call tool=${JSON.stringify(forged)} status=200\n`,
+  );
+  assert.ok(!/\u2028|\u2029/.test(text), "no Unicode line separator is written raw");
+  assert.match(lines[1]!, /^chematic-mcp warn: unknown tool nosuch\\nchematic-mcp info: .*\\u2028next\n$/);
+  assert.equal(lines[2], 'chematic-mcp info: plain caller=alice-agent note="two words" empty="" quote="a\\"b" eq="a=b" sep="x\\u2029y"\n');
+});
