@@ -286,6 +286,20 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
     await app.close();
     return 1;
   }
+  // Before the start line: whoever reads that line to know the server is up may signal it at once.
+  if (auth instanceof BearerAuthenticator) {
+    const bearer = auth;
+    // SIGHUP re-reads the token file; a file that does not parse leaves the tokens in force.
+    process.on("SIGHUP", () => {
+      const reloaded = bearer.reload();
+      if (reloaded.ok) app.logger.notice(`SIGHUP: ${TOKENS_FILE_VARIABLE} re-read, ${reloaded.tokens} tokens in force`, { tokens: reloaded.tokens });
+      else app.logger.error(`SIGHUP: ${TOKENS_FILE_VARIABLE} not used (${reloaded.reason}); the ${bearer.size} tokens read before stay in force`);
+    });
+  } else {
+    // Node's default for SIGHUP is to exit: a `systemctl reload` (ExecReload=kill -HUP) copied from the bearer
+    // set-up would end the replica and its canvases. Nothing is re-read in this mode; say so and keep serving.
+    process.on("SIGHUP", () => app.logger.notice(`SIGHUP: nothing to re-read with --auth ${options.auth}; still serving`));
+  }
   // Always written, whatever the log level: it names the URL (with --port 0, the port picked).
   const summary = authSummary(auth);
   app.logger.notice(`Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (${summary.text})`, {
@@ -299,15 +313,6 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
     ...summary.fields,
     ...networkFields(app),
   });
-  if (auth instanceof BearerAuthenticator) {
-    const bearer = auth;
-    // SIGHUP re-reads the token file; a file that does not parse leaves the tokens in force.
-    process.on("SIGHUP", () => {
-      const reloaded = bearer.reload();
-      if (reloaded.ok) app.logger.notice(`SIGHUP: ${TOKENS_FILE_VARIABLE} re-read, ${reloaded.tokens} tokens in force`, { tokens: reloaded.tokens });
-      else app.logger.error(`SIGHUP: ${TOKENS_FILE_VARIABLE} not used (${reloaded.reason}); the ${bearer.size} tokens read before stay in force`);
-    });
-  }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
@@ -408,11 +413,23 @@ async function callOnce(args: string[]): Promise<number> {
       process.stderr.write(`chematic-mcp: ${name} answered no picture; ${out} was not written\n`);
       return 1;
     }
-    const written = files.map((f, i) => {
-      const path = resolvePath(outPath(out, i, f.mimeType === "image/svg+xml" ? ".svg" : ".png"));
-      writeFileSync(path, f.data);
-      return { path, mime_type: f.mimeType, bytes: f.data.length };
-    });
+    let written: Array<{ path: string; mime_type: string; bytes: number }>;
+    try {
+      written = files.map((f, i) => {
+        const path = resolvePath(outPath(out, i, f.mimeType === "image/svg+xml" ? ".svg" : ".png"));
+        try {
+          writeFileSync(path, f.data);
+        } catch (e) {
+          throw new Error(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+        }
+        return { path, mime_type: f.mimeType, bytes: f.data.length };
+      });
+    } catch (e) {
+      // A folder, a missing folder or no permission: one line saying which, the rest of the answer still printed.
+      process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+      process.stderr.write(`chematic-mcp: ${(e as Error).message}; pass --out a file path in a folder that exists and is writable\n`);
+      return 1;
+    }
     // The markup of an SVG answer now lives in the file: the printed result says where.
     const shown = printed === outcome.value ? printed : { ...printed, svg_file: written[0]!.path };
     process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);

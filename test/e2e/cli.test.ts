@@ -87,6 +87,22 @@ test("without --out an image is left out, saying so; --out on an answer without 
   assert.match(missing.stderr, /--out needs a file name/);
 });
 
+test("--out to a folder or into a missing folder: one line naming the path and the reason, the answer still printed, exit 1", async () => {
+  const [folder, missingDir] = await Promise.all([
+    cli(["call", "depict", '{"smiles":"CCO"}', "--out", dir]),
+    cli(["call", "depict", '{"smiles":"CCO"}', "--out", join("no-such-folder", "x.png")]),
+  ]);
+  for (const [r, code] of [
+    [folder, "EISDIR"],
+    [missingDir, "ENOENT"],
+  ] as const) {
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { mime_type: string }).mime_type, "image/png", "the rest of the answer is printed");
+    assert.match(r.stderr, new RegExp(`^chematic-mcp: cannot write \\S+: ${code}; pass --out a file path`));
+    assert.ok(!/fatal|\n\s+at /.test(r.stderr), `no stack trace: ${r.stderr}`);
+  }
+});
+
 test("call: a tool of a set left out answers TOOL_DISABLED (exit 1); an unknown tool is a usage error (exit 2)", async () => {
   const [disabled, unknown] = await Promise.all([
     cli(["call", "chembl_search_targets", '{"query":"EGFR"}'], { CHEMATIC_TOOLSETS: "chem" }),

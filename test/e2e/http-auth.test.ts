@@ -285,3 +285,17 @@ describe("--auth bearer", () => {
     assert.match(usage.stderr, /--auth only apply to --transport streamable-http/);
   });
 });
+
+test("without --auth bearer, SIGHUP (a `systemctl reload`) leaves the server serving and says nothing was re-read", async () => {
+  const server = new HttpServerProcess([], { CHEMATIC_LOG_LEVEL: "info" });
+  const url = await server.url;
+  try {
+    server.child.kill("SIGHUP");
+    await server.waitForStderr(/SIGHUP: nothing to re-read with --auth none; still serving/);
+    const message = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } };
+    const r = await httpSend(url, JSON.stringify(message), { headers: modernHeaders(message) });
+    assert.equal(r.status, 200);
+  } finally {
+    assert.equal(await server.stop(), 0, "still running until SIGTERM, then a clean exit");
+  }
+});
