@@ -103,6 +103,8 @@ export interface RequestEnvelope {
    * after the era decision and before `_meta` is judged, as the conformance suite expects.
    */
   checkModern?: (request: JsonRpcRequest, bodyVersion: string) => RpcError | undefined;
+  /** Checks of a legacy request (HTTP: Mcp-Param-* headers it sends anyway must match the body). */
+  checkLegacy?: (request: JsonRpcRequest) => RpcError | undefined;
   /** The caller the transport authenticated (token label or subject), handed to the tools as ServiceContext.owner. */
   owner?: string;
 }
@@ -281,6 +283,8 @@ export class Connection {
       if (this.server.serves("modern", request.method)) this.pinnedEra ??= "modern";
       return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities, owner: envelope.owner });
     }
+    const refused = envelope.checkLegacy?.(request);
+    if (refused) throw refused;
     if (request.method === "initialize" && this.initialized) {
       throw new RpcError(INVALID_REQUEST, "Invalid request: this connection is already initialized; initialize is sent once per connection");
     }

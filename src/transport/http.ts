@@ -235,25 +235,52 @@ export function checkMirroredHeaders(
     if (decoded === undefined) return mismatch("the Mcp-Name header has a malformed =?base64?...?= value");
     if (decoded !== source.value) return mismatch(`Mcp-Name header value '${name.value}' does not match body value '${source.value}' (${source.field})`);
   }
-  if (request.method === "tools/call" && typeof request.params?.name === "string") {
-    for (const param of mirrored(request.params.name)) {
-      const header = `${MCP_PARAM_PREFIX}${param.name}`;
-      const field = `params.arguments.${param.path.join(".")}`;
-      const sent = singleHeader(req, header.toLowerCase());
-      if (sent.error) return mismatch(sent.error.replace(header.toLowerCase(), header));
-      const body = headerText(valueAt(request.params.arguments, param.path));
-      if (sent.value === undefined) {
-        if (body === undefined) continue;
-        return mismatch(`the ${header} header is required when the body carries ${field}`);
-      }
-      const decoded = decodeMirroredValue(sent.value);
-      if (decoded === undefined) return mismatch(`the ${header} header has a malformed =?base64?...?= value`);
-      if (body === undefined) return mismatch(`${header} header value '${quote(sent.value)}' has no body value (${field} is absent)`);
-      const same = param.type === "integer" ? decoded.trim() !== "" && Number(decoded) === Number(body) : decoded === body;
-      if (!same) return mismatch(`${header} header value '${quote(sent.value)}' does not match body value '${quote(body)}' (${field})`);
+  const params = paramHeaderProblem(req, request, mirrored, true);
+  return params === undefined ? undefined : mismatch(params);
+}
+
+/**
+ * The Mcp-Param-* headers of a tools/call against its body: what is wrong, or undefined. `required`: a
+ * 2026-07-28 request must send the header whenever the body carries the parameter; a legacy client sends
+ * none, but one it does send must still name the body's value (a load balancer routed the request by it).
+ */
+function paramHeaderProblem(
+  req: IncomingMessage,
+  request: JsonRpcRequest,
+  mirrored: (tool: string) => readonly MirroredParam[],
+  required: boolean,
+): string | undefined {
+  if (request.method !== "tools/call" || typeof request.params?.name !== "string") return undefined;
+  for (const param of mirrored(request.params.name)) {
+    const header = `${MCP_PARAM_PREFIX}${param.name}`;
+    const field = `params.arguments.${param.path.join(".")}`;
+    const sent = singleHeader(req, header.toLowerCase());
+    if (sent.error) return sent.error.replace(header.toLowerCase(), header);
+    const body = headerText(valueAt(request.params.arguments, param.path));
+    if (sent.value === undefined) {
+      if (body === undefined || !required) continue;
+      return `the ${header} header is required when the body carries ${field}`;
     }
+    const decoded = decodeMirroredValue(sent.value);
+    if (decoded === undefined) return `the ${header} header has a malformed =?base64?...?= value`;
+    if (body === undefined) return `${header} header value '${quote(sent.value)}' has no body value (${field} is absent)`;
+    const same = param.type === "integer" ? decoded.trim() !== "" && Number(decoded) === Number(body) : decoded === body;
+    if (!same) return `${header} header value '${quote(sent.value)}' does not match body value '${quote(body)}' (${field})`;
   }
   return undefined;
+}
+
+/**
+ * A legacy request's Mcp-Param-* headers, when it sends any: each must name the body's value. Refused as an
+ * invalid request (400 in every era), since the legacy dialect has no header-mismatch code.
+ */
+export function checkLegacyParamHeaders(
+  req: IncomingMessage,
+  request: JsonRpcRequest,
+  mirrored: (tool: string) => readonly MirroredParam[] = () => [],
+): RpcError | undefined {
+  const problem = paramHeaderProblem(req, request, mirrored, false);
+  return problem === undefined ? undefined : new RpcError(INVALID_REQUEST, `Invalid request: header mismatch: ${problem}`);
 }
 
 export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): Promise<HttpTransport> {
@@ -424,6 +451,7 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
       versionHint: singleHeader(req, "mcp-protocol-version"),
       defaultLegacyVersion: DEFAULT_LEGACY_HTTP_VERSION,
       checkModern: (modern, bodyVersion) => checkMirroredHeaders(req, modern, bodyVersion, (tool) => endpoint.mirroredParams(tool)),
+      checkLegacy: (legacy) => checkLegacyParamHeaders(req, legacy, (tool) => endpoint.mirroredParams(tool)),
       ...(caller ? { owner: caller.owner } : {}),
     };
     const streamable = progressTokenOf(request.params) !== undefined && acceptAdmits(req.headers.accept, "text/event-stream");

@@ -3,8 +3,8 @@
  * canvas_id declares it with x-mcp-header Canvas-Id, so a 2026-07-28 tools/call must carry the header, equal
  * to the body's canvas_id once decoded (a load balancer routes canvas calls on it: the server must run the
  * body the header named). Missing, different, malformed, non-ASCII or repeated: 400 with -32020. A header
- * without a body value is refused too. Legacy requests are not checked (those clients send no such header),
- * and a tool that declares nothing ignores the header.
+ * without a body value is refused too. Legacy requests need no such header (those clients send none), but
+ * one they do send must match too (400, -32600); a tool that declares nothing ignores the header.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -101,15 +101,25 @@ test("every canvas tool is checked; a tool that declares nothing ignores the hea
   assert.match(plain.text, /"canonical":"CCO"/);
 });
 
-test("legacy requests are not checked: those clients send no Mcp-Param headers", async () => {
-  const message = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "chembl_dataframe_describe", arguments: { canvas_id: id() } } };
-  const reply = await httpSend(http.url, JSON.stringify(message), {
-    headers: {
+test("legacy requests need no Mcp-Param header, but one they send must name the body's value (400, -32600)", async () => {
+  const canvas = id();
+  const legacy = (param: string | undefined) => {
+    const message = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "chembl_dataframe_describe", arguments: { canvas_id: canvas } } };
+    const headers: Record<string, string> = {
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
       "MCP-Protocol-Version": "2025-11-25",
-      "Mcp-Param-Canvas-Id": "other",
-    },
-  });
-  reachedTool(reply);
+    };
+    if (param !== undefined) headers["Mcp-Param-Canvas-Id"] = param;
+    return httpSend(http.url, JSON.stringify(message), { headers });
+  };
+  reachedTool(await legacy(undefined));
+  reachedTool(await legacy(canvas));
+  // nginx routed this one by the header: running the body's other canvas there would answer for the wrong one.
+  const other = await legacy(id());
+  assert.equal(other.status, 400, other.text);
+  const body = JSON.parse(other.text) as { id: number; error: { code: number; message: string } };
+  assert.equal(body.id, 7);
+  assert.equal(body.error.code, -32600);
+  assert.match(body.error.message, /header mismatch: Mcp-Param-Canvas-Id header value '.*' does not match body value/);
 });
