@@ -118,11 +118,13 @@ describe("tokens", () => {
     assert.equal((await listTools(await as.mint(audience, { extra: { scp: ["chem:read"] } }))).status, 200);
   });
 
-  test("expired, not yet valid: refused past the 60 s skew, accepted within it", async () => {
+  test("expired, not yet valid, issued in the future: refused past the 60 s skew, accepted within it", async () => {
     refused(await listTools(await as.mint(audience, { scope: "chem:read", expIn: -120 })), 401, "invalid_token", /expired/);
     assert.equal((await listTools(await as.mint(audience, { scope: "chem:read", expIn: -30 }))).status, 200, "30 s late is within the skew");
     refused(await listTools(await as.mint(audience, { scope: "chem:read", nbfIn: 120 })), 401, "invalid_token", /nbf/);
     assert.equal((await listTools(await as.mint(audience, { scope: "chem:read", nbfIn: 30 }))).status, 200);
+    refused(await listTools(await as.mint(audience, { scope: "chem:read", iatIn: 3600 })), 401, "invalid_token", /iat/);
+    assert.equal((await listTools(await as.mint(audience, { scope: "chem:read", iatIn: 30 }))).status, 200, "iat within the skew");
   });
 
   test("wrong audience, wrong issuer, no subject: 401 invalid_token", async () => {

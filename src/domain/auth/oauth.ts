@@ -284,6 +284,9 @@ export class OAuthAuthenticator implements HttpAuthenticator {
         requiredClaims: ["exp"],
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw new InvalidToken("the access token has no subject (sub)");
+      // jose checks only that iat is a number: a token issued in the future is a clock or issuer fault, refused as nbf would be.
+      if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + CLOCK_SKEW_S)
+        throw new InvalidToken("the access token's iat claim is not accepted (issued in the future)");
       return payload;
     } catch (e) {
       if (e instanceof InvalidToken) throw e;
