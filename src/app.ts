@@ -63,7 +63,12 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
   }
   const server = new McpServer({
     tools,
-    resources: [chemblResourceProvider(getChemblService), skillResourceProvider(skills)],
+    // chembl:// reads ChEMBL as the chembl tools do: not served when their set is left out. The skill's
+    // workflows chain the ChEMBL and canvas tools: served while either set is.
+    resources: [
+      ...(toolsets.includes("chembl") ? [chemblResourceProvider(getChemblService)] : []),
+      ...(toolsets.includes("chembl") || toolsets.includes("canvas") ? [skillResourceProvider(skills)] : []),
+    ],
     prompts: allPrompts(skills.get(`${SKILL_NAME}/SKILL.md`)!.text),
     // The paragraphs about the ChEMBL chains and the canvas only where those tools are listed.
     instructions: [...(toolsets.includes("chembl") ? [CHEMBL_INSTRUCTIONS] : []), ...(toolsets.includes("canvas") ? [CANVAS_INSTRUCTIONS] : [])],

@@ -124,3 +124,15 @@ test("doctor's configuration check reports the tool sets, and fails on an unknow
   assert.equal(bad.status, "fail");
   assert.match(bad.detail, /CHEMATIC_TOOLSETS.*"biology"/);
 });
+
+test("resources follow the sets: chembl:// only with chembl, the skill with chembl or canvas, none with chem alone", () => {
+  const schemes = (app: App) =>
+    [
+      ...new Set([...app.server.resources.list().map((r) => r.uri), ...app.server.resources.templates().map((t) => t.uriTemplate)].map((u) => u.split(":")[0])),
+    ].sort();
+  assert.deepEqual(schemes(appWith(undefined)), ["chembl", "skill"]);
+  assert.deepEqual(schemes(appWith("chembl")), ["chembl", "skill"]);
+  assert.deepEqual(schemes(appWith("canvas,chem")), ["skill"]);
+  const chemOnly = appWith("chem,medchem");
+  assert.equal(chemOnly.server.resources.empty, true, "no provider: the resources capability is not advertised");
+});
