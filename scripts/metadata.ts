@@ -82,6 +82,16 @@ export function serverJson(pkg: PackageJson): Record<string, unknown> {
             isRequired: true,
             description: "Serve MCP over Streamable HTTP at /mcp (stateless; 2026-07-28 and the legacy initialize dialects).",
           },
+          {
+            // What the HTTP-only variables below serve: without it, CHEMATIC_AUTH_TOKENS_FILE and CHEMATIC_OAUTH_* are read by nothing.
+            type: "named",
+            name: "--auth",
+            default: "none",
+            choices: ["none", "bearer", "oauth"],
+            isRequired: false,
+            description:
+              "Authentication of every request: bearer checks the tokens listed in CHEMATIC_AUTH_TOKENS_FILE; oauth checks JWT access tokens of CHEMATIC_OAUTH_ISSUER for CHEMATIC_OAUTH_AUDIENCE.",
+          },
         ],
         environmentVariables: variablesFor("http"),
       },
