@@ -215,7 +215,8 @@ test("tool sets leave out the prompts whose tools they leave out; with none left
   const none = appWith("medchem").server;
   assert.ok(none.prompts.empty);
   const discover = await none.handleModern(req("server/discover"), ctx());
-  assert.deepEqual(discover.capabilities, { tools: {}, resources: {} });
+  // medchem alone: no prompt, and no resource either (chembl:// needs chembl, the skill chembl or canvas).
+  assert.deepEqual(discover.capabilities, { tools: {} });
   assert.equal(none.serves("modern", "prompts/list"), false);
   await assert.rejects(none.handleModern(req("prompts/list"), ctx()), (e: unknown) => e instanceof RpcError && e.code === -32601);
 });
