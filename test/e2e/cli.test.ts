@@ -5,7 +5,6 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,29 +12,13 @@ import { ENVIRONMENT } from "../../src/environment.js";
 import { firstSentence } from "../../src/contract/tool.js";
 import { allTools } from "../../src/tools/index.js";
 import { PACKAGE } from "../../src/version.js";
-import { CLI_PATH } from "../helpers/server-process.js";
+import { runCli } from "../helpers/server-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "chematic-cli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
-      cwd: dir,
-      env: { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "warn", ...env }, { cwd: dir, timeoutMs: 90_000 });
 
 const PNG_SIGNATURE = "\x89PNG\r\n\x1a\n";
 

@@ -14,12 +14,11 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { CLI_PATH, MODERN_META } from "../helpers/server-process.js";
+import { MODERN_META, runCli } from "../helpers/server-process.js";
 import { HttpServerProcess, freePort, httpSend, modernHeaders } from "../helpers/http.js";
 import { FakeAuthorizationServer } from "../fixtures/fake-oauth.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
@@ -31,22 +30,8 @@ function modernClient(name: string): Client {
   return new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
 }
 
-/** The CLI run to its exit (start-up failures): exit code and stderr. */
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
-      env: { ...process.env, CHEMATIC_LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+/** The CLI run to its exit (start-up failures). */
+const startUp = (args: string[], env: Record<string, string>) => runCli(args, { CHEMATIC_LOG_LEVEL: "warn", ...env }, { timeoutMs: 30_000 });
 
 describe("--auth oauth with the official client's OAuth (client_credentials, headless)", () => {
   let as: FakeAuthorizationServer;
@@ -171,12 +156,12 @@ describe("--auth oauth start-up", () => {
   });
 
   test("a missing or insecure setting stops start-up naming the variable (2); an unusable issuer names CHEMATIC_OAUTH_ISSUER (1)", async () => {
-    const missing = await runCli(["--transport", "streamable-http", "--port", "0", "--auth", "oauth"], {
+    const missing = await startUp(["--transport", "streamable-http", "--port", "0", "--auth", "oauth"], {
       CHEMATIC_OAUTH_AUDIENCE: "https://mcp.example.org/mcp",
     });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /CHEMATIC_OAUTH_ISSUER is required/);
-    const insecure = await runCli(["--transport", "streamable-http", "--port", "0", "--auth", "oauth"], {
+    const insecure = await startUp(["--transport", "streamable-http", "--port", "0", "--auth", "oauth"], {
       CHEMATIC_OAUTH_ISSUER: "http://auth.example.org",
       CHEMATIC_OAUTH_AUDIENCE: "https://mcp.example.org/mcp",
     });
@@ -184,7 +169,7 @@ describe("--auth oauth start-up", () => {
     assert.match(insecure.stderr, /CHEMATIC_OAUTH_ISSUER must be an https URL/);
     const liar = await new FakeAuthorizationServer({ claimedIssuer: "https://someone-else.example" }).start();
     try {
-      const wrong = await runCli(["--transport", "streamable-http", "--port", "0", "--auth", "oauth"], {
+      const wrong = await startUp(["--transport", "streamable-http", "--port", "0", "--auth", "oauth"], {
         CHEMATIC_OAUTH_ISSUER: liar.issuer,
         CHEMATIC_OAUTH_AUDIENCE: "http://127.0.0.1:1/mcp",
       });
@@ -272,15 +257,15 @@ describe("--auth bearer", () => {
   });
 
   test("a missing variable or a broken file stops start-up naming CHEMATIC_AUTH_TOKENS_FILE (exit 2)", async () => {
-    const unset = await runCli(["--transport", "streamable-http", "--port", "0", "--auth", "bearer"], { CHEMATIC_AUTH_TOKENS_FILE: "" });
+    const unset = await startUp(["--transport", "streamable-http", "--port", "0", "--auth", "bearer"], { CHEMATIC_AUTH_TOKENS_FILE: "" });
     assert.equal(unset.code, 2);
     assert.match(unset.stderr, /CHEMATIC_AUTH_TOKENS_FILE is required with --auth bearer/);
     const broken = join(dir, "broken");
     writeFileSync(broken, "# nobody\n");
-    const empty = await runCli(["--transport", "streamable-http", "--port", "0", "--auth", "bearer"], { CHEMATIC_AUTH_TOKENS_FILE: broken });
+    const empty = await startUp(["--transport", "streamable-http", "--port", "0", "--auth", "bearer"], { CHEMATIC_AUTH_TOKENS_FILE: broken });
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /CHEMATIC_AUTH_TOKENS_FILE \(.*broken\) cannot be used: it lists no token/);
-    const usage = await runCli(["--auth", "bearer"], {});
+    const usage = await startUp(["--auth", "bearer"], {});
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--auth only apply to --transport streamable-http/);
   });

@@ -4,29 +4,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { CLI_PATH, MODERN_META } from "../helpers/server-process.js";
+import { MODERN_META, runCli } from "../helpers/server-process.js";
 import { HttpServerProcess, httpSend, modernHeaders, modernPost } from "../helpers/http.js";
 
 const DOC = fileURLToPath(new URL("../../../README.md", import.meta.url));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, CHEMATIC_WORKERS: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { CHEMATIC_WORKERS: "1", ...env });
 
 test("usage errors exit 2 with a message on stderr and nothing on stdout", async () => {
   const cases: Array<[string[], RegExp]> = [

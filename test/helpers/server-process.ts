@@ -10,6 +10,29 @@ export const MODERN_META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
+/**
+ * The CLI run to its end, as a person runs a command: exit code, stdout and stderr once both streams have
+ * closed. `env` is laid over this process's environment; a run past `timeoutMs` is killed (code null).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export type Message = {
   jsonrpc: string;
   id?: string | number | null;

@@ -6,8 +6,7 @@
  */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { runCli } from "../helpers/server-process.js";
 import { ToolError } from "../../src/domain/errors.js";
 import { createNameToSmilesTool, nameToSmilesTool } from "../../src/tools/name_to_smiles.js";
 import { createAjv } from "../../src/server/registry.js";
@@ -202,18 +201,7 @@ test("CHEMATIC_OFFLINE=1 answers OFFLINE before any request, with a hint on enab
   assert.equal((await lookup("aspirin", { CHEMATIC_OFFLINE: "0" })).cid, 2244);
 });
 
-const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CHEMATIC_LOG_LEVEL: "error", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], env: Record<string, string>) => runCli(args, { CHEMATIC_LOG_LEVEL: "error", ...env });
 
 test("end to end through the CLI with PUBCHEM_API_BASE_URL pointing at the fake", async () => {
   const env = { PUBCHEM_API_BASE_URL: pubchem.url, CHEMATIC_OFFLINE: "0" };
