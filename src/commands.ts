@@ -413,22 +413,19 @@ async function callOnce(args: string[]): Promise<number> {
       process.stderr.write(`chematic-mcp: ${name} answered no picture; ${out} was not written\n`);
       return 1;
     }
-    let written: Array<{ path: string; mime_type: string; bytes: number }>;
-    try {
-      written = files.map((f, i) => {
-        const path = resolvePath(outPath(out, i, f.mimeType === "image/svg+xml" ? ".svg" : ".png"));
-        try {
-          writeFileSync(path, f.data);
-        } catch (e) {
-          throw new Error(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
-        }
-        return { path, mime_type: f.mimeType, bytes: f.data.length };
-      });
-    } catch (e) {
-      // A folder, a missing folder or no permission: one line saying which, the rest of the answer still printed.
-      process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
-      process.stderr.write(`chematic-mcp: ${(e as Error).message}; pass --out a file path in a folder that exists and is writable\n`);
-      return 1;
+    const written: Array<{ path: string; mime_type: string; bytes: number }> = [];
+    for (const [i, f] of files.entries()) {
+      const path = resolvePath(outPath(out, i, f.mimeType === "image/svg+xml" ? ".svg" : ".png"));
+      try {
+        writeFileSync(path, f.data);
+      } catch (e) {
+        // A folder, a missing folder or no permission: one line saying which, the rest of the answer still printed.
+        process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+        const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+        process.stderr.write(`chematic-mcp: cannot write ${path}: ${reason}; pass --out a file path in a folder that exists and is writable\n`);
+        return 1;
+      }
+      written.push({ path, mime_type: f.mimeType, bytes: f.data.length });
     }
     // The markup of an SVG answer now lives in the file: the printed result says where.
     const shown = printed === outcome.value ? printed : { ...printed, svg_file: written[0]!.path };

@@ -48,13 +48,17 @@ function escapeControls(text: string): string {
   return text.replace(CONTROL, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 }
 
+/** A string field written bare in the text format: one token with no space, quote, backslash, `=` or control character. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const PLAIN_TOKEN = /^[^\s"\\=\u0000-\u001f\u007f-\u009f\u2028\u2029]+$/u;
+
 /**
  * A string field in the text format: bare when it is one plain token, otherwise JSON-quoted. Values can come
  * from callers (a tool name, an OAuth subject): quoted, a space or a line break inside one cannot pass for
  * another field or another log line.
  */
 function textValue(value: string): string {
-  return value !== "" && !/[\s"\\=]/u.test(value) && !new RegExp(CONTROL.source, "u").test(value) ? value : escapeControls(JSON.stringify(value));
+  return PLAIN_TOKEN.test(value) ? value : escapeControls(JSON.stringify(value));
 }
 
 export function createLogger(env: NodeJS.ProcessEnv = process.env, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
