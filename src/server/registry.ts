@@ -59,6 +59,19 @@ const WARM_UP_RETRY_MS = 50;
 
 export type WireFlavour = "2024-11-05" | "2025-03-26" | "full";
 
+/**
+ * What a host sends a model of the whole tool list (each tool's name, description and input schema; output
+ * schemas stay with the host), at most: about 10k tokens, so a host's context is not spent before the first call.
+ */
+export const MODEL_FACING_BUDGET_BYTES = 40_000;
+
+/** The model-facing bytes of a tool list: name, description and input schema of each, as UTF-8 JSON text. */
+export function modelFacingBytes(tools: ReadonlyArray<{ name: string; description?: string; inputSchema: unknown }>): number {
+  let total = 0;
+  for (const t of tools) total += Buffer.byteLength(t.name) + Buffer.byteLength(t.description ?? "") + Buffer.byteLength(JSON.stringify(t.inputSchema));
+  return total;
+}
+
 export function createAjv(): Ajv2020 {
   // ajv is CommonJS: required synchronously, on demand (see the module comment).
   const { Ajv2020: Ajv } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
