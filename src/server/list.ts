@@ -56,20 +56,20 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         maxItems,
         items: { type: "string" },
-        description: `Instead of smiles: up to ${maxItems} molecules (each as smiles takes it), answered { results: [{index, input, result | error}], summary } in input order.`,
+        description: `Instead of smiles: up to ${maxItems} molecules; answered as a list (see instructions).`,
       },
       sdf: {
         type: "string",
         minLength: 1,
         maxLength: MAX_STRING_BYTES,
-        description: `Instead of smiles or smiles_list: SDF text of up to ${maxItems} records, answered as smiles_list (input: the record's title; its data items as properties).`,
+        description: `Instead of smiles: SDF text, up to ${maxItems} records; answered as a list.`,
       },
       fields: {
         type: "array",
         minItems: 1,
         uniqueItems: true,
         items: { type: "string", enum: resultKeys },
-        description: "With smiles_list or sdf: keep only these result keys.",
+        description: "With a list: result keys to keep.",
       },
     },
     // A tool with a canvas form (ChemTool.mainForm) takes canvas_id in place of a molecule or a list.

@@ -16,6 +16,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { withListSchemas } from "./list.js";
+import { hostInputSchema } from "./host-schema.js";
 import { MirroredParamError, mirroredParams, type MirroredParam } from "./mirrored-params.js";
 
 export interface SchemaIssue {
@@ -233,13 +234,19 @@ export class ToolRegistry {
 
   /**
    * Tools as tools/list carries them. 2024-11-05 keeps the reference's fields (name, description,
-   * inputSchema, outputSchema); annotations exist from 2025-03-26; title from 2025-06-18.
+   * inputSchema, outputSchema); annotations exist from 2025-03-26; title from 2025-06-18. The input schema is
+   * the host's form of the declared one (host-schema.ts): calls are still validated against the declared one.
    */
   wire(flavour: WireFlavour): WireTool[] {
     let cached = this.wireCache.get(flavour);
     if (!cached) {
       cached = this.order.map(({ tool }) => {
-        const out: WireTool = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema };
+        const out: WireTool = {
+          name: tool.name,
+          description: tool.description,
+          inputSchema: hostInputSchema(tool.inputSchema),
+          outputSchema: tool.outputSchema,
+        };
         if (flavour !== "2024-11-05") out.annotations = { title: tool.title, ...tool.annotations };
         if (flavour === "full") out.title = tool.title;
         return out;

@@ -33,11 +33,16 @@ import type { Logger } from "../logger.js";
 export const REGISTRY_TTL_MS = 86_400_000;
 
 export const INSTRUCTIONS =
-  "chematic-mcp computes cheminformatics locally with RDKit. Pass molecules as SMILES (argument `smiles`). " +
-  "Validate unfamiliar SMILES with parse_smiles, canonicalise with canonical_smiles, and profile with calc_properties " +
-  "and lipinski_check. A tool failure comes back as a result with isError and structuredContent.error " +
-  "{code, message, hint, details}: follow the hint (e.g. INVALID_SMILES names the position to fix) before retrying. " +
-  "For a set, send one call: the per-molecule tools take `smiles_list` (or `sdf`) instead of `smiles`, with `fields` to keep only the values you need.";
+  "chematic-mcp computes cheminformatics locally with RDKit. " +
+  "Molecules: an argument named smiles (or smiles_list entries, smiles1, query...) takes SMILES, CXSMILES or a molblock (with its M  END line); " +
+  "not InChI or names: resolve those with name_to_smiles. Validate unfamiliar SMILES with parse_smiles. " +
+  "Lists: a per-molecule tool takes exactly one of smiles (one molecule), smiles_list (a list) or sdf (SDF text, one molecule a record), " +
+  "never two; fields (result keys to keep) goes only with a list. A list answer is { results: [{index, result | error}], summary }, in input order " +
+  "(echo_input: true repeats each entry as input; an sdf record is named by its title). An answer over 80,000 bytes is not pasted: " +
+  "it is staged as a table on a canvas (canvas_id, table; read it with chembl_dataframe_query), or, with the canvas off, cut with summary.next_index to send the rest from. " +
+  "Salts and mixtures: per-molecule values are for every fragment together (a MULTIPLE_FRAGMENTS warning says so); parent: true computes on the standardised parent. " +
+  "Errors come back as a result with isError and structuredContent.error {code, message, hint, details}: follow the hint " +
+  "(INVALID_ARGUMENTS names the argument and what to send instead; INVALID_SMILES names the position to fix) before retrying.";
 
 export interface CallContext {
   signal: AbortSignal;

@@ -13,8 +13,8 @@ export const MOLECULE_TEXT_MAX_LENGTH = MAX_STRING_BYTES;
 export const INPUT_FORMATS_NOTE = "Also a molblock (with its M  END line) or CXSMILES; not InChI (resolve it with name_to_smiles).";
 
 /** The `smiles` property every SMILES tool shares. */
-export function smilesProperty(description = "The molecule as a SMILES string, e.g. CC(=O)Oc1ccccc1C(=O)O (aspirin)."): JsonSchema {
-  return { type: "string", minLength: 1, maxLength: MOLECULE_TEXT_MAX_LENGTH, description: `${description} ${INPUT_FORMATS_NOTE}` };
+export function smilesProperty(description = "The molecule: SMILES, CXSMILES or a molblock."): JsonSchema {
+  return { type: "string", minLength: 1, maxLength: MOLECULE_TEXT_MAX_LENGTH, description };
 }
 
 /** The `input_format` result property: named only when the molecule was not sent as SMILES (so SMILES answers are unchanged). */
