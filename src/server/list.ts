@@ -56,20 +56,20 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         maxItems,
         items: { type: "string" },
-        description: `Instead of smiles: up to ${maxItems} molecules; answered as a list (see instructions).`,
+        description: "Instead of smiles: a list of molecules.",
       },
       sdf: {
         type: "string",
         minLength: 1,
         maxLength: MAX_STRING_BYTES,
-        description: `Instead of smiles: SDF text, up to ${maxItems} records; answered as a list.`,
+        description: "Instead of smiles: SDF text.",
       },
       fields: {
         type: "array",
         minItems: 1,
         uniqueItems: true,
         items: { type: "string", enum: resultKeys },
-        description: "With a list: result keys to keep.",
+        description: "Result keys to keep (lists).",
       },
     },
     // A tool with a canvas form (ChemTool.mainForm) takes canvas_id in place of a molecule or a list.

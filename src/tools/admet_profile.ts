@@ -1,7 +1,7 @@
 import { IONIZATION_CLASSES, computeAdmet } from "../domain/chem/admet.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const num = (description: string) => ({ type: "number", description });
 const nullable = (description: string) => ({ type: "null", description });
@@ -46,10 +46,7 @@ export const admetProfileTool: ChemTool<SmilesParentArgs> = {
   name: "admet_profile",
   title: "ADMET screening profile (rule-based)",
   description:
-    "Rule-based ADMET estimates for early triage, each naming its published method under methods: BBB (Clark logBB, BOILED-Egg), GI absorption, ESOL solubility, hERG and " +
-    "CYP3A4 risk (Gleeson 2008), AMES toxicophores (Kazius 2005), ionization class and ECCS clearance class. Values that would need pKa (caco2_logp, logd_74, pka_acid, " +
-    "pka_base, ppb_percent) are null with the reason. Estimates, never measurements." +
-    PARENT_DESCRIPTION,
+    "Rule-based ADMET estimates for triage, each with its published method: BBB, GI absorption, ESOL solubility, hERG and CYP3A4 risk, AMES alerts, ionisation and clearance class. Estimates, not measurements.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

@@ -2,7 +2,7 @@ import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
 import { descriptorsOf } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const ellipseSchema = (what: string) => ({
   type: "object",
@@ -24,9 +24,7 @@ export const boiledEggTool: ChemTool<SmilesParentArgs> = {
   name: "boiled_egg",
   title: "BOILED-Egg GI absorption and brain penetration",
   description:
-    "BOILED-Egg (Daina & Zoete 2016, as SwissADME): passive GI absorption and BBB penetration from the molecule's point in the TPSA/WLOGP plane. Use it for a quick oral " +
-    "or CNS triage; admet_profile gives a broader profile. Returns gi_absorbed, bbb_penetrant, the zone (yolk, white or grey), WLOGP, TPSA and the distance to each ellipse." +
-    PARENT_DESCRIPTION,
+    "BOILED-Egg (Daina 2016, as SwissADME): passive GI absorption and brain penetration from WLOGP and TPSA, with the zone (yolk, white, grey) and the distance to each ellipse.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

@@ -1,7 +1,7 @@
 import { computeProperties } from "../domain/chem/properties.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 const num = (description: string) => ({ type: "number", description });
 const int = (description: string) => ({ type: "integer", minimum: 0, description });
@@ -12,9 +12,7 @@ export const calcPropertiesTool: ChemTool<SmilesParentArgs> = {
   name: "calc_properties",
   title: "Molecular properties and QED",
   description:
-    "Physicochemical profile of a molecule, equal to RDKit: MW, exact mass, Crippen logP, TPSA, HBD/HBA, rotatable bonds, heavy atoms, formula, and QED with its eight inputs. " +
-    "Use it to profile or compare compounds; lipinski_check gives a rule-of-five verdict." +
-    PARENT_DESCRIPTION,
+    "Physicochemical profile, equal to RDKit: MW, exact mass, Crippen logP, TPSA, HBD/HBA, rotatable bonds, heavy atoms, formula, QED and its inputs.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

@@ -15,16 +15,14 @@ export const canonicalSmilesTool: ChemTool<Args> = {
   name: "canonical_smiles",
   title: "Canonical SMILES",
   description:
-    "Canonicalise a SMILES with RDKit, so two spellings of one molecule compare equal as strings (deduplication, lookups, cache keys). " +
-    "Keeps stereochemistry unless isomeric is false; kekulize writes explicit single/double bonds instead of aromatic lowercase atoms. " +
-    "Returns canonical (the reference's key) and the input echoed back.",
+    "RDKit canonical SMILES, so two spellings of one molecule compare equal (deduplication, lookups). Keeps stereo unless isomeric is false; kekulize writes Kekulé bonds.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
       smiles: smilesProperty(),
-      isomeric: { type: "boolean", default: true, description: "Keep stereochemistry and isotopes (default true)." },
-      kekulize: { type: "boolean", default: false, description: "Write a Kekulé form instead of aromatic atoms (default false)." },
+      isomeric: { type: "boolean", default: true, description: "Keep stereo and isotopes." },
+      kekulize: { type: "boolean", default: false, description: "Kekulé form." },
     },
     required: ["smiles"],
     additionalProperties: false,

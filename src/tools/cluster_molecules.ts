@@ -9,7 +9,7 @@ import { fingerprintWords, morganBitVector, DEFAULT_MORGAN_OPTIONS } from "../do
 import { butinaClusters } from "../domain/chem/diversity.js";
 import { getCanvasManager, type AnnotationColumn, type CanvasManager } from "../domain/canvas/canvas.js";
 import type { ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
-import { INPUT_FORMATS_NOTE, MOLECULE_TEXT_MAX_LENGTH } from "./common.js";
+import { MOLECULE_TEXT_MAX_LENGTH } from "./common.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 import { MAX_LIST_ENTRY_ATOMS } from "./tanimoto.js";
 
@@ -85,8 +85,8 @@ export function smilesListProperty(max: number, what: string): JsonSchema {
     type: "array",
     minItems: 1,
     maxItems: max,
-    items: { type: "string", maxLength: MOLECULE_TEXT_MAX_LENGTH, description: `A molecule as SMILES. ${INPUT_FORMATS_NOTE}` },
-    description: `${what} Up to ${max} molecules of at most ${MAX_LIST_ENTRY_ATOMS} atoms; an entry that does not parse is reported under invalid and left out.`,
+    items: { type: "string", maxLength: MOLECULE_TEXT_MAX_LENGTH, description: "A molecule." },
+    description: `${what} Unparsable entries are listed under invalid.`,
   };
 }
 
@@ -172,10 +172,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
     name: "cluster_molecules",
     title: "Butina clustering (ECFP4)",
     description:
-      `Butina clustering of smiles_list (up to ${MAX_CLUSTER_MOLECULES}, all pairs compared) on ECFP4 (radius 2, 2048 bits): molecules at distance 1 - Tanimoto <= threshold ` +
-      `(default ${DEFAULT_DISTANCE_THRESHOLD}, i.e. similarity >= 0.6; a distance, unlike tanimoto's similarity threshold) are neighbours; centroids are taken by ` +
-      "neighbour count (ties to the higher index) and claim their unclaimed neighbours, exactly as RDKit's Butina.ClusterData. Answers clusters, each with its centroid " +
-      "and members (input indices, centroid first), in the order found. canvas_id + table instead writes cluster_id and is_centroid columns to a staged table.",
+      "Butina clusters on ECFP4, equal to RDKit's Butina.ClusterData: each cluster's centroid and members (input indices). canvas_id + table writes cluster_id and is_centroid columns.",
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
@@ -186,18 +183,18 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
           minimum: 0,
           maximum: 1,
           default: DEFAULT_DISTANCE_THRESHOLD,
-          description: `Distance (1 - Tanimoto) at or under which two molecules are neighbours (default ${DEFAULT_DISTANCE_THRESHOLD}).`,
+          description: "Distance (1 - Tanimoto) for neighbours.",
         },
         canvas_id: {
           ...canvasIdProperty(),
-          description: "Instead of smiles_list: the canvas whose table is clustered (with table); the answer is written as columns.",
+          description: "Instead of smiles_list: a canvas (with table); results become columns.",
         },
-        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table (chembl_dataframe_describe lists them)." },
+        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table." },
         smiles_column: {
           type: "string",
           minLength: 1,
           maxLength: 63,
-          description: "With canvas_id: the column holding SMILES (default smiles; canonical_smiles on a staged ChEMBL bioactivity table).",
+          description: "With canvas_id: the SMILES column (default smiles).",
         },
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["canvas_id"] }],

@@ -9,9 +9,6 @@ export { SMILES_MAX_LENGTH };
 /** The longest molecule string: a molblock may be as long as the codec's string limit (a SMILES at most SMILES_MAX_LENGTH). */
 export const MOLECULE_TEXT_MAX_LENGTH = MAX_STRING_BYTES;
 
-/** What every molecule argument says about the formats it reads (input-format.ts). */
-export const INPUT_FORMATS_NOTE = "Also a molblock (with its M  END line) or CXSMILES; not InChI (resolve it with name_to_smiles).";
-
 /** The `smiles` property every SMILES tool shares. */
 export function smilesProperty(description = "The molecule: SMILES, CXSMILES or a molblock."): JsonSchema {
   return { type: "string", minLength: 1, maxLength: MOLECULE_TEXT_MAX_LENGTH, description };

@@ -1,6 +1,6 @@
 import { DEPICT_MAX_ATOMS, DEPICT_MAX_SIZE, DEPICT_MIN_SIZE, drawSvg, imageTooLarge, jsonStringBytes, rasterise } from "../domain/chem/depict.js";
 import type { Highlight } from "../domain/chem/depict.js";
-import { GRID_MAX_CELL, GRID_MAX_CELL_ATOMS, GRID_MAX_ENTRIES, GRID_MAX_PER_ROW, GRID_MAX_PIXELS, GRID_MIN_CELL, drawGrid } from "../domain/chem/grid.js";
+import { GRID_MAX_CELL, GRID_MAX_ENTRIES, GRID_MAX_PER_ROW, GRID_MIN_CELL, drawGrid } from "../domain/chem/grid.js";
 import type { GridAlignment, GridEntry } from "../domain/chem/grid.js";
 import { withMol, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
@@ -291,10 +291,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:
-    `Draw molecules (RDKit 2D) to show them: one molecule (smiles), or up to ${GRID_MAX_ENTRIES} as one grid picture (smiles_list, with legends, mols_per_row ` +
-    "and align_smarts to orient a common core alike). PNG by default, as an MCP image block beside a small JSON summary; format svg returns the markup in svg. " +
-    "One molecule takes highlight_smarts, legend, atom_indices (0-based, as other tools use) and stereo_annotation (R/S, E/Z). " +
-    `canvas_id + sql draws the rows of a canvas query as the grid (column smiles, optional legend, at most ${GRID_MAX_ENTRIES} rows).`,
+    "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one molecule, or a grid of up to 48 from smiles_list or a canvas query (canvas_id + sql), optionally aligned on a core.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -304,7 +301,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         type: "string",
         minLength: 1,
         maxLength: MAX_SQL_LENGTH,
-        description: `With canvas_id, instead of smiles_list: one SELECT over the canvas whose result has a column smiles (and optionally legend), at most ${GRID_MAX_ENTRIES} rows, drawn as the grid.`,
+        description: "With canvas_id: a SELECT whose rows (column smiles, optional legend) form the grid.",
       },
       smiles: smilesProperty(),
       smiles_list: {
@@ -312,34 +309,34 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         minItems: 1,
         maxItems: GRID_MAX_ENTRIES,
         items: { type: "string", maxLength: SMILES_MAX_LENGTH },
-        description: `Instead of smiles: up to ${GRID_MAX_ENTRIES} molecules drawn as one grid picture in input order (a bad entry keeps a marked cell); at most ${GRID_MAX_CELL_ATOMS} atoms a cell and ${GRID_MAX_PIXELS.toLocaleString("en-US")} pixels in all.`,
+        description: `Instead of smiles: up to ${GRID_MAX_ENTRIES} molecules as one grid.`,
       },
-      format: { type: "string", enum: ["png", "svg"], default: "png", description: "png (an image block, default) or svg (markup as text)." },
-      width: size("Picture width in pixels (default 400).", 400),
-      height: size("Picture height in pixels (default 300).", 300),
-      highlight_smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "SMARTS pattern whose matches are highlighted, e.g. C(=O)O." },
-      legend: { type: "string", maxLength: 200, description: "Caption drawn under the molecule." },
-      atom_indices: { type: "boolean", default: false, description: "Label each atom with its 0-based index (default false)." },
-      stereo_annotation: { type: "boolean", default: false, description: "Show CIP stereo labels, R/S and E/Z (default false)." },
+      format: { type: "string", enum: ["png", "svg"], default: "png", description: "png image or svg text." },
+      width: size("Width in pixels.", 400),
+      height: size("Height in pixels.", 300),
+      highlight_smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "SMARTS to highlight." },
+      legend: { type: "string", maxLength: 200, description: "Caption." },
+      atom_indices: { type: "boolean", default: false, description: "Atom index labels." },
+      stereo_annotation: { type: "boolean", default: false, description: "R/S and E/Z labels." },
       legends: {
         type: "array",
         maxItems: GRID_MAX_ENTRIES,
         items: { type: "string", maxLength: 200 },
-        description: "With smiles_list: one caption per entry, same length as smiles_list (an empty string for none).",
+        description: "Grid: a caption per entry.",
       },
       mols_per_row: {
         type: "integer",
         minimum: 1,
         maximum: GRID_MAX_PER_ROW,
-        description: "With smiles_list: cells per row (default: the entry count, at most 4).",
+        description: "Grid: cells per row.",
       },
-      sub_width: cellSize("With smiles_list: cell width in pixels (default 250).", 250),
-      sub_height: cellSize("With smiles_list: cell height in pixels (default 200).", 200),
+      sub_width: cellSize("Grid: cell width.", 250),
+      sub_height: cellSize("Grid: cell height.", 200),
       align_smarts: {
         type: "string",
         minLength: 1,
         maxLength: 10_000,
-        description: "With smiles_list: SMARTS of a common core; every molecule it matches is oriented like the first one it matches.",
+        description: "Grid: SMARTS of a core to orient alike.",
       },
     },
     oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["canvas_id", "sql"] }],

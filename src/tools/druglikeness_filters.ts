@@ -3,14 +3,7 @@ import { molGraph } from "../domain/chem/graph.js";
 import { DRUG_RULES, DRUG_RULE_KEYS, druglikeness, drugValues, thresholdText, type DruglikenessResult } from "../domain/chem/druglikeness.js";
 import type { ChemTool, JsonSchema } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import {
-  MOLECULE_NOTES_PROPERTIES,
-  PARENT_DESCRIPTION,
-  SMILES_PARENT_INPUT,
-  withInputMolecule,
-  type MoleculeNotes,
-  type SmilesParentArgs,
-} from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type MoleculeNotes, type SmilesParentArgs } from "./molecule-input.js";
 
 const PROPERTY_NAMES = ["mw", "logp", "mr", "tpsa", "rotb", "hbd", "hba", "atoms", "rings", "carbons", "heteroatoms"];
 
@@ -50,14 +43,7 @@ export const druglikenessFiltersTool: ChemTool<SmilesParentArgs, DruglikenessRes
   name: "druglikeness_filters",
   title: "Drug-likeness rule sets",
   description:
-    "Six published drug-likeness rule sets on one molecule: lipinski (1997: MW <= 500, logP <= 5, NH+OH <= 5, N+O <= 10), veber (2002: rotatable bonds <= 10, TPSA <= 140), " +
-    "egan (2000: logP <= 5.88, TPSA <= 131.6), ghose (1999: MW 160..480, logP -0.4..5.6, molar refractivity 40..130, 20..70 atoms with H), " +
-    "muegge (2001: MW 200..600, logP -2..5, TPSA <= 150, rings <= 7, carbons > 4, heteroatoms > 1, rotatable bonds <= 15, HBA <= 10, HBD <= 5) and " +
-    "ro3, Congreve's rule of three for fragments (2003: MW < 300, logP, HBD, HBA, rotatable bonds <= 3, TPSA <= 60). " +
-    "Each rule answers pass (every criterion met), the failed properties, the values, the thresholds and its citation; passed/failed list the rule names. " +
-    "Values are RDKit descriptors: Crippen logP and molar refractivity (RDKit has no ALOGP/XLOGP/ClogP), TPSA of N and O, strict rotatable bonds, SMARTS-based HBD/HBA " +
-    "(Lipinski's own NH+OH / N+O counts in lipinski). Takes smiles_list too (up to 10,000 per call)." +
-    PARENT_DESCRIPTION,
+    "Six published drug-likeness rule sets on a molecule (Lipinski, Veber, Egan, Ghose, Muegge, rule of three): each rule's pass, failed properties, values, thresholds and citation.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

@@ -29,20 +29,20 @@ export function morganOptionProperties(withChirality: boolean): Record<string, J
       minimum: 0,
       maximum: MAX_MORGAN_RADIUS,
       default: DEFAULT_MORGAN_OPTIONS.radius,
-      description: "Morgan radius (bonds from each atom). 2 = ECFP4 (default), 3 = ECFP6, 1 = ECFP2.",
+      description: "Morgan radius: 2 = ECFP4, 3 = ECFP6.",
     },
     n_bits: {
       type: "integer",
       enum: [...MORGAN_N_BITS],
       default: DEFAULT_MORGAN_OPTIONS.nBits,
-      description: "Fingerprint length in bits, a power of two from 64 to 16384 (default 2048).",
+      description: "Bits: a power of two, 64 to 16384.",
     },
   };
   if (withChirality) {
     props.use_chirality = {
       type: "boolean",
       default: DEFAULT_MORGAN_OPTIONS.useChirality,
-      description: "Include tetrahedral chirality (R/S) in atom environments (RDKit useChirality; default false).",
+      description: "Include R/S in atom environments.",
     };
   }
   return props;
@@ -66,8 +66,7 @@ export const ecfp4Tool: ChemTool<Args> = {
   name: "ecfp4",
   title: "ECFP4 (Morgan) fingerprint",
   description:
-    "ECFP4 fingerprint of a molecule (RDKit Morgan, radius 2, 2048 bits by default; bit-identical to RDKit), to store or feed a model; to compare molecules use tanimoto. " +
-    "Returns the bits as hex, the popcount and the on bits; radius, n_bits and use_chirality are options.",
+    "ECFP4 (Morgan) fingerprint, bit-identical to RDKit: bits as hex, popcount and on bits, to store or feed a model. To compare molecules use tanimoto.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

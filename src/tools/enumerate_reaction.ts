@@ -1,11 +1,4 @@
-import {
-  enumerateReaction,
-  REACTANT_MAX_ATOMS,
-  REACTION_MAX_PRODUCTS,
-  REACTION_MAX_TEMPLATES,
-  type EnumerationResult,
-  type ReactionProduct,
-} from "../domain/chem/reaction.js";
+import { enumerateReaction, REACTION_MAX_TEMPLATES, type EnumerationResult, type ReactionProduct } from "../domain/chem/reaction.js";
 import type { ChemTool } from "../contract/tool.js";
 import { MAX_ARRAY_LENGTH } from "../contract/limits.js";
 import { ToolError } from "../domain/errors.js";
@@ -33,11 +26,7 @@ export const enumerateReactionTool: ChemTool<EnumerateReactionArgs, EnumerateRea
   name: "enumerate_reaction",
   title: "Enumerate a reaction over reactant lists",
   description:
-    "Runs a reaction SMARTS (e.g. amide coupling [C:1](=O)[OH].[N;!H0:2]>>[C:1](=O)[N:2]) on every combination of its reactants: reactants holds one SMILES list per " +
-    "reactant template, in template order, and the cartesian product is run as RDKit's RunReactants (up to 1,000 outcomes a combination). Products are sanitised, canonical " +
-    "SMILES, de-duplicated over the run, each with the reactant_indices of its first combination; outcomes that fail sanitisation are dropped and counted " +
-    `(sanitization_failures). At most ${REACTION_MAX_PRODUCTS.toLocaleString("en-US")} distinct products, then truncated (truncated_by max_products, or time_budget after 25 s); ` +
-    "an answer carries about 400 KB of products (returned says how many when fewer than product_count: split the lists). Reactants that do not parse are listed in invalid_reactants and skipped.",
+    "Run a reaction SMARTS on every combination of reactant lists (RDKit RunReactants): unique sanitised product SMILES with the reactants that made them. For library enumeration.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -47,7 +36,7 @@ export const enumerateReactionTool: ChemTool<EnumerateReactionArgs, EnumerateRea
         minLength: 3,
         maxLength: 10_000,
         examples: ["[C:1](=O)[OH].[N;!H0:2]>>[C:1](=O)[N:2]"],
-        description: `Reaction SMARTS with atom maps (reactants>>products; at most ${REACTION_MAX_TEMPLATES} reactant templates), e.g. [C:1](=O)[OH].[N;!H0:2]>>[C:1](=O)[N:2].`,
+        description: "Mapped reaction SMARTS, e.g. [C:1](=O)[OH].[N;!H0:2]>>[C:1](=O)[N:2].",
       },
       reactants: {
         type: "array",
@@ -59,13 +48,13 @@ export const enumerateReactionTool: ChemTool<EnumerateReactionArgs, EnumerateRea
             ["NCC", "C1CCNCC1"],
           ],
         ],
-        description: `One list of reactant SMILES per reactant template, in the reaction's order (${MAX_ARRAY_LENGTH.toLocaleString("en-US")} molecules in all, each at most ${REACTANT_MAX_ATOMS} atoms).`,
+        description: "A list per reactant template, in order.",
         items: {
           type: "array",
           minItems: 1,
           maxItems: MAX_ARRAY_LENGTH,
-          items: smilesProperty("One reactant as SMILES."),
-          description: "The reactants of one template.",
+          items: smilesProperty("A reactant."),
+          description: "One template's reactants.",
         },
       },
     },

@@ -1,4 +1,4 @@
-import { enumerateStereoisomers, STEREOISOMERS_MAX, type StereoisomerResult } from "../domain/chem/stereoisomers.js";
+import { enumerateStereoisomers, type StereoisomerResult } from "../domain/chem/stereoisomers.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import type { ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
@@ -19,20 +19,16 @@ export const enumerateStereoisomersTool: ChemTool<EnumerateStereoisomersArgs, St
   name: "enumerate_stereoisomers",
   title: "Enumerate stereoisomers",
   description:
-    "The stereoisomers of a molecule: every configuration of its unassigned tetrahedral centres and acyclic double bonds (with only_unassigned: false, of all of them, " +
-    "the given stereo ignored), as canonical isomeric SMILES, de-duplicated (meso forms once), as RDKit's EnumerateStereoisomers(onlyUnassigned, unique) with " +
-    "RDKit 2022.09's legacy stereo perception (a centre is enumerated when RDKit perceives it as one; pseudo-asymmetric centres stay unassigned). " +
-    `At most ${STEREOISOMERS_MAX.toLocaleString("en-US")} isomers (then the first ones in a fixed order, truncated) or 15 s (truncated_by time_budget); up to ${STEREOISOMERS_MAX_ATOMS} atoms. ` +
-    "Takes smiles_list too (up to 100 molecules).",
+    "Stereoisomers of a molecule (RDKit EnumerateStereoisomers): every configuration of its unassigned (or, with only_unassigned false, all) centres and double bonds, as canonical SMILES.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
-      smiles: smilesProperty("The molecule as a SMILES string, e.g. CC(O)C(O)C(=O)O."),
+      smiles: smilesProperty("The molecule."),
       only_unassigned: {
         type: "boolean",
         default: true,
-        description: "Enumerate only the centres and double bonds the input leaves unassigned (default), keeping the given ones; false enumerates all.",
+        description: "false: enumerate all, ignoring the given stereo.",
       },
     },
     required: ["smiles"],

@@ -156,9 +156,7 @@ export const generate3dTool: ChemTool<Args> = {
   name: "generate_3d",
   title: "3D structure (conformers, OpenChemLib MMFF94s+)",
   description:
-    "3D coordinates for one molecule: OpenChemLib conformers minimised with MMFF94s+, reproducible with seed. Returns xyz, a V2000 molblock with the same coordinates, the " +
-    "energy (force_field names the field) and, with num_conformers, up to 10 conformers by energy. Stereo is kept; centres left unspecified are listed in assigned_stereo. " +
-    "At most 100 heavy atoms and rings of 30; a few seconds for a drug-sized molecule. Strip salts with standardize first.",
+    "3D conformers (OpenChemLib, MMFF94s+ minimised, seeded): xyz, molblock and energy, up to 10 conformers by energy. Stereo kept; up to 100 heavy atoms.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -169,19 +167,19 @@ export const generate3dTool: ChemTool<Args> = {
         minimum: 1,
         maximum: GENERATE_3D_MAX_CONFORMERS,
         default: 1,
-        description: `How many distinct conformers to return, 1-${GENERATE_3D_MAX_CONFORMERS} (default 1); fewer come back when the molecule has fewer or time runs short.`,
+        description: "Conformers to return.",
       },
       seed: {
         type: "integer",
         minimum: 1,
         maximum: 2_147_483_647,
         default: DEFAULT_SEED,
-        description: `Random seed of the conformer generator (default ${DEFAULT_SEED}).`,
+        description: "Random seed.",
       },
       add_hydrogens: {
         type: "boolean",
         default: true,
-        description: "Include hydrogen atoms in xyz and molblock (default true; they are always used for the force field).",
+        description: "Hydrogens in xyz and molblock.",
       },
     },
     required: ["smiles"],

@@ -1,7 +1,7 @@
 import { descriptorsOf, round, type RDKitDescriptors } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 /**
  * Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 1997, 23, 3-25): MW <= 500, logP <= 5,
@@ -34,9 +34,7 @@ export const lipinskiCheckTool: ChemTool<SmilesParentArgs> = {
   name: "lipinski_check",
   title: "Lipinski rule of five",
   description:
-    "Lipinski's rule of five (MW <= 500, logP <= 5, HBD <= 5, HBA <= 10) for oral drug-likeness. Returns passes (all four met), the violation count, " +
-    "passes_ro5 (at most one violation, Lipinski's own criterion) and each rule's value and limit." +
-    PARENT_DESCRIPTION,
+    "Lipinski's rule of five (MW 500, logP 5, HBD 5, HBA 10): each rule's value and limit, the violation count, passes (all met) and passes_ro5 (at most one violation, Lipinski's criterion).",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

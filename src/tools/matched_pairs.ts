@@ -47,11 +47,7 @@ export const matchedPairsTool: ChemTool<Args> = {
   name: "matched_pairs",
   title: "Matched molecular pairs",
   description:
-    "Matched molecular pairs in a set (Hussain & Rea 2010 on RDKit's MMPA fragmentation, rdMMPA.FragmentMol): pairs of molecules that differ by one local change, each with " +
-    "the constant part they share and the transformation as a reaction SMILES ([*:1]Cl>>[*:1]F; [*:1][H] for hydrogen). Single cuts by default; max_cuts 2 or 3 also " +
-    "finds changes between two or three attachment points (linkers, cores). Changes of at most max_variable_atoms heavy atoms (default 10); each molecule pair once, with its smallest change. With values (e.g. pchembl, one per molecule) " +
-    `each pair gets delta = value(to) - value(from) and each transformation a count, mean and sd. Up to ${MMP_MAX_MOLECULES} molecules (${MMP_MAX_MULTI_CUT} with max_cuts 2-3) of at most ${MMP_MAX_ATOMS} atoms; ` +
-    `max_pairs (default ${DEFAULT_MAX_PAIRS}, at most ${MMP_MAX_PAIRS}) bounds the pairs listed (then truncated); 40 s budget.`,
+    "Matched molecular pairs in a set (Hussain-Rea on RDKit MMPA): pairs differing by one local change, with the transformation; with values, each pair's delta and per-transformation statistics.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -60,38 +56,37 @@ export const matchedPairsTool: ChemTool<Args> = {
         type: "array",
         minItems: 2,
         maxItems: MMP_MAX_MOLECULES,
-        items: smilesProperty("One molecule as SMILES."),
+        items: smilesProperty("A molecule."),
         examples: [["c1ccccc1Cl", "c1ccccc1F", "c1ccccc1", "CCOc1ccccc1F"]],
-        description: `The molecules (2 to ${MMP_MAX_MOLECULES}, each at most ${MMP_MAX_ATOMS} atoms). Pairs name them by index.`,
+        description: "The set; pairs name molecules by index.",
       },
       max_cuts: {
         type: "integer",
         minimum: 1,
         maximum: 3,
         default: 1,
-        description: `Most bonds cut per fragmentation: 1 (default, substituent changes), 2 or 3 (also linker and core changes; about ten times slower, at most ${MMP_MAX_MULTI_CUT} molecules).`,
+        description: "1 substituents; 2-3 also linkers and cores (fewer molecules).",
       },
       max_pairs: {
         type: "integer",
         minimum: 1,
         maximum: MMP_MAX_PAIRS,
         default: DEFAULT_MAX_PAIRS,
-        description: `Most pairs listed (default ${DEFAULT_MAX_PAIRS}); past it the answer says truncated and total_pairs counts them all (the summary covers all).`,
+        description: "Most pairs listed.",
       },
       max_variable_atoms: {
         type: "integer",
         minimum: 0,
         maximum: MAX_VARIABLE_ATOMS,
         default: DEFAULT_MAX_VARIABLE_ATOMS,
-        description: `Largest variable part, in heavy atoms (default ${DEFAULT_MAX_VARIABLE_ATOMS}, Hussain & Rea's default): bigger changes are not pairs.`,
+        description: "Largest change, in heavy atoms.",
       },
       values: {
         type: "array",
         minItems: 2,
         maxItems: MMP_MAX_MOLECULES,
-        items: { type: ["number", "null"], description: "The value of the molecule at the same index, or null when unknown." },
-        description:
-          "Optional: one number per molecule (same length as smiles_list), e.g. pchembl; gives each pair its delta and each transformation its statistics.",
+        items: { type: ["number", "null"], description: "Or null." },
+        description: "One per molecule (e.g. pchembl), for deltas.",
       },
     },
     required: ["smiles_list"],

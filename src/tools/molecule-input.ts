@@ -42,14 +42,11 @@ export interface SmilesParentArgs {
   parent?: boolean;
 }
 
-/** The sentence each per-molecule tool's description ends with. */
-export const PARENT_DESCRIPTION = " Salts and mixtures get a MULTIPLE_FRAGMENTS warning; parent: true computes on the standardised parent.";
-
 /** The `parent` argument. */
 export const PARENT_PROPERTY: JsonSchema = {
   type: "boolean",
   default: false,
-  description: `Compute on the standardised parent (as standardize gives it: salts stripped, largest organic fragment, neutralised; up to ${STANDARDIZE_MAX_ATOMS} atoms), named in parent_smiles.`,
+  description: "Compute on the standardised parent (salts stripped).",
 };
 
 /** The input schema of a per-molecule tool: one molecule, and `parent`. */

@@ -2,7 +2,7 @@ import { CONTEXT_FORMATS, buildContextPack, renderMarkdown, renderPrompt, type C
 import { MOLJSON_SCHEMA } from "../domain/chem/moljson.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
-import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, PARENT_PROPERTY, withInputMolecule } from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, PARENT_PROPERTY, withInputMolecule } from "./molecule-input.js";
 
 /** The pack runs every screen at once (PAINS, Brenk, InChI, MolJSON): a lower cap than single tools. */
 const MAX_ATOMS = 1_000;
@@ -20,15 +20,13 @@ export const moleculeContextPackTool: ChemTool<{ smiles: string; format?: Contex
   name: "molecule_context_pack",
   title: "Molecule context pack",
   description:
-    "Everything about one molecule in one call, for reasoning or RAG: identifiers, properties, drug-likeness with PAINS and Brenk alerts, ADMET estimates and representations, " +
-    "equal to the single tools' values. format json (default) returns sections; markdown or prompt return a ready-to-paste text in context." +
-    PARENT_DESCRIPTION,
+    "Everything about one molecule in one call: identifiers, properties, drug-likeness and alerts, ADMET estimates, representations; as JSON sections or ready-to-paste markdown.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
       smiles: smilesProperty(),
-      format: { type: "string", enum: [...CONTEXT_FORMATS], default: "json", description: "json (sections as objects), markdown, or prompt (one paragraph)." },
+      format: { type: "string", enum: [...CONTEXT_FORMATS], default: "json", description: "Sections as JSON, or text." },
       parent: PARENT_PROPERTY,
     },
     required: ["smiles"],

@@ -18,11 +18,11 @@ const INPUT_NOTES: Record<string, { description: string; items?: string }> = {
   version: { description: "Optional; 1 when present." },
   atoms: {
     description: "Atoms: {element, implicit_hydrogens, charge?, isotope?, aromatic?, radical_electrons?, chirality?: {winding: cw|ccw, neighbors: [...]}}.",
-    items: "One atom (see smiles_to_moljson's outputSchema).",
+    items: "An atom.",
   },
   bonds: {
     description: "Bonds: {atoms: [i, j], order: 1|2|3|1.5, aromatic?, dative?, stereo?: {config: cis|trans, atoms: [a, d]}}.",
-    items: "One bond (see smiles_to_moljson's outputSchema).",
+    items: "A bond.",
   },
 };
 
@@ -40,15 +40,16 @@ function moljsonOutline(): JsonSchema {
       if (note === undefined) throw new Error(`moljson_to_smiles: no input note for the MolJSON property ${key}`);
       return [
         key,
+        // Every node typed, as hosts' schema subsets require (host-schema.ts).
         note.items === undefined
-          ? { description: note.description }
-          : { type: field.type, maxItems: field.maxItems, description: note.description, items: { description: note.items } },
+          ? { type: field.type, description: note.description }
+          : { type: field.type, maxItems: field.maxItems, description: note.description, items: { type: "object", description: note.items } },
       ];
     }),
   );
   return {
     type: "object",
-    description: "MolJSON as an object (the `moljson` value smiles_to_moljson returns, possibly edited).",
+    description: "MolJSON as smiles_to_moljson returns it.",
     properties,
     additionalProperties: false,
   };
@@ -71,14 +72,13 @@ export const moljsonToSmilesTool: ChemTool<Args> = {
   name: "moljson_to_smiles",
   title: "MolJSON graph to SMILES",
   description:
-    "Turn a MolJSON graph (from smiles_to_moljson, possibly edited) back into canonical SMILES. Pass it as `json` or `moljson`, an object or a JSON string. A malformed or " +
-    "impossible graph answers INVALID_MOLJSON with details.path naming the field to fix.",
+    "Turn a MolJSON graph (from smiles_to_moljson, possibly edited) back into canonical SMILES; a broken graph answers INVALID_MOLJSON naming the field.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
-      json: moljsonArgument("The MolJSON molecule, as an object or a JSON string (the reference's argument name). Give this or `moljson`."),
-      moljson: moljsonArgument("The MolJSON molecule, as an object or a JSON string. Give this or `json`."),
+      json: moljsonArgument("MolJSON, as an object or a JSON string (or use moljson)."),
+      moljson: moljsonArgument("MolJSON, as an object or a JSON string (or use json)."),
     },
     additionalProperties: false,
   },

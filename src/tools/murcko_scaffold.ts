@@ -93,10 +93,7 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
     name: "murcko_scaffold",
     title: "Bemis-Murcko scaffold",
     description:
-      "The Bemis-Murcko scaffold (ring systems and the linkers between them, keeping exocyclic =O and other double-bonded atoms on them) as canonical SMILES, " +
-      "equal to RDKit's GetScaffoldForMol; generic: true gives the generic framework (every atom carbon, every bond single), MakeScaffoldGeneric of that scaffold. " +
-      "An acyclic molecule has the scaffold ''. smiles_list (up to 10,000, 50 s) also answers group_by_scaffold: scaffold, count and member indices, largest first. " +
-      "canvas_id + table instead writes the scaffold as a column (murcko_scaffold or generic_scaffold) of a staged table, to group with SQL.",
+      "Bemis-Murcko scaffold (equal to RDKit), or the generic framework; a list also groups molecules by scaffold, and canvas_id + table writes it as a column.",
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
@@ -105,15 +102,15 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
         generic: {
           type: "boolean",
           default: false,
-          description: "Answer the generic framework (all carbon, single bonds) instead of the scaffold (default false).",
+          description: "The generic framework instead.",
         },
-        canvas_id: { ...canvasIdProperty(), description: "Instead of smiles: the canvas whose table gets the scaffold as a column (with table)." },
-        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table (chembl_dataframe_describe lists them)." },
+        canvas_id: { ...canvasIdProperty(), description: "Instead of smiles: a canvas (with table); the scaffold becomes a column." },
+        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table." },
         smiles_column: {
           type: "string",
           minLength: 1,
           maxLength: 63,
-          description: "With canvas_id: the column holding SMILES (default smiles; canonical_smiles on a staged ChEMBL bioactivity table).",
+          description: "With canvas_id: the SMILES column (default smiles).",
         },
       },
       required: ["smiles"],

@@ -27,9 +27,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
     name: "name_to_smiles",
     title: "Chemical name to SMILES (PubChem)",
     description:
-      "Resolve a chemical name, synonym or CAS number (aspirin, acetaminophen, 50-78-2) to a SMILES with PubChem, over the network (10 s timeout): use it when you have a name but need a structure. " +
-      "Returns smiles (PubChem's isomeric SMILES; canonical_smiles gives RDKit's form), cid, and other_cids when the name matches several compounds. " +
-      "Fails as PUBCHEM_LOOKUP_FAILED (details.reason not_found, unavailable or timeout) or OFFLINE.",
+      "Look up a chemical name, synonym, CAS number or InChI in PubChem (network) and return its SMILES (isomeric), cid and other_cids when the name is ambiguous.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false },
     inputSchema: {
       type: "object",
@@ -38,9 +36,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
           type: "string",
           minLength: 1,
           maxLength: NAME_MAX_LENGTH,
-          description:
-            'The chemical name, synonym or CAS number to look up, e.g. "aspirin" (1 to 500 characters). A standard InChI ' +
-            "(InChI=1S/...) is looked up by PubChem's InChI search instead of its name search.",
+          description: "Name, synonym, CAS number or standard InChI.",
         },
       },
       required: ["name"],

@@ -14,7 +14,8 @@ export function alertCheckTool(
     toolset: "chem",
     name: meta.name,
     title: meta.title,
-    description: meta.description,
+    description:
+      "Screen for the 480 PAINS assay-interference alerts (Baell 2010, RDKit FilterCatalog): passes, alert_count, each alert with its atoms. An alert asks for confirmation, not rejection.",
     annotations: READ_ONLY_LOCAL,
     inputSchema: SMILES_ONLY_INPUT,
     outputSchema: {

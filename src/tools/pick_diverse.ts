@@ -39,31 +39,26 @@ export const pickDiverseTool: ChemTool<Args, Result> = {
   name: "pick_diverse",
   title: "Diverse subset (MaxMin, ECFP4)",
   description:
-    `Picks n diverse molecules from smiles_list (up to ${MAX_PICK_POOL}) by MaxMin on ECFP4 (radius 2, 2048 bits, distance 1 - Tanimoto): starting from ` +
-    "first_picks (default [0]; or [] with seed for RDKit's seeded random start), each next pick is the molecule farthest from all picks so far (ties to the lower index), exactly as RDKit's " +
-    "MaxMinPicker.LazyBitVectorPick with the same first picks. Answers picks (input indices, in pick order, first_picks first) and min_distance, the last pick's " +
-    "distance to the others (how diverse the set still is). Use it to choose a representative subset to test, buy or depict.",
+    "Pick n diverse molecules by MaxMin on ECFP4, equal to RDKit's MaxMinPicker: the picks (input indices, in order) and the last pick's distance. For a subset to test, buy or show.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
       smiles_list: smilesListProperty(MAX_PICK_POOL, "The pool to pick from."),
-      n: { type: "integer", minimum: 1, maximum: MAX_PICKS, description: "How many to pick in all (first_picks included); at most the valid entries." },
+      n: { type: "integer", minimum: 1, maximum: MAX_PICKS, description: "How many to pick, first_picks included." },
       first_picks: {
         type: "array",
         maxItems: MAX_FIRST_PICKS,
         uniqueItems: true,
         items: { type: "integer", minimum: 0, maximum: MAX_PICK_POOL - 1 },
         default: [0],
-        description:
-          "Indices into smiles_list picked first, in this order (default [0]): e.g. compounds already in hand. [] with seed: RDKit's seeded random first pick.",
+        description: "Indices picked first; [] with seed for a random start.",
       },
       seed: {
         type: "integer",
         minimum: 0,
         maximum: 2_147_483_647,
-        description:
-          "With first_picks []: the seed of the random first pick, drawn as RDKit draws it (LazyBitVectorPick(..., seed=seed)); the same seed, the same picks.",
+        description: "Seed of the random first pick.",
       },
     },
     required: ["smiles_list", "n"],

@@ -1,5 +1,5 @@
-import { MOLJSON_OUTPUT_MAX_ATOMS, MOLJSON_SCHEMA } from "../domain/chem/moljson.js";
-import { COORDS_MAX_ATOMS, FORMATS, INCHI_MAX_ATOMS, TASKS, TASK_FORMATS, computeRepresentations } from "../domain/chem/representations.js";
+import { MOLJSON_SCHEMA } from "../domain/chem/moljson.js";
+import { FORMATS, TASKS, TASK_FORMATS, computeRepresentations } from "../domain/chem/representations.js";
 import type { Format, Task } from "../domain/chem/representations.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -15,8 +15,6 @@ interface Args {
 /** Half the 1 MiB response limit, less room for the envelope. */
 const REPLY_BUDGET_BYTES = 480_000;
 
-const TABLE = TASKS.map((t) => `${t} -> ${TASK_FORMATS[t].format}`).join("; ");
-
 const nullable = (schema: Record<string, unknown>, description: string) => ({ description, anyOf: [schema, { type: "null" }] });
 
 export const representationRouterTool: ChemTool<Args> = {
@@ -25,9 +23,8 @@ export const representationRouterTool: ChemTool<Args> = {
   name: "representation_router",
   title: "Best molecule representation for a task",
   description:
-    "Pick the representation that suits a task and return it with the reason: structural_reasoning and shortest_path -> MolJSON, identification -> InChI, editing -> CML, " +
-    "otherwise canonical SMILES. formats adds any of canonical_smiles, inchi, inchikey, moljson, cml and molblock (or all) under representations. " +
-    `Limits: InChI ${INCHI_MAX_ATOMS} atoms, 2D coordinates ${COORDS_MAX_ATOMS}, MolJSON and CML ${MOLJSON_OUTPUT_MAX_ATOMS}; beyond, the value is null and notes say why.`,
+    "Pick the representation a task needs and return it with the reason: structural_reasoning or shortest_path MolJSON, identification InChI, editing CML, " +
+    "else canonical SMILES; formats adds others (inchikey, molblock...).",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -37,20 +34,19 @@ export const representationRouterTool: ChemTool<Args> = {
         type: "string",
         enum: [...TASKS],
         default: "default",
-        description: `What the representation is for (default "default"): ${TABLE}.`,
+        description: "What the representation is for.",
       },
       formats: {
         type: "array",
         maxItems: FORMATS.length + 1,
         uniqueItems: true,
         items: { type: "string", enum: [...FORMATS, "all"] },
-        description: 'Also return these representations under `representations` ("all" = every one).',
+        description: "Also return these.",
       },
       coordinates: {
         type: "boolean",
         default: false,
-        description:
-          "Write RDKit 2D coordinates (x2/y2, with wedge/hash bonds) into CML (default false). Note: readers then take the drawn geometry of double bonds left unspecified in the SMILES as E/Z.",
+        description: "2D coordinates in the CML.",
       },
     },
     required: ["smiles"],

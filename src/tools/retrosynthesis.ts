@@ -47,25 +47,24 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
   name: "retrosynthesis",
   title: "BRICS retrosynthetic disconnections",
   description:
-    "BRICS disconnections (Degen et al. 2008, equal to RDKit's BRICS) for fragment-based design or building-block sourcing: mode single cuts each BRICS bond on its own and ranks " +
-    "the fragment pairs by SA score, easiest first; mode full adds the complete BRICS decomposition. Fragments are SMILES with labelled dummy atoms ([1*]). Rule-based, not a route planner.",
+    "BRICS disconnections (Degen 2008, equal to RDKit): each BRICS bond cut, fragments ranked by SA score, easiest first; mode full adds the whole decomposition. Rule-based, not a route planner.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
-      smiles: smilesProperty("The target molecule as SMILES (one connected molecule, at most 500 atoms), e.g. CC(=O)Nc1ccc(O)cc1."),
+      smiles: smilesProperty("The target molecule (one fragment)."),
       mode: {
         type: "string",
         enum: ["single", "full"],
         default: "single",
-        description: "'single' (default): each BRICS bond cut on its own, ranked. 'full': the same plus the full BRICS decomposition into building blocks.",
+        description: "full adds the whole decomposition.",
       },
       max_disconnections: {
         type: "integer",
         minimum: 1,
         maximum: MAX_DISCONNECTIONS,
         default: DEFAULT_MAX_DISCONNECTIONS,
-        description: `Most disconnections returned, easiest first (default ${DEFAULT_MAX_DISCONNECTIONS}, at most ${MAX_DISCONNECTIONS}); total_brics_bonds always counts them all.`,
+        description: "Most disconnections returned.",
       },
     },
     required: ["smiles"],

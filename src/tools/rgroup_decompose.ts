@@ -58,10 +58,7 @@ export const rgroupDecomposeTool: ChemTool<Args> = {
   name: "rgroup_decompose",
   title: "R-group decomposition",
   description:
-    "R-group decomposition of a series on a common core (RDKit RGroupDecomposition, default parameters): for each molecule of smiles_list that contains the core, " +
-    "its labelled core and R groups (R1, R2, ... as SMILES with [*:n] attachment points, [H] where a position is unsubstituted); unmatched lists the indices the core " +
-    "does not match, invalid those that do not parse. The core is a SMILES or a SMARTS, with or without R labels ([*:1]); without labels RDKit labels every position " +
-    `substituted in the set. Up to ${RGD_MAX_MOLECULES} molecules of at most ${RGD_MAX_ATOMS} atoms; 30 s budget. Build SAR tables from the rows; find a core with find_mcs or murcko_scaffold.`,
+    "R-group decomposition of a series on a common core (SMILES or SMARTS, RDKit RGroupDecomposition): per molecule its core and R1, R2... as SMILES, for SAR tables.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -71,16 +68,15 @@ export const rgroupDecomposeTool: ChemTool<Args> = {
         minLength: 1,
         maxLength: CORE_MAX_LENGTH,
         examples: ["c1ccc([*:1])cc1"],
-        description:
-          "The common core: a SMILES, or a SMARTS (read as SMARTS when it has SMARTS-only syntax such as [#6], ~, ; or $(), or is no valid SMILES); optionally with R labels as [*:1], [*:2]...",
+        description: "The core, SMILES or SMARTS, optionally labelled [*:1].",
       },
       smiles_list: {
         type: "array",
         minItems: 1,
         maxItems: RGD_MAX_MOLECULES,
-        items: smilesProperty("One molecule of the series as SMILES."),
+        items: smilesProperty("A molecule."),
         examples: [["Clc1ccccc1", "Oc1ccccc1", "CCO"]],
-        description: `The molecules to decompose (1 to ${RGD_MAX_MOLECULES}, each at most ${RGD_MAX_ATOMS} atoms).`,
+        description: "The series.",
       },
     },
     required: ["core", "smiles_list"],

@@ -3,7 +3,7 @@ import { descriptorsOf, round } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, SA_SCORE_METHOD, computeSaScore } from "../domain/chem/sascore.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
-import { MOLECULE_NOTES_PROPERTIES, PARENT_DESCRIPTION, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
+import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type SmilesParentArgs } from "./molecule-input.js";
 
 /** Scores below this count as easy to make (Ertl & Schuffenhauer: most drug-like molecules score 2-5). */
 const EASY_BELOW = 6;
@@ -18,9 +18,7 @@ export const saScoreTool: ChemTool<SmilesParentArgs> = {
   name: "sa_score",
   title: "Synthetic accessibility score",
   description:
-    "Synthetic accessibility (Ertl & Schuffenhauer 2009, equal to RDKit's sascorer): 1 easy to 10 hard, most drugs 2-5, above 6 usually challenging. Use it to triage generated " +
-    "or proposed molecules. Returns sa_score, easy_to_synthesize (< 6) and the fragment and complexity terms behind it; an estimate, not a synthesis plan." +
-    PARENT_DESCRIPTION,
+    "Synthetic accessibility, equal to RDKit's sascorer (Ertl 2009): 1 easy to 10 hard, most drugs 2-5; with the terms behind it. Use it to triage proposed molecules.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

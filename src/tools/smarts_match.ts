@@ -71,8 +71,7 @@ export const smartsMatchTool: ChemTool<SmartsMatchArgs, SmartsMatchResult> = {
   name: "smarts_match",
   title: "SMARTS substructure search",
   description:
-    "Find a SMARTS pattern in a molecule (RDKit GetSubstructMatches): test for a functional group, count occurrences or locate atoms. Returns matched, the match count (up to " +
-    "max_matches, default 1000; truncated says when capped) and each match's atom indices in pattern order; uniquify false lists symmetry copies too.",
+    "Find a SMARTS pattern in a molecule: matched, match count and each match's atom indices (in pattern order). Use it to test for or locate a group.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -81,27 +80,25 @@ export const smartsMatchTool: ChemTool<SmartsMatchArgs, SmartsMatchResult> = {
         type: "string",
         minLength: 1,
         maxLength: SMILES_MAX_LENGTH,
-        description:
-          "The SMARTS pattern, e.g. [CX3](=O)[OX2H1] (carboxylic acid) or c1ccccc1 (benzene ring); at most " +
-          `${SMARTS_MAX_QUERY_ATOMS} atoms and ${SMARTS_MAX_RECURSION_DEPTH} levels of nested recursive $(...) groups.`,
+        description: "SMARTS, e.g. [CX3](=O)[OX2H1] (carboxylic acid).",
       },
-      smiles: smilesProperty("The molecule to search, as SMILES."),
+      smiles: smilesProperty("The molecule."),
       max_matches: {
         type: "integer",
         minimum: 1,
         maximum: SMARTS_MAX_MATCHES,
         default: SMARTS_DEFAULT_MAX_MATCHES,
-        description: `Stop after this many matches (default ${SMARTS_DEFAULT_MAX_MATCHES}, RDKit's default; at most ${SMARTS_MAX_MATCHES}).`,
+        description: "Stop after this many matches.",
       },
       uniquify: {
         type: "boolean",
         default: true,
-        description: "Count matches that cover the same set of atoms once (default true, RDKit's default).",
+        description: "Count matches on the same atoms once.",
       },
       use_chirality: {
         type: "boolean",
         default: false,
-        description: "Require tetrahedral stereo in the pattern to match the molecule's (default false).",
+        description: "Stereo in the pattern must match.",
       },
     },
     required: ["smarts", "smiles"],

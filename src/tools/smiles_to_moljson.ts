@@ -9,8 +9,7 @@ export const smilesToMoljsonTool: ChemTool<{ smiles: string }> = {
   name: "smiles_to_moljson",
   title: "SMILES to MolJSON graph",
   description:
-    "Convert a SMILES into MolJSON, an explicit atom/bond graph (elements, charges, hydrogens, aromaticity, stereo; 0-based RDKit atom order), to count, locate or trace atoms, " +
-    "or to edit and convert back with moljson_to_smiles. Returns moljson and canonical_smiles; up to 2000 atoms.",
+    "Convert a molecule into MolJSON, an explicit atom and bond graph (RDKit atom order), to count, locate or edit atoms; moljson_to_smiles converts it back.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

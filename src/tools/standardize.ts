@@ -28,16 +28,15 @@ export const standardizeTool: ChemTool<Args> = {
   name: "standardize",
   title: "Standardise to the parent structure",
   description:
-    "Standardise a structure to its parent, as registries such as ChEMBL do: metal disconnection, normalisation, reionisation, salt and solvent stripping, largest organic fragment, " +
-    "neutralisation (RDKit's ChargeParent; stereo kept). Use it before comparing, deduplicating or looking up salts and charged forms. Returns parent_smiles and every change made.",
+    "Standardise to the parent, as ChEMBL does: metals disconnected, normalised, salts and solvents stripped, largest organic fragment, neutralised (stereo kept). Returns parent_smiles and each change.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
-      smiles: smilesProperty("The molecule as SMILES, salts and solvents included, e.g. CN1CCC[C@H]1c1cccnc1.Cl"),
-      strip_salts: { type: "boolean", default: true, description: "Remove fragments on RDKit's salt and solvent list (default true)." },
-      keep_largest_fragment: { type: "boolean", default: true, description: "Keep only the largest organic fragment (default true)." },
-      neutralize: { type: "boolean", default: true, description: "Neutralise charges where a hydrogen can be added or removed (default true)." },
+      smiles: smilesProperty("The molecule, salts included."),
+      strip_salts: { type: "boolean", default: true, description: "Remove salts and solvents." },
+      keep_largest_fragment: { type: "boolean", default: true, description: "Keep the largest organic fragment." },
+      neutralize: { type: "boolean", default: true, description: "Neutralise charges." },
     },
     required: ["smiles"],
     additionalProperties: false,

@@ -7,7 +7,7 @@ import { morganOptionProperties, morganOptionsOf } from "./ecfp4.js";
 import type { MorganArgs } from "./ecfp4.js";
 import { type ChemTool, type ProgressReporter } from "../contract/tool.js";
 import { splitSdf } from "../domain/chem/input-format.js";
-import { INPUT_FORMATS_NOTE, MOLECULE_TEXT_MAX_LENGTH, READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { MOLECULE_TEXT_MAX_LENGTH, READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 export const MAX_LIST = 10_000;
 export const MAX_TOP_K = 1_000;
@@ -210,43 +210,40 @@ export const tanimotoTool: ChemTool<Args> = {
   name: "tanimoto",
   title: "Tanimoto similarity (ECFP4)",
   description:
-    "ECFP4 Tanimoto similarity, equal to RDKit's: smiles1 + smiles2 compares two molecules; smiles (the query) + smiles_list (up to 10,000) ranks the list best first, with " +
-    "threshold and top_k (default 100), invalid entries listed under invalid. Use it for similarity search and nearest neighbours: above 0.7 close analogues, 0.4-0.7 related, below 0.3 unrelated.",
+    "ECFP4 Tanimoto similarity, equal to RDKit: smiles1 + smiles2 for one pair, or smiles + smiles_list (or sdf) to rank a list best first. Above 0.7 close analogues, below 0.3 unrelated.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
     properties: {
-      smiles1: smilesProperty("Pair form: the first molecule as SMILES."),
-      smiles2: smilesProperty("Pair form: the second molecule as SMILES."),
-      smiles: smilesProperty("Bulk form: the query molecule as SMILES."),
+      smiles1: smilesProperty("Pair form: first molecule."),
+      smiles2: smilesProperty("Pair form: second molecule."),
+      smiles: smilesProperty("List form: the query."),
       smiles_list: {
         type: "array",
         minItems: 1,
         maxItems: MAX_LIST,
-        items: { type: "string", maxLength: MOLECULE_TEXT_MAX_LENGTH, description: `A SMILES to compare with the query. ${INPUT_FORMATS_NOTE}` },
-        description: `Bulk form: up to ${MAX_LIST} SMILES to rank by similarity to smiles, each of at most ${MAX_LIST_ENTRY_ATOMS} atoms. An entry that does not parse (or is larger) is reported under invalid.`,
+        items: { type: "string", maxLength: MOLECULE_TEXT_MAX_LENGTH, description: "A candidate." },
+        description: "List form: the candidates.",
       },
       sdf: {
         type: "string",
         minLength: 1,
         maxLength: MOLECULE_TEXT_MAX_LENGTH,
-        description:
-          "Bulk form, instead of smiles_list: the candidates as SDF text, one a record (index counts records from 0; results and invalid " +
-          "name a record by its title line when it has one). A record that does not parse is reported under invalid.",
+        description: "List form: the candidates as SDF text.",
       },
       threshold: {
         type: "number",
         minimum: 0,
         maximum: 1,
         default: 0,
-        description: "Bulk form: keep only molecules with similarity >= threshold (default 0: all).",
+        description: "List form: minimum similarity.",
       },
       top_k: {
         type: "integer",
         minimum: 1,
         maximum: MAX_TOP_K,
         default: DEFAULT_TOP_K,
-        description: `Bulk form: return at most this many of the best hits (default ${DEFAULT_TOP_K}, at most ${MAX_TOP_K}).`,
+        description: "List form: best hits kept.",
       },
       ...morganOptionProperties(false),
     },
