@@ -109,6 +109,11 @@ export interface ToolBase {
    * selects tools by. Declared here, in the tool's own file, like everything the server needs to know.
    */
   toolset: Toolset;
+  /**
+   * Further sets that list it too, when their work needs it: depict belongs with chem, and is listed with the
+   * canvas and medchem sets so that a triage can draw its rows without the format converters coming along.
+   */
+  alsoIn?: readonly Toolset[];
   /** Registered only when CHEMATIC_TEST_TOOLS is on (fixtures for tests and the conformance suite). */
   testOnly?: boolean;
   /**

@@ -154,7 +154,9 @@ export class ToolRegistry {
       // A per-molecule tool that declares a list gets its smiles_list / fields schemas here (list.ts).
       const tool = withListSchemas(declared);
       if (tool.budgetMs <= 0 || tool.budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: budget out of range`);
-      if (!(TOOLSETS as readonly string[]).includes(tool.toolset)) throw new Error(`tool ${tool.name}: unknown tool set ${String(tool.toolset)}`);
+      for (const set of [tool.toolset, ...(tool.alsoIn ?? [])]) {
+        if (!(TOOLSETS as readonly string[]).includes(set)) throw new Error(`tool ${tool.name}: unknown tool set ${String(set)}`);
+      }
       // A content hook replaces the JSON text block: test fixtures (image, audio, resource blocks) and the
       // service tools whose text block is markdown carrying the same data (the ChEMBL tools). A chemistry
       // tool's text block is always its JSON.

@@ -288,6 +288,7 @@ export async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvase
 export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult>> = {
   kind: "chem",
   toolset: "chem",
+  alsoIn: ["canvas", "medchem"],
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:

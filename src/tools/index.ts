@@ -158,6 +158,6 @@ export function selectedToolsets(env: NodeJS.ProcessEnv = process.env): Toolset[
  */
 export function toolsOutsideSets(tools: readonly AnyTool[], kept: readonly Toolset[]): Array<{ name: string; setting: string; value: string }> {
   return tools
-    .filter((t) => !kept.includes(t.toolset))
+    .filter((t) => !kept.includes(t.toolset) && !(t.alsoIn ?? []).some((s) => kept.includes(s)))
     .map((t) => ({ name: t.name, setting: "CHEMATIC_TOOLSETS", value: TOOLSETS.filter((s) => s === t.toolset || kept.includes(s)).join(",") }));
 }

@@ -44,7 +44,7 @@ test("each set lists exactly its tools, in the declared order, the same on every
   const declared = allTools({});
   for (const set of TOOLSETS) {
     const app = appWith(set);
-    const expected = declared.filter((t) => t.toolset === set && t.name !== "chembl_dataframe_drop").map((t) => t.name);
+    const expected = declared.filter((t) => (t.toolset === set || t.alsoIn?.includes(set)) && t.name !== "chembl_dataframe_drop").map((t) => t.name);
     assert.ok(expected.length > 0, `${set} has tools`);
     assert.deepEqual(
       app.server.registry.wire("full").map((t) => t.name),
@@ -60,10 +60,21 @@ test("each set lists exactly its tools, in the declared order, the same on every
   const both = appWith("canvas,chembl");
   assert.deepEqual(
     both.server.registry.names(),
-    declared.filter((t) => (t.toolset === "chembl" || t.toolset === "canvas") && t.name !== "chembl_dataframe_drop").map((t) => t.name),
+    declared
+      .filter((t) => (t.toolset === "chembl" || t.toolset === "canvas" || t.alsoIn?.includes("canvas")) && t.name !== "chembl_dataframe_drop")
+      .map((t) => t.name),
     "two sets keep the declared order (not grouped by set)",
   );
   assert.equal(appWith(undefined).server.registry.size, declared.filter((t) => t.name !== "chembl_dataframe_drop").length, "unset: every tool");
+});
+
+test("depict is listed with the canvas and medchem sets too, without the format converters of chem", () => {
+  for (const set of ["canvas", "medchem", "canvas,medchem"]) {
+    const names = appWith(set).server.registry.names();
+    assert.ok(names.includes("depict"), `${set} lists depict`);
+    for (const converter of ["smiles_to_moljson", "moljson_to_smiles", "representation_router"]) assert.ok(!names.includes(converter), `${set} leaves out ${converter}`);
+  }
+  assert.ok(!appWith("chembl").server.registry.names().includes("depict"), "chembl alone does not list depict");
 });
 
 test("a tool of a set left out answers TOOL_DISABLED naming CHEMATIC_TOOLSETS and the value that brings it back", async () => {
