@@ -5,7 +5,7 @@
  */
 
 export const ERROR_HINTS = {
-  INVALID_ARGUMENTS: "Fix the arguments so they match the tool's inputSchema (see details.path), then call again.",
+  INVALID_ARGUMENTS: "Change the argument that details.path names as the message says (send what it asks for instead), then call again.",
   INVALID_SMILES:
     "Check the SMILES near the reported position (brackets, ring-closure digits, valences); canonicalise a known-good form or look the name up with name_to_smiles.",
   INVALID_SMARTS: "Check the SMARTS pattern syntax (brackets, recursive $() groups, logical operators) and call again.",

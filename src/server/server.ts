@@ -325,7 +325,7 @@ export class McpServer {
       }
     }
     if (!entry.validateInput(args)) {
-      const all = describeIssues(entry.validateInput.errors);
+      const all = describeIssues(entry.validateInput.errors, tool.inputSchema, args);
       // The answer stays small whatever the input (20,000 unknown keys once made a 1 MiB answer): the first
       // MAX_REPORTED_ISSUES issues, each clipped, and the total when there are more.
       const issues = all.slice(0, MAX_REPORTED_ISSUES).map((i) => ({ path: clipText(i.path, MAX_ISSUE_TEXT), message: clipText(i.message, MAX_ISSUE_TEXT) }));

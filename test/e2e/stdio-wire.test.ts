@@ -58,7 +58,7 @@ describe("legacy 2024-11-05 (the seed's example, byte-compatible with the refere
     assert.match(bad.error!.message, /^Invalid SMILES 'C1CC\(':/);
     const missing = await s.request(5, "tools/call", { name: "parse_smiles", arguments: {} });
     assert.equal(missing.error!.code, -32000);
-    assert.match(missing.error!.message, /smiles is required/);
+    assert.match(missing.error!.message, /needs one of smiles, smiles_list or sdf/);
     const unknown = await s.request(6, "tools/call", { name: "no_such_tool", arguments: {} });
     assert.equal(unknown.error!.code, -32000);
     assert.equal((await s.request(7, "ping")).result !== undefined, true);

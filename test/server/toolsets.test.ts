@@ -72,7 +72,8 @@ test("depict is listed with the canvas and medchem sets too, without the format 
   for (const set of ["canvas", "medchem", "canvas,medchem"]) {
     const names = appWith(set).server.registry.names();
     assert.ok(names.includes("depict"), `${set} lists depict`);
-    for (const converter of ["smiles_to_moljson", "moljson_to_smiles", "representation_router"]) assert.ok(!names.includes(converter), `${set} leaves out ${converter}`);
+    for (const converter of ["smiles_to_moljson", "moljson_to_smiles", "representation_router"])
+      assert.ok(!names.includes(converter), `${set} leaves out ${converter}`);
   }
   assert.ok(!appWith("chembl").server.registry.names().includes("depict"), "chembl alone does not list depict");
 });
