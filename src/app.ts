@@ -7,7 +7,8 @@ import { allTools, selectedToolsets, toolsOutsideSets } from "./tools/index.js";
 import { getChemblService, initChemblService } from "./domain/chembl/service.js";
 import { chemblResourceProvider } from "./resources/chembl.js";
 import { CHEMBL_INSTRUCTIONS } from "./domain/chembl/instructions.js";
-import { initCanvasManager } from "./domain/canvas/canvas.js";
+import { initCanvasManager, type CanvasManager } from "./domain/canvas/canvas.js";
+import type { RowStager } from "./server/answer-cap.js";
 import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
 import { SKILL_NAME, loadSkillTree } from "./domain/skills/skills.js";
 import { skillResourceProvider } from "./resources/skills.js";
@@ -76,6 +77,17 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
     info: { name: PACKAGE.name, version: PACKAGE.version },
     logger,
     disabledTools,
+    // An answer too large for a host is staged on a new canvas of the caller's, where the canvas tools can read it.
+    stageRows: toolsets.includes("canvas") ? canvasRowStager(canvas) : undefined,
   });
   return { config, logger, pool, server, close: () => Promise.all([pool.close(), canvas.close()]).then(() => undefined) };
+}
+
+/** Stages an oversize answer's rows as a table on a new canvas (server/answer-cap.ts); DuckDB missing refuses it. */
+function canvasRowStager(canvas: CanvasManager): RowStager {
+  return async ({ table, columns, rows, provenance, owner, signal }) => {
+    if (!(await canvas.available())) throw canvas.disabledError();
+    const staged = await canvas.stageOnNewCanvas(table, columns, rows, provenance, signal, owner ?? null);
+    return { canvasId: staged.canvas.id, table: staged.table.name };
+  };
 }

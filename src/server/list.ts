@@ -41,8 +41,8 @@ export function withListSchemas(tool: AnyTool): AnyTool {
   const properties = asSchema(input.properties) ?? {};
   const required = Array.isArray(input.required) ? (input.required as string[]) : [];
   if (!asSchema(properties.smiles) || !required.includes("smiles")) throw new Error(`tool ${tool.name}: a list needs a required smiles argument`);
-  if ("smiles_list" in properties || "sdf" in properties || "fields" in properties) {
-    throw new Error(`tool ${tool.name}: smiles_list, sdf and fields are the list's own arguments`);
+  if ("smiles_list" in properties || "sdf" in properties || "fields" in properties || "echo_input" in properties) {
+    throw new Error(`tool ${tool.name}: smiles_list, sdf, fields and echo_input are the list's own arguments`);
   }
   const output = tool.outputSchema;
   const resultKeys = Object.keys(asSchema(output.properties) ?? {});
@@ -71,6 +71,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         items: { type: "string", enum: resultKeys },
         description: "Result keys to keep (lists).",
       },
+      echo_input: { type: "boolean", default: false, description: "Repeat each entry in its result (lists)." },
     },
     // A tool with a canvas form (ChemTool.mainForm) takes canvas_id in place of a molecule or a list.
     oneOf: [
@@ -79,7 +80,10 @@ export function withListSchemas(tool: AnyTool): AnyTool {
       { required: ["sdf"] },
       ...("canvas_id" in properties ? [{ required: ["canvas_id"] }] : []),
     ],
-    dependentSchemas: { fields: { anyOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }] } },
+    dependentSchemas: {
+      fields: { anyOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }] },
+      echo_input: { anyOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }] },
+    },
   };
   if (rest.length > 0) inputSchema.required = rest;
   else delete inputSchema.required;
@@ -96,16 +100,19 @@ export function withListSchemas(tool: AnyTool): AnyTool {
           type: "object",
           properties: {
             index: { type: "integer", minimum: 0 },
-            input: { type: "string", description: "The entry as sent; a molblock entry by its title; an sdf record's title, or 'sdf record N' (from 1)." },
+            input: {
+              type: "string",
+              description: "With echo_input: the entry as sent (a molblock entry by its title); for sdf always the record's title, or 'sdf record N' (from 1).",
+            },
             properties: {
               type: "object",
               additionalProperties: { type: "string" },
-              description: "An sdf record's data items, tag to value.",
+              description: "With echo_input: an sdf record's data items, tag to value.",
             },
             result: { $ref: "#/$defs/result", description: "As for one molecule (only the fields keys when given)." },
             error: ERROR_SCHEMA,
           },
-          required: ["index", "input"],
+          required: ["index"],
           additionalProperties: false,
         },
       },
@@ -166,7 +173,7 @@ export async function runListCall(
   args: Record<string, unknown>,
   ctx: ListCallContext,
 ): Promise<Record<string, unknown>> {
-  const { smiles_list: rawList, sdf, fields, ...shared } = args;
+  const { smiles_list: rawList, sdf, fields, echo_input: echo, ...shared } = args;
   const source = typeof sdf === "string" ? sdfEntries(sdf, tool.list.maxItems) : { list: rawList as string[] };
   const list = source.list;
   const outcomes: (ListOutcome | undefined)[] = new Array<ListOutcome | undefined>(list.length).fill(undefined);
@@ -203,9 +210,12 @@ export async function runListCall(
   // The tool's summary is answered whole; the entries get what it leaves of the response limit (counted twice, as the entries are).
   const json = extra === undefined ? "" : JSON.stringify(extra);
   const limit = MAX_RESPONSE_BYTES - (extra === undefined ? 0 : Buffer.byteLength(json, "utf8") + Buffer.byteLength(JSON.stringify(json), "utf8"));
+  // Whole: the server stages or cuts an answer past what a host takes (answer-cap.ts). The caller holds its own
+  // list, so entries are repeated only when asked; an sdf record keeps its title, its data items only when asked.
+  const options: ListAnswerOptions = { echo: echo === true, limit: Math.max(limit, Number.MAX_SAFE_INTEGER) };
   const answer = source.labels
-    ? listAnswer(source.labels, outcomes as ListOutcome[], fieldList, limit, { properties: source.properties, sdf: true })
-    : listAnswer(list.map(entryLabel), outcomes as ListOutcome[], fieldList, limit);
+    ? listAnswer(source.labels, outcomes as ListOutcome[], fieldList, { ...options, sdf: { properties: source.properties } })
+    : listAnswer(list.map(entryLabel), outcomes as ListOutcome[], fieldList, options);
   if (summary && extra !== undefined) answer[summary.key] = extra;
   return answer;
 }
@@ -258,26 +268,36 @@ function pick(value: unknown, fields: readonly string[] | undefined): unknown {
   return out;
 }
 
+export interface ListAnswerOptions {
+  /** Repeat each entry as `input` (and an sdf record's data items as `properties`); an sdf record's title is always given. */
+  echo?: boolean;
+  /** Bytes the whole answer may take, both surfaces counted (default MAX_RESPONSE_BYTES). */
+  limit?: number;
+  sdf?: { properties?: readonly (Record<string, string> | undefined)[] };
+}
+
 /**
- * The list answer: every entry in order, until the next one would take the whole message past
- * MAX_RESPONSE_BYTES (`limit`); then summary.returned and next_index, and a note saying so.
+ * The list answer: every entry in order, until the next one would take the whole message past `limit`;
+ * then summary.returned and next_index, and a note saying so.
  */
 export function listAnswer(
   list: readonly string[],
   outcomes: readonly ListOutcome[],
   fields?: readonly string[],
-  limit = MAX_RESPONSE_BYTES,
-  sdf?: { properties?: readonly (Record<string, string> | undefined)[]; sdf: true },
+  options: ListAnswerOptions = {},
 ): Record<string, unknown> {
+  const limit = options.limit ?? MAX_RESPONSE_BYTES;
+  const sdf = options.sdf;
   let succeeded = 0;
   for (const outcome of outcomes) if (outcome.ok) succeeded++;
   const results: Record<string, unknown>[] = [];
   let used = LIST_ENVELOPE_RESERVE;
   for (let index = 0; index < outcomes.length; index++) {
     const outcome = outcomes[index] as ListOutcome;
-    const input = list[index] as string;
-    const properties = sdf?.properties?.[index];
-    const head: Record<string, unknown> = properties ? { index, input, properties } : { index, input };
+    const head: Record<string, unknown> = { index };
+    if (options.echo || sdf) head.input = list[index];
+    const properties = options.echo ? sdf?.properties?.[index] : undefined;
+    if (properties) head.properties = properties;
     const item: Record<string, unknown> = outcome.ok ? { ...head, result: pick(outcome.value, fields) } : { ...head, error: outcome.error };
     const json = JSON.stringify(item);
     // Once as structuredContent, once escaped inside the text block; a comma each.

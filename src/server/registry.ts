@@ -17,6 +17,7 @@ import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { withListSchemas } from "./list.js";
 import { hostInputSchema } from "./host-schema.js";
+import { withOverflowProperty } from "./answer-cap.js";
 import { MirroredParamError, mirroredParams, type MirroredParam } from "./mirrored-params.js";
 
 export interface SchemaIssue {
@@ -156,6 +157,17 @@ function describeIssue(e: ErrorObject): SchemaIssue {
   return { path, message };
 }
 
+/** Tools as a registry holds them, so that a registry built from another's tools keeps them as they are. */
+const registeredForms = new WeakSet<AnyTool>();
+
+/** A declared tool with its list schemas (list.ts) and `overflow` allowed in its answers (answer-cap.ts). */
+function registeredForm(declared: AnyTool): AnyTool {
+  const listed = withListSchemas(declared);
+  const tool = { ...listed, outputSchema: withOverflowProperty(listed.outputSchema) } as AnyTool;
+  registeredForms.add(tool);
+  return tool;
+}
+
 export class ToolRegistry {
   private readonly byName = new Map<string, LazyEntry>();
   /** The listed and callable tools, in declaration order (tools/list stays deterministic). */
@@ -177,7 +189,8 @@ export class ToolRegistry {
     const sharedAjv = () => (ajv ??= createAjv());
     for (const declared of tools) {
       // A per-molecule tool that declares a list gets its smiles_list / fields schemas here (list.ts).
-      const tool = withListSchemas(declared);
+      // Every answer may carry `overflow` (answer-cap.ts: a list staged or cut to keep the answer host-sized).
+      const tool = registeredForms.has(declared) ? declared : registeredForm(declared);
       if (tool.budgetMs <= 0 || tool.budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: budget out of range`);
       for (const set of [tool.toolset, ...(tool.alsoIn ?? [])]) {
         if (!(TOOLSETS as readonly string[]).includes(set)) throw new Error(`tool ${tool.name}: unknown tool set ${String(set)}`);

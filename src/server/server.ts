@@ -16,7 +16,7 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
-import type { AnyTool, ChemListOptions, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
+import type { AnyTool, ContentBlock, ChemListOptions, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
 import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
 import { InternalToolError, type ListOutcome, type WorkerPool } from "./pool.js";
@@ -26,6 +26,7 @@ import type { Prompt } from "../contract/prompt.js";
 import { PROMPT_LIST_TTL_MS, PromptRegistry } from "./prompts.js";
 import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
 import { isListCall, runListCall } from "./list.js";
+import { capAnswer, type RowStager } from "./answer-cap.js";
 import { serverInfoMeta, shapeOutcome, splitExtraContent, type ServerInfo, type ToolOutcome, type WireVersion } from "./shape.js";
 import type { Logger } from "../logger.js";
 
@@ -43,6 +44,13 @@ export const INSTRUCTIONS =
   "Salts and mixtures: per-molecule values are for every fragment together (a MULTIPLE_FRAGMENTS warning says so); parent: true computes on the standardised parent. " +
   "Errors come back as a result with isError and structuredContent.error {code, message, hint, details}: follow the hint " +
   "(INVALID_ARGUMENTS names the argument and what to send instead; INVALID_SMILES names the position to fix) before retrying.";
+
+/** The bytes of a result's text blocks. */
+function contentTextBytes(blocks: readonly ContentBlock[]): number {
+  let total = 0;
+  for (const b of blocks) if (b.type === "text") total += Buffer.byteLength(b.text, "utf8");
+  return total;
+}
 
 export interface CallContext {
   signal: AbortSignal;
@@ -84,6 +92,11 @@ export interface McpServerOptions {
    * tools that chain it.
    */
   disabledTools?: readonly DisabledTool[];
+  /**
+   * Where an answer's rows go when the answer would pass what a host takes (answer-cap.ts): a new canvas owned by
+   * the caller. Without it such an answer is cut, saying where the rest starts.
+   */
+  stageRows?: RowStager | undefined;
 }
 
 /** A tool switched off by configuration, and the variable that switches it on. */
@@ -106,11 +119,13 @@ export class McpServer {
   private readonly pool: WorkerPool;
   private readonly logger: Logger;
   private readonly disabled: ReadonlyMap<string, DisabledTool>;
+  private readonly stageRows: RowStager | undefined;
   /** Tool calls in progress (the background compilation of validators waits while there are any). */
   private running = 0;
 
   constructor(options: McpServerOptions) {
     this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
+    this.stageRows = options.stageRows;
     // A switched-off tool that is registered (a tool set left out) stays reachable for the tools that chain it.
     this.registry = new ToolRegistry(options.tools, new Set(this.disabled.keys()));
     // Schema validators compile in the background while no call runs (see ToolRegistry.warmUp): cold start.
@@ -358,8 +373,15 @@ export class McpServer {
       this.logger.error(`tool ${name} produced output that breaks its outputSchema`, { issues });
       throw new RpcError(INTERNAL_ERROR, "Internal error");
     }
-    const blocks = tool.content?.(split.value);
-    return blocks ? { ok: true, value: split.value, blocks, extra: split.extra } : { ok: true, value: split.value, extra: split.extra };
+    const textBytes = tool.content ? (v: Record<string, unknown>) => contentTextBytes(tool.content!(v)) : undefined;
+    const inputs = Array.isArray(args.smiles_list) ? args.smiles_list : undefined;
+    const capped = await capAnswer(split.value, { tool: name, textBytes, stage: this.stageRows, inputs, owner: ctx.owner, signal: ctx.signal });
+    const blocks = tool.content?.(capped);
+    // A rendered text (the ChEMBL tools' markdown) says what the structured answer's overflow says.
+    const overflow = capped.overflow as { note?: string } | undefined;
+    const first = blocks?.find((b) => b.type === "text");
+    if (first && first.type === "text" && overflow?.note) first.text = `${first.text}\n\n${overflow.note}`;
+    return blocks ? { ok: true, value: capped, blocks, extra: split.extra } : { ok: true, value: capped, extra: split.extra };
   }
 
   private async execute(tool: AnyTool, args: JsonObject, ctx: CallContext): Promise<unknown> {

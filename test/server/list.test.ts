@@ -15,6 +15,7 @@ import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { CancelledError } from "../../src/contract/errors.js";
 import { MAX_RESPONSE_BYTES } from "../../src/contract/limits.js";
+import { MAX_ANSWER_BYTES } from "../../src/server/answer-cap.js";
 import { skipOracle } from "../helpers/oracle.js";
 
 // Workers copy the environment when they start: test_sleep joins theirs.
@@ -42,7 +43,7 @@ async function wholeList(tool: string, list: string[]): Promise<ListValue> {
   const results: Item[] = [];
   let succeeded = 0;
   for (let from = 0; from < list.length;) {
-    const value = listValue(await call(tool, { smiles_list: list.slice(from) }));
+    const value = listValue(await call(tool, { smiles_list: list.slice(from), echo_input: true }));
     results.push(...value.results.map((r) => ({ ...r, index: r.index + from })));
     if (from === 0) succeeded = value.summary.succeeded;
     const next = value.summary.next_index;
@@ -169,14 +170,14 @@ test("fields keeps only the named keys in each result", async () => {
   assert.deepEqual(value.summary, { count: 3, succeeded: 2, failed: 1 });
 });
 
-test("past the response limit entries are not returned: next_index says where to continue, the note says so", { timeout: 300_000 }, async (t) => {
+test("past what a host takes (80,000 bytes) entries are not returned: next_index says where to continue, the note says so", { timeout: 300_000 }, async (t) => {
   // Unit: a small limit.
   const outcomes = Array.from({ length: 100 }, (_, i) => ({ ok: true as const, value: { n: i, pad: "x".repeat(100) } }));
   const cut = listAnswer(
     outcomes.map((_, i) => `C${i}`),
     outcomes,
     undefined,
-    40_000,
+    { limit: 40_000, echo: true },
   ) as unknown as ListValue;
   assert.ok(cut.results.length > 0 && cut.results.length < 100);
   assert.equal(cut.summary.next_index, cut.results.length);
@@ -192,13 +193,15 @@ test("past the response limit entries are not returned: next_index says where to
     `next_index ${value.summary.next_index}`,
   );
   assert.equal(value.summary.count, nci.length);
+  assert.ok(Buffer.byteLength(JSON.stringify(value)) <= MAX_ANSWER_BYTES, "the structured answer fits what a host takes");
+  assert.match(value.note ?? "", /Send the entries from index \d+ on/);
   for (const version of ["2025-06-18", "2024-11-05", "2026-07-28"] as const) {
     const message = JSON.stringify({ jsonrpc: "2.0", id: 1, result: shapeOutcome(version, outcome, info) });
     assert.ok(Buffer.byteLength(message) <= MAX_RESPONSE_BYTES, `${version}: ${Buffer.byteLength(message)} bytes`);
   }
-  // With fields the whole list fits.
-  const trimmed = listValue(await call("calc_properties", { smiles_list: nci, fields: ["qed"] }));
-  assert.equal(trimmed.results.length, nci.length);
+  // With fields (and no entry repeated) a list of 2,000 fits whole.
+  const trimmed = listValue(await call("calc_properties", { smiles_list: nci.slice(0, 2_000), fields: ["qed"] }));
+  assert.equal(trimmed.results.length, 2_000);
   assert.equal(trimmed.summary.next_index, undefined);
 });
 

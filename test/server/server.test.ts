@@ -3,6 +3,8 @@
  * tools/list flavours, unknown methods, cursors), tools/call through runTool in each era, and the
  * resources methods. Small service tools only: the lazy pool never starts a worker.
  */
+import { hostInputSchema } from "../../src/server/host-schema.js";
+import { withOverflowProperty } from "../../src/server/answer-cap.js";
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { INSTRUCTIONS, McpServer, REGISTRY_TTL_MS, ToolCallRefused, type CallContext } from "../../src/server/server.js";
@@ -211,8 +213,9 @@ describe("handleModern", () => {
       name: "echo",
       title: "Echo",
       description: base.description,
-      inputSchema: base.inputSchema,
-      outputSchema: base.outputSchema,
+      // The host's form of the input schema (host-schema.ts); answers may carry overflow (answer-cap.ts).
+      inputSchema: hostInputSchema(base.inputSchema),
+      outputSchema: withOverflowProperty(base.outputSchema),
       annotations: { title: "Echo", ...base.annotations },
     });
   });
