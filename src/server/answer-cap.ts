@@ -14,9 +14,9 @@
  * and a nested list or object the JSON text of it.
  */
 import type { JsonSchema } from "../contract/tool.js";
+import { MAX_ANSWER_BYTES } from "../contract/limits.js";
 
-/** The most bytes either surface of an answer may hold: about 20k tokens, under Claude Code's 25k default. */
-export const MAX_ANSWER_BYTES = 80_000;
+export { MAX_ANSWER_BYTES };
 
 /** Room kept under the bound for the overflow note and the rest of the answer's own keys. */
 const NOTE_RESERVE_BYTES = 2_048;
@@ -163,6 +163,8 @@ export async function capAnswer(value: Record<string, unknown>, ctx: CapContext)
   const list = largestList(value);
   if (!list) return value;
   const { key, items } = list;
+  // When the answer is heavy without its list (one large string), dropping entries cannot help.
+  if (bytes({ ...value, [key]: [] }) + NOTE_RESERVE_BYTES > MAX_ANSWER_BYTES) return value;
   // The rest of the answer, and the text rendering's own weight per entry (a markdown row may be longer than its JSON).
   const rest = bytes({ ...value, [key]: [] });
   const scale = Math.max(1, text / structured);

@@ -4,7 +4,7 @@ import { GRID_MAX_CELL, GRID_MAX_ENTRIES, GRID_MAX_PER_ROW, GRID_MIN_CELL, drawG
 import type { GridAlignment, GridEntry } from "../domain/chem/grid.js";
 import { withMol, type RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
-import { MAX_RESPONSE_BYTES, clipText } from "../contract/limits.js";
+import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES, clipText } from "../contract/limits.js";
 import { entryErrorSchema, withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SMILES_MAX_LENGTH } from "./common.js";
@@ -198,8 +198,10 @@ function depictGrid(rdkit: RDKit, list: string[], args: Args): Answer<GridResult
   // The summary travels twice too (structuredContent and the text block); what is left is the picture's.
   const budget = IMAGE_RESPONSE_BUDGET - 2 * jsonStringBytes(JSON.stringify(summary));
   if (format === "svg") {
-    const bytes = jsonStringBytes(grid.svg) + jsonStringBytes(JSON.stringify(grid.svg));
-    if (bytes > budget) throw gridTooLarge("svg", bytes, budget);
+    // SVG is text: each surface (the structured result, the text block) must stay within what a host takes.
+    const bytes = jsonStringBytes(grid.svg);
+    const svgBudget = Math.min(budget, MAX_ANSWER_BYTES - jsonStringBytes(JSON.stringify(summary)) - 512);
+    if (bytes > svgBudget) throw gridTooLarge("svg", bytes, svgBudget);
     return { ...summary, mime_type: "image/svg+xml", byte_length: Buffer.byteLength(grid.svg, "utf8"), svg: grid.svg };
   }
   const png = rasterise(grid.svg);
@@ -368,9 +370,10 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         const base = { smiles: mol.get_smiles(), format, width, height, atom_count: mol.get_num_atoms() };
         const highlight = drawing.highlight === undefined ? {} : { highlight: drawing.highlight };
         if (format === "svg") {
-          // The SVG travels twice: in structuredContent and, JSON-escaped once more, in the text block.
-          const bytes = jsonStringBytes(drawing.svg) + jsonStringBytes(JSON.stringify(drawing.svg));
-          if (bytes > IMAGE_RESPONSE_BUDGET) throw imageTooLarge("svg", bytes, IMAGE_RESPONSE_BUDGET);
+          // SVG is text: each surface (the structured result, the text block) must stay within what a host takes.
+          const bytes = jsonStringBytes(drawing.svg);
+          const svgBudget = MAX_ANSWER_BYTES - 1_024;
+          if (bytes > svgBudget) throw imageTooLarge("svg", bytes, svgBudget);
           return { ...base, mime_type: "image/svg+xml", byte_length: Buffer.byteLength(drawing.svg, "utf8"), svg: drawing.svg, ...highlight };
         }
         const png = rasterise(drawing.svg);
