@@ -7,7 +7,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { MODERN_META, ServerProcess } from "../helpers/server-process.js";
-import { allBreaches, type WireToolLike } from "../helpers/host-rules.js";
+import { allBreaches, geminiNodeBreaches, type WireToolLike } from "../helpers/host-rules.js";
 import { TOOLSETS } from "../../src/contract/tool.js";
 import { MODEL_FACING_BUDGET_BYTES, modelFacingBytes } from "../../src/server/registry.js";
 
@@ -48,4 +48,35 @@ test(`the model-facing tool list (name, description, input schema) is at most ${
   const tools = await listed(undefined, "2026-07-28");
   const total = modelFacingBytes(tools);
   assert.ok(total <= MODEL_FACING_BUDGET_BYTES, `${total} bytes for ${tools.length} tools`);
+});
+
+/**
+ * A maintained conversion, run as a host runs it: the Vercel AI SDK's Google provider (@ai-sdk/google) turns an
+ * MCP tool's input schema into a Gemini function declaration (its convertJSONSchemaToOpenAPISchema) when it builds
+ * the request. The request is captured by a fetch that never reaches the network, and each declaration is checked
+ * against the strict Gemini rules.
+ */
+test("every tool's input schema converts through @ai-sdk/google into a Gemini declaration that passes the strict rules", async () => {
+  const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+  const tools = await listed(undefined, "2026-07-28");
+  let body: { tools?: Array<{ functionDeclarations: Array<{ name: string; parameters?: Record<string, unknown> }> }> } = {};
+  const google = createGoogleGenerativeAI({
+    apiKey: "not-a-key",
+    fetch: (_url, init) => {
+      body = JSON.parse(String(init?.body)) as typeof body;
+      const answer = {
+        candidates: [{ content: { role: "model", parts: [{ text: "ok" }] }, finishReason: "STOP" }],
+        usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+      };
+      return Promise.resolve(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+    },
+  });
+  await google("gemini-2.5-flash").doGenerate({
+    prompt: [{ role: "user", content: [{ type: "text", text: "list" }] }],
+    tools: tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as never })),
+  });
+  const declarations = body.tools?.[0]?.functionDeclarations ?? [];
+  assert.equal(declarations.length, tools.length, "one declaration per tool");
+  const breaches = declarations.flatMap((d) => (d.parameters ? geminiNodeBreaches(d.parameters).map((b) => `${d.name}: ${b}`) : []));
+  assert.deepEqual(breaches, [], breaches.join("\n"));
 });
