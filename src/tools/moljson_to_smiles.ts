@@ -33,7 +33,7 @@ const INPUT_NOTES: Record<string, { description: string; items?: string }> = {
  * and for a JSON string.
  */
 function moljsonOutline(): JsonSchema {
-  const fields = (MOLJSON_SCHEMA as { properties: Record<string, { type?: string; maxItems?: number }> }).properties;
+  const fields = (MOLJSON_SCHEMA as { properties: Record<string, { type?: string; const?: unknown; maxItems?: number }> }).properties;
   const properties = Object.fromEntries(
     Object.entries(fields).map(([key, field]) => {
       const note = INPUT_NOTES[key];
@@ -42,7 +42,7 @@ function moljsonOutline(): JsonSchema {
         key,
         // Every node typed, as hosts' schema subsets require (host-schema.ts).
         note.items === undefined
-          ? { type: field.type, description: note.description }
+          ? { type: field.type, ...(field.const !== undefined ? { const: field.const } : {}), description: note.description }
           : { type: field.type, maxItems: field.maxItems, description: note.description, items: { type: "object", description: note.items } },
       ];
     }),

@@ -14,8 +14,7 @@ export function alertCheckTool(
     toolset: "chem",
     name: meta.name,
     title: meta.title,
-    description:
-      "Screen for the 480 PAINS assay-interference alerts (Baell 2010, RDKit FilterCatalog): passes, alert_count, each alert with its atoms. An alert asks for confirmation, not rejection.",
+    description: meta.description,
     annotations: READ_ONLY_LOCAL,
     inputSchema: SMILES_ONLY_INPUT,
     outputSchema: {
@@ -73,7 +72,6 @@ export const painsCheckTool = alertCheckTool("pains", {
   name: "pains_check",
   title: "PAINS alerts (pan-assay interference)",
   description:
-    "Screen a molecule for the 480 PAINS assay-interference alerts (Baell & Holloway 2010; equal to RDKit's FilterCatalog PAINS). Use it to triage screening hits: an alert " +
-    "asks for orthogonal confirmation, it is no proof of interference. Returns passes, alert_count and each alert's name, family and matched atoms. For reactive or toxic groups use brenk_check.",
+    "Screen for the 480 PAINS assay-interference alerts (Baell 2010, RDKit FilterCatalog): passes, alert_count, each alert with its atoms. An alert asks for confirmation, not rejection.",
   familyDescription: "PAINS family: A, B or C (Baell & Holloway's frequency classes; A most frequent).",
 });

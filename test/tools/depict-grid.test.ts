@@ -13,7 +13,7 @@ import { GRID_MAX_PIXELS, alignToSmarts, cellDrawOptions, drawGrid } from "../..
 import { drawSvg, rasterise } from "../../src/domain/chem/depict.js";
 import { depictTool } from "../../src/tools/depict.js";
 import { EXTRA_CONTENT_KEY, type ContentBlock } from "../../src/contract/tool.js";
-import { MAX_RESPONSE_BYTES } from "../../src/contract/limits.js";
+import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../../src/contract/limits.js";
 import { createAjv, describeIssues } from "../../src/server/registry.js";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
@@ -291,14 +291,18 @@ test("grid limits: 49 entries refused by the schema; the other form's arguments,
     (e: unknown) =>
       e instanceof ToolError && e.code === "INVALID_ARGUMENTS" && e.details.reason === "grid_too_large" && e.details.max_pixels === GRID_MAX_PIXELS,
   );
-  // 48 drug-sized molecules with legends as SVG pass the response budget (it travels twice): a typed error pointing to PNG.
+  // 48 drug-sized molecules as SVG pass what a host takes (80,000 bytes a surface): a typed error pointing to PNG.
   assert.throws(
     () => depictTool.run({ smiles_list: SMILES, legends: NAMES, format: "svg" }, c),
     (e: unknown) =>
       e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && e.details.reason === "image_exceeds_response_limit" && /format png/.test(e.hint),
   );
-  const svg48 = depictTool.run({ smiles_list: SMILES, format: "svg" }, c) as Out;
-  assert.ok((svg48.byte_length as number) * 2 < MAX_RESPONSE_BYTES, `48 without legends fit as SVG (${String(svg48.byte_length)} bytes)`);
+  assert.throws(
+    () => depictTool.run({ smiles_list: SMILES, format: "svg" }, c),
+    (e: unknown) => e instanceof ToolError && e.code === "MOLECULE_TOO_LARGE" && (e.details.max_bytes as number) <= MAX_ANSWER_BYTES,
+  );
+  const svg4 = depictTool.run({ smiles_list: SMILES.slice(0, 4), format: "svg" }, c) as Out;
+  assert.ok((svg4.byte_length as number) < MAX_ANSWER_BYTES, `4 molecules fit as SVG (${String(svg4.byte_length)} bytes)`);
   // The domain checks the legends before it parses anything.
   assert.throws(() => drawGrid(c.rdkit, ["CCO"], { subWidth: 250, subHeight: 200, legends: [] }), /legends has 0 entries/);
 });
@@ -338,7 +342,8 @@ test("through McpServer, a grid is one image block after the JSON text block in 
   );
   assert.deepEqual(JSON.parse((modern.content[0] as { text: string }).text), modern.structuredContent);
   assert.equal(modern.structuredContent.count, 48);
-  assert.ok(Buffer.byteLength(JSON.stringify(modern)) < MAX_RESPONSE_BYTES, "the whole answer fits the response limit");
+  assert.ok(Buffer.byteLength(JSON.stringify(modern)) < MAX_RESPONSE_BYTES, "the whole answer, picture included, fits the response limit");
+  assert.ok(Buffer.byteLength(JSON.stringify(modern.structuredContent)) < MAX_ANSWER_BYTES, "the summary fits what a host takes");
   assert.deepEqual(ihdr(Buffer.from((modern.content[1] as { data: string }).data, "base64")), [1000, 2400]);
   const legacy = shapeOutcome("2024-11-05", outcome, info) as { content: ContentBlock[]; structuredContent?: unknown };
   assert.deepEqual(

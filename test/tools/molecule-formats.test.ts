@@ -5,6 +5,7 @@
  * name_to_smiles. Molblocks here are written by this process's own WASM RDKit (the native-RDKit comparison
  * over ~500 molecules is molblock-roundtrip.oracle.test.ts).
  */
+import { INSTRUCTIONS } from "../../src/server/server.js";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { McpServer } from "../../src/server/server.js";
@@ -86,7 +87,7 @@ test("a molblock (V2000, V3000) or CXSMILES gives its SMILES's answer, plus inpu
 test("a molblock entry of smiles_list is named in its item by its title, not echoed whole", async () => {
   const { v2000 } = molblocks("CCO");
   const titled = v2000.replace(/^[^\n]*/, "ethanol");
-  const answer = value(await call("parse_smiles", { smiles_list: [v2000, titled, "CCO", "C[C@H](F)Cl |&1:1|"], fields: ["smiles"] }));
+  const answer = value(await call("parse_smiles", { smiles_list: [v2000, titled, "CCO", "C[C@H](F)Cl |&1:1|"], fields: ["smiles"], echo_input: true }));
   const results = answer.results as Array<{ input: string; result: { smiles: string } }>;
   assert.deepEqual(
     results.map((r) => [r.input, r.result.smiles]),
@@ -193,7 +194,7 @@ test("sdf: one entry a record, input its title (or 'sdf record N'), its data ite
     "broken\n  no counts line\n\n$$$$\n" +
     sdfRecord("CC(=O)O", "acetic acid", { ID: "A3" });
   assert.equal(splitSdf(sdf).length, 4);
-  const answer = value(await call("calc_properties", { sdf }));
+  const answer = value(await call("calc_properties", { sdf, echo_input: true }));
   const results = answer.results as Array<Record<string, unknown>>;
   assert.deepEqual(answer.summary, { count: 4, succeeded: 3, failed: 1 });
   assert.deepEqual(
@@ -208,6 +209,17 @@ test("sdf: one entry a record, input its title (or 'sdf record N'), its data ite
   const single = value(await call("calc_properties", { smiles: "CCO" }));
   assert.deepEqual(results[0]!.result, { ...single, input_format: "molblock" });
   assert.equal((results[2]!.error as { code: string }).code, "INVALID_SMILES");
+  // Without echo_input a record keeps its title, not its data items (the caller holds its own file).
+  const plain = value(await call("calc_properties", { sdf }));
+  assert.deepEqual(
+    (plain.results as Array<Record<string, unknown>>).map((r) => [r.index, r.input, r.properties]),
+    [
+      [0, "ethanol", undefined],
+      [1, "sdf record 2", undefined],
+      [2, "broken", undefined],
+      [3, "acetic acid", undefined],
+    ],
+  );
   const trimmed = value(await call("calc_properties", { sdf, fields: ["mw"] }));
   assert.deepEqual((trimmed.results as Array<Record<string, unknown>>)[0]!.result, { mw: single.mw });
 });
@@ -230,13 +242,15 @@ test("sdf is exclusive with smiles and smiles_list, holds at most the tool's max
       assert.ok("sdf" in input, `${tool.name} takes sdf`);
     }
     if (tool.kind !== "chem" || !input.smiles) continue;
-    assert.match(input.smiles.description ?? "", /molblock/, `${tool.name}: the smiles description names molblocks`);
+    // The formats a molecule argument reads are said once, in the server instructions (every tool's tools/list bytes count).
+    assert.ok((input.smiles.description ?? "").length > 0, `${tool.name}: the smiles argument is described`);
     assert.equal(input.smiles.maxLength, 256 * 1024, tool.name);
     if (input.smiles1 === undefined) {
       const output = JSON.stringify(tool.outputSchema);
       assert.match(output, /"input_format"/, `${tool.name}: input_format in its output schema`);
     }
   }
+  assert.match(INSTRUCTIONS, /SMILES, CXSMILES or a molblock/);
   // 17, plus murcko_scaffold, druglikeness_filters and enumerate_stereoisomers (issue 16).
   assert.equal(listTools, 20);
 });
