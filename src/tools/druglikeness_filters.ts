@@ -14,7 +14,9 @@ function ruleSchema(key: string): JsonSchema {
     type: "object",
     description: `${rule.citation}: ${rule.criteria.map((c) => `${c.property} ${thresholdText(c)}`).join(", ")}.`,
     properties: {
-      pass: { type: "boolean", description: "Every criterion met." },
+      pass: { type: "boolean", description: "At most max_violations criteria not met (every criterion met, but one for Lipinski's rule of five)." },
+      violations: { type: "integer", minimum: 0, description: "Criteria not met." },
+      max_violations: { type: "integer", minimum: 1, description: "Violations the rule set allows, when not 0 (Lipinski: 1, as lipinski_check's passes_ro5)." },
       failed: { type: "array", items: { type: "string", enum: props }, description: "The properties outside their bounds (absent when none)." },
       values: {
         type: "object",
@@ -32,7 +34,7 @@ function ruleSchema(key: string): JsonSchema {
       },
       citation: { type: "string" },
     },
-    required: ["pass", "values", "thresholds", "citation"],
+    required: ["pass", "violations", "values", "thresholds", "citation"],
     additionalProperties: false,
   };
 }
@@ -49,8 +51,8 @@ export const druglikenessFiltersTool: ChemTool<SmilesParentArgs, DruglikenessRes
   outputSchema: {
     type: "object",
     properties: {
-      passed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets whose every criterion is met." },
-      failed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets with a criterion not met." },
+      passed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets passed (within their allowed violations)." },
+      failed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets not passed." },
       rules: {
         type: "object",
         description: `Each rule set by name. Properties: ${PROPERTY_NAMES.join(", ")}.`,

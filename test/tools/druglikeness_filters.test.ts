@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
+import { existsSync, readFileSync } from "node:fs";
 import { druglikenessFiltersTool } from "../../src/tools/druglikeness_filters.js";
+import { lipinskiCheckTool } from "../../src/tools/lipinski_check.js";
 import { DRUG_RULES, meets } from "../../src/domain/chem/druglikeness.js";
 
 const ctx = async () => ({ rdkit: await loadRDKit(), progress: () => {} });
@@ -67,4 +69,55 @@ test("druglikeness_filters: bounds are inclusive unless published strict (ro3 MW
     ),
     false,
   );
+});
+
+test("Lipinski's rule of five passes at most one violation (Lipinski et al. 1997: poor absorption when two parameters are out of range), as lipinski_check's passes_ro5", async () => {
+  const c = await ctx();
+  // Stearic acid: logP 6.3 and nothing else out of range.
+  const stearic = druglikenessFiltersTool.run({ smiles: "CCCCCCCCCCCCCCCCCC(=O)O" }, c);
+  assert.equal(stearic.rules.lipinski.pass, true);
+  assert.equal(stearic.rules.lipinski.violations, 1);
+  assert.equal(stearic.rules.lipinski.max_violations, 1);
+  assert.deepEqual(stearic.rules.lipinski.failed, ["logp"]);
+  assert.ok(stearic.passed.includes("lipinski"));
+  assert.equal(lipinskiCheckTool.run({ smiles: "CCCCCCCCCCCCCCCCCC(=O)O" }, c).passes_ro5, true);
+  // Two out of range (MW 621, logP 15.6): not passed.
+  const waxy = druglikenessFiltersTool.run({ smiles: "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC(=O)O" }, c);
+  assert.equal(waxy.rules.lipinski.pass, false);
+  assert.equal(waxy.rules.lipinski.violations, 2);
+  assert.ok(waxy.failed.includes("lipinski"));
+  // The other rule sets still allow none.
+  assert.equal(stearic.rules.egan.max_violations, undefined);
+  assert.equal(stearic.rules.egan.pass, stearic.rules.egan.violations === 0);
+});
+
+test("druglikeness_filters' Lipinski verdict equals lipinski_check's passes_ro5 on every molecule of RDKit's NCI set", async (t) => {
+  const nci = "/usr/share/RDKit/Data/NCI/first_5K.smi";
+  if (!existsSync(nci)) {
+    if (process.env.CHEMATIC_REQUIRE_ORACLES === "1") assert.fail(`${nci} is absent`);
+    return t.skip(`${nci} is absent (RDKit's data files)`);
+  }
+  const c = await ctx();
+  const smiles = readFileSync(nci, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .slice(0, 1500)
+    .map((l) => l.split(/\s+/)[0]!);
+  let compared = 0;
+  let oneViolation = 0;
+  for (const s of smiles) {
+    let filters: ReturnType<typeof druglikenessFiltersTool.run>;
+    let check: ReturnType<typeof lipinskiCheckTool.run>;
+    try {
+      filters = druglikenessFiltersTool.run({ smiles: s }, c);
+      check = lipinskiCheckTool.run({ smiles: s }, c);
+    } catch {
+      continue;
+    }
+    compared++;
+    if (filters.rules.lipinski.violations === 1) oneViolation++;
+    assert.equal(filters.rules.lipinski.pass, check.passes_ro5, s);
+    assert.equal(filters.rules.lipinski.violations, check.violations, s);
+  }
+  assert.ok(compared > 1400 && oneViolation > 10, `${compared} compared, ${oneViolation} with one violation`);
 });

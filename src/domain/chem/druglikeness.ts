@@ -33,6 +33,12 @@ export interface RuleSet {
   criteria: readonly Criterion[];
   /** Lipinski's donors and acceptors are the paper's NH+OH and N+O counts. */
   lipinskiCounts?: boolean;
+  /**
+   * Criteria a molecule may fail and still pass the rule set (default 0). Lipinski's rule of five flags poor
+   * absorption "when two parameters are out of range" (Lipinski et al. 1997), so one violation still passes, as
+   * lipinski_check's passes_ro5 and SwissADME's Lipinski filter have it.
+   */
+  maxViolations?: number;
 }
 
 export const DRUG_RULE_KEYS = ["lipinski", "veber", "egan", "ghose", "muegge", "ro3"] as const;
@@ -45,6 +51,7 @@ export const DRUG_RULES: readonly RuleSet[] = [
     key: "lipinski",
     citation: "Lipinski et al., Adv. Drug Deliv. Rev. 1997, 23, 3-25",
     lipinskiCounts: true,
+    maxViolations: 1,
     criteria: [
       { property: "mw", max: 500 },
       { property: "logp", max: 5 },
@@ -168,7 +175,12 @@ export function drugValues(d: RDKitDescriptors, carbons: number): DrugValues {
 const DIGITS: Partial<Record<DrugProperty, number>> = { mw: 2, tpsa: 2, logp: 3, mr: 3 };
 
 export interface RuleResult {
+  /** At most the rule set's allowed violations (none, but one for Lipinski's rule of five). */
   pass: boolean;
+  /** How many criteria are not met. */
+  violations: number;
+  /** How many the rule set allows (present when not 0: Lipinski's 1). */
+  max_violations?: number;
   /** The properties outside their bounds (absent when none). */
   failed?: DrugProperty[];
   values: Partial<Record<DrugProperty, number>>;
@@ -193,7 +205,16 @@ export function evaluateRule(v: DrugValues, rule: RuleSet): RuleResult {
     thresholds[c.property] = thresholdText(c);
     if (!meets(c, value)) failed.push(c.property);
   }
-  return { pass: failed.length === 0, ...(failed.length > 0 ? { failed } : {}), values, thresholds, citation: rule.citation };
+  const allowed = rule.maxViolations ?? 0;
+  return {
+    pass: failed.length <= allowed,
+    violations: failed.length,
+    ...(allowed > 0 ? { max_violations: allowed } : {}),
+    ...(failed.length > 0 ? { failed } : {}),
+    values,
+    thresholds,
+    citation: rule.citation,
+  };
 }
 
 export interface DruglikenessResult {
