@@ -12,18 +12,18 @@
  *
  * The projection, node by node:
  * - at the top, only type, properties, required, additionalProperties, description, title and $schema;
- * - a node that is a choice (anyOf/oneOf without a type of its own) shows its richest alternative (an object,
- *   else an array, else the first), under the node's own description, which names the other forms;
+ * - a node that is a choice (anyOf/oneOf without a type of its own) shows its first alternative, under the
+ *   node's own description, which names the other forms (a tool lists first the form a model should use);
  * - a list of types shows its first non-null type;
- * - enum stays on strings only (the allowed numbers are said in the description);
+ * - enum and const stay on strings only (the allowed numbers are said in the description);
  * - what only validation needs is left out, since every byte here is read by the model on every request: string
- *   lengths and patterns, uniqueItems, examples (the server still refuses a call that breaks them, naming the
+ *   lengths and patterns, minItems, uniqueItems, examples (the server still refuses a call that breaks them, naming the
  *   argument and the rule).
  */
 import type { JsonSchema } from "../contract/tool.js";
 
 /** Keywords the server validates but the model does not need to read (see the module comment). */
-const VALIDATION_ONLY_KEYS = new Set(["minLength", "maxLength", "pattern", "uniqueItems", "examples"]);
+const VALIDATION_ONLY_KEYS = new Set(["minLength", "maxLength", "minItems", "pattern", "uniqueItems", "examples"]);
 
 const TOP_LEVEL_KEYS = new Set(["type", "properties", "required", "additionalProperties", "description", "title", "$schema"]);
 
@@ -31,10 +31,9 @@ function isSchema(value: unknown): value is JsonSchema {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** The alternative a choice shows: an object, else an array, else the first. */
+/** The alternative a choice shows: its first that is not null. */
 function shownAlternative(alternatives: readonly unknown[]): JsonSchema | undefined {
-  const schemas = alternatives.filter(isSchema).filter((a) => a.type !== "null");
-  return schemas.find((a) => a.type === "object") ?? schemas.find((a) => a.type === "array") ?? schemas[0];
+  return alternatives.filter(isSchema).find((a) => a.type !== "null");
 }
 
 /** One node of the projection (see the module comment). */
@@ -60,7 +59,11 @@ function projectNode(node: JsonSchema): JsonSchema {
       out[key] = value;
     }
   }
-  if ("enum" in out && out.type !== undefined && out.type !== "string") delete out.enum;
+  // Gemini takes enum on strings only, and converters turn const into a one-value enum (@ai-sdk/google does).
+  if (out.type !== undefined && out.type !== "string") {
+    delete out.enum;
+    delete out.const;
+  }
   return out;
 }
 

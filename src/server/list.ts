@@ -56,13 +56,13 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         maxItems,
         items: { type: "string" },
-        description: "Instead of smiles: a list of molecules.",
+        description: "Or a list of molecules.",
       },
       sdf: {
         type: "string",
         minLength: 1,
         maxLength: MAX_STRING_BYTES,
-        description: "Instead of smiles: SDF text.",
+        description: "Or SDF text.",
       },
       fields: {
         type: "array",
@@ -71,7 +71,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         items: { type: "string", enum: resultKeys },
         description: "Result keys to keep (lists).",
       },
-      echo_input: { type: "boolean", default: false, description: "Repeat each entry in its result (lists)." },
+      echo_input: { type: "boolean", description: "Repeat entries in results (lists)." },
     },
     // A tool with a canvas form (ChemTool.mainForm) takes canvas_id in place of a molecule or a list.
     oneOf: [

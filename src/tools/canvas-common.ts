@@ -23,7 +23,7 @@ export function canvasIdProperty(): JsonSchema {
     type: "string",
     maxLength: CANVAS_ID_ARGUMENT_MAX_LENGTH,
     pattern: `^\\s*${CANVAS_ID_PATTERN.slice(1, -1)}\\s*$`,
-    description: "The canvas_id chembl_get_bioactivities returned when it staged a view (cv_, the replica's name, _, then 28 characters).",
+    description: "The canvas.",
     "x-mcp-header": CANVAS_ID_HEADER,
   };
 }

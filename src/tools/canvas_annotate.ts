@@ -326,20 +326,22 @@ export function planColumns(columns: readonly ColumnRequest[]): { columns: Annot
   return { columns: out, kinds };
 }
 
+// The object first: what tools/list shows hosts (server/host-schema.ts), since only it carries as, query_smiles
+// and smarts; a bare kind name is accepted too.
 const KIND_ITEM: JsonSchema = {
   anyOf: [
-    { type: "string", enum: ANNOTATION_KINDS },
     {
       type: "object",
       properties: {
         kind: { type: "string", enum: ANNOTATION_KINDS, description: "The kind (as in the string form)." },
-        as: { type: "string", minLength: 1, maxLength: 63, description: "The column's name (required for ecfp4_similarity and substructure_matches)." },
+        as: { type: "string", minLength: 1, maxLength: 63, description: "Column name (needed for similarity and substructure)." },
         query_smiles: { type: "string", minLength: 1, maxLength: 10_000, description: "ecfp4_similarity: the query molecule." },
         smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "substructure_matches: the pattern." },
       },
       required: ["kind"],
       additionalProperties: false,
     },
+    { type: "string", enum: ANNOTATION_KINDS },
   ],
 };
 
@@ -350,29 +352,25 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
     name: "canvas_annotate",
     title: "Canvas: chemistry as columns",
     description:
-      "Adds computed columns to a canvas table from its SMILES column, each value equal to the single-molecule tool's: mw, exact_mass, logp, tpsa, hbd, hba, " +
-      "rotatable_bonds, heavy_atom_count, formula, qed, sa_score, lipinski_violations, pains (pains_count, pains_names), brenk (brenk_count, brenk_names), " +
-      "murcko_scaffold, generic_scaffold, inchikey, canonical_smiles, boiled_egg_gi, boiled_egg_bbb, esol_logs, and with an `as` name ecfp4_similarity (query_smiles) " +
-      "and substructure_matches (smarts). Then filter and rank with chembl_dataframe_query. A big table is done in steps: complete: false means call again with the " +
-      "same arguments to continue. Rows whose SMILES does not parse get NULLs (invalid_smiles_rows).",
+      "Add computed columns (properties, alerts, scaffolds, InChIKey, similarity, substructure counts...) to a canvas table, equal to the single-molecule tools; complete: false means call again.",
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
       properties: {
         canvas_id: canvasIdProperty(),
-        table: { type: "string", minLength: 1, maxLength: 63, description: "The table to annotate (chembl_dataframe_describe lists them)." },
+        table: { type: "string", minLength: 1, maxLength: 63, description: "The table." },
         smiles_column: {
           type: "string",
           minLength: 1,
           maxLength: 63,
-          description: "The column holding SMILES (default smiles; canonical_smiles on a staged ChEMBL bioactivity table).",
+          description: "The SMILES column (default smiles).",
         },
         columns: {
           type: "array",
           minItems: 1,
           maxItems: 32,
           items: KIND_ITEM,
-          description: "The columns wanted: kinds, or {kind, as, query_smiles | smarts}.",
+          description: "Kinds, or {kind, as, query_smiles | smarts}.",
         },
       },
       required: ["canvas_id", "table", "columns"],

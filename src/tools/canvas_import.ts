@@ -191,22 +191,18 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
     name: "canvas_import",
     title: "Canvas: import molecules as a table",
     description:
-      "Puts a molecule set on a canvas as a SQL table (a new canvas when canvas_id is omitted): from smiles_list, sdf text (each data tag a column " +
-      "named as the tag) or csv text (smiles_column, optional id_column; the other columns kept), up to 10,000 records a call; mode append adds " +
-      "further calls' records. Each row keeps row_id, input (an SDF record's title) and gets RDKit canonical smiles, or an error code. Data columns " +
-      "are typed (integers BIGINT, numbers DOUBLE, else VARCHAR; empty NULL). Query it with chembl_dataframe_query, join it with staged bioactivities " +
-      "on smiles. path reads a .smi/.csv/.sdf/.sdf.gz file inside CHEMATIC_IMPORT_DIR when the operator set it.",
+      "Put a molecule set on a canvas as a SQL table, from smiles_list, SDF or CSV text, or a file under CHEMATIC_IMPORT_DIR (path): each row gets RDKit's canonical smiles and the data columns.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
       properties: {
-        canvas_id: { ...canvasIdProperty(), description: "The canvas to add the table to; omit to mint a new one (the answer names it)." },
+        canvas_id: { ...canvasIdProperty(), description: "The canvas; omit for a new one." },
         table: { type: "string", maxLength: 63, pattern: "^[a-z][a-z0-9_]{0,62}$", default: "library", description: "Table name (default library)." },
         mode: {
           type: "string",
           enum: ["create", "append"],
           default: "create",
-          description: "create (default) makes a new table (an existing name is refused); append adds rows to a table canvas_import made.",
+          description: "create a table, or append to one.",
         },
         smiles_list: {
           type: "array",
@@ -216,8 +212,8 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
           description: "SMILES strings.",
         },
         sdf: { type: "string", minLength: 1, maxLength: MAX_STRING_BYTES, description: "SDF text (records ending $$$$)." },
-        csv: { type: "string", minLength: 1, maxLength: MAX_STRING_BYTES, description: "CSV text with a header line (comma, tab or semicolon)." },
-        path: { type: "string", minLength: 1, maxLength: 1024, description: "A file inside CHEMATIC_IMPORT_DIR, relative to it (.smi, .csv, .sdf, .sdf.gz)." },
+        csv: { type: "string", minLength: 1, maxLength: MAX_STRING_BYTES, description: "CSV text with a header." },
+        path: { type: "string", minLength: 1, maxLength: 1024, description: "A .smi, .csv, .sdf(.gz) file in CHEMATIC_IMPORT_DIR." },
         smiles_column: { type: "string", minLength: 1, maxLength: 200, default: "smiles", description: "With csv: the SMILES column (default smiles)." },
         id_column: { type: "string", minLength: 1, maxLength: 200, description: "With csv: a column kept as id." },
       },

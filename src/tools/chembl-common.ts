@@ -135,7 +135,7 @@ export function fieldsProperty(all: readonly string[], defaults: readonly string
     maxItems: all.length + 1,
     uniqueItems: true,
     items: { type: "string", enum: [...all, "all"] },
-    description: `Columns beyond the ${defaults.length} default ones, e.g. ${examples}; ["all"] for every column.`,
+    description: `Extra columns, e.g. ${examples}; ["all"] for every one.`,
   };
 }
 

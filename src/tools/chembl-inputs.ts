@@ -23,9 +23,10 @@ export function chemblIdProperty(description: string): JsonSchema {
 export function chemblIdListProperty(description: string): JsonSchema {
   return {
     description,
+    // The list first: what tools/list shows hosts (server/host-schema.ts); a lone string is accepted too.
     anyOf: [
-      { type: "string", maxLength: 40, pattern: CHEMBL_ID_OR_BLANK_PATTERN },
       { type: "array", maxItems: ID_LIST_CEILING, items: { type: "string", maxLength: 40, pattern: CHEMBL_ID_OR_BLANK_PATTERN } },
+      { type: "string", maxLength: 40, pattern: CHEMBL_ID_OR_BLANK_PATTERN },
     ],
   };
 }
@@ -85,7 +86,7 @@ export function cursorProperty(): JsonSchema {
   return {
     type: "string",
     maxLength: CURSOR_MAX_LENGTH,
-    description: "nextCursor from the previous page of the same query, to continue where it ended. Omit for the first page.",
+    description: "nextCursor of the previous page.",
   };
 }
 

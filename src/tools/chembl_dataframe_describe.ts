@@ -79,10 +79,7 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
     toolset: "canvas",
     name: "chembl_dataframe_describe",
     title: "ChEMBL: describe a canvas",
-    description:
-      "Lists a canvas's tables (staged by chembl_get_bioactivities, or imported by canvas_import) and their columns, to read before querying them with " +
-      "chembl_dataframe_query. For each table: the columns with their DuckDB types and meaning, the row count, and where it came from (potency view, " +
-      "filters, the view's total, whether the row cap or the time budget truncated it, the ChEMBL release and licence; for an import, its sources).",
+    description: "List a canvas's tables with their columns (types, meanings), row counts and provenance, before querying them.",
     annotations: CANVAS_READ_ANNOTATIONS,
     inputSchema: {
       type: "object",

@@ -38,10 +38,7 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
     toolset: "canvas",
     name: "chembl_dataframe_drop",
     title: "ChEMBL: drop a staged table",
-    description:
-      "Frees a table early: drops one table (bioactivities, bioactivities_null_potency, or one canvas_import made) from a canvas, or, with table omitted, the " +
-      "whole canvas (its canvas_id then answers CANVAS_NOT_FOUND). Canvases also expire by themselves after 30 minutes idle; use this when " +
-      "you are done with a large table and the server is busy.",
+    description: "Drop one table of a canvas, or the whole canvas, to free room before its idle expiry.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: true },
     inputSchema: {
       type: "object",

@@ -1,6 +1,6 @@
 import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
 import { arr, int, markdownContent, nstr, obj, str } from "./chembl-common.js";
-import { CANVAS_DEFAULTS, getCanvasManager, type CanvasManager, type QueryResult } from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager, type QueryResult } from "../domain/canvas/canvas.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
 import type { JsonValue } from "../domain/canvas/values.js";
@@ -64,11 +64,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
     name: "chembl_dataframe_query",
     title: "ChEMBL: SQL over a canvas",
     description:
-      "Runs one read-only SQL query (SELECT, or WITH followed by SELECT; DuckDB dialect) over a canvas's tables: the bioactivities chembl_get_bioactivities staged " +
-      "(bioactivities, bioactivities_null_potency) and molecule sets canvas_import made (see chembl_dataframe_describe for columns); join them on smiles = canonical_smiles. Use it to rank, group, count and join thousands " +
-      "of measurements without reading them all: e.g. the best pchembl_value per parent_molecule_chembl_id within one standard_type. " +
-      "Only the canvas's own tables are readable: no files, no settings, no writes, one statement. Output is capped (max_rows, 128 KB) " +
-      `and says truncated; a query runs at most ${CANVAS_DEFAULTS.queryTimeoutMs / 1000} s. Values: BIGINT beyond 2^53 and non-finite numbers come back as strings.`,
+      "Run one read-only DuckDB SELECT over a canvas's tables (staged bioactivities, imported sets, staged answers) to rank, group, count and join without reading every row. Capped rows, 15 s.",
     annotations: CANVAS_READ_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -79,13 +75,13 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
           minLength: 1,
           maxLength: MAX_SQL_LENGTH,
           description:
-            "Exactly one SELECT or WITH statement over the staged tables, e.g. SELECT parent_molecule_chembl_id, max(pchembl_value) AS best FROM bioactivities WHERE standard_type = 'IC50' GROUP BY 1 ORDER BY best DESC LIMIT 20",
+            "One SELECT or WITH, e.g. SELECT parent_molecule_chembl_id, max(pchembl_value) FROM bioactivities WHERE standard_type = 'IC50' GROUP BY 1",
         },
         max_rows: {
           type: "integer",
           minimum: 1,
           maximum: MAX_QUERY_ROWS,
-          description: `Rows to return at most, 1 to ${MAX_QUERY_ROWS} (default ${DEFAULT_QUERY_ROWS}); aggregate or add LIMIT for big tables.`,
+          description: `Most rows returned (default ${DEFAULT_QUERY_ROWS}).`,
         },
       },
       required: ["canvas_id", "sql"],

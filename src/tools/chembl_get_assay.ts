@@ -1,4 +1,4 @@
-import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
+import { chemblIdList, chemblIdListProperty } from "./chembl-inputs.js";
 import { mdInline, mdSource, mdSparseTable } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
@@ -94,7 +94,7 @@ export function renderAssays(r: AssayResult): string {
 const ASSAY_SCHEMA = rowObj("One assay.", {
   assay_chembl_id: nstr("ChEMBL assay ID."),
   description: nstr("What was measured, as curated."),
-  assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
+  assay_type: nstr("B binding, F functional, A ADMET, T tox, P phys-chem, U."),
   assay_type_description: nstr("The assay type in words."),
   assay_category: nstr("Category (e.g. screening, confirmatory), or null."),
   assay_test_type: nstr("In vitro, In vivo, Ex vivo, or null."),
@@ -146,17 +146,13 @@ export function createChemblGetAssayTool(service: () => ChemblService = getChemb
     name: "chembl_get_assay",
     title: "ChEMBL: assays",
     description:
-      "Assay provenance behind bioactivity rows, for one assay or a shortlist: type, format, target with ChEMBL's 0-9 confidence score, " +
-      "organism, strain, tissue, cell type, the variant tested, parameters and the source document. Give assay_chembl_ids from " +
-      `chembl_get_bioactivities rows (a lone string or a list of up to ${ID_LIST_CEILING}, any case); the first ${ID_LOOKUP_CAP} distinct ` +
-      "IDs are looked up in one request, the rest come back in deferred_ids (call again with them), and IDs ChEMBL does not hold in " +
-      "not_found_ids.",
+      "Assay details behind bioactivity rows (up to 1000 IDs; 100 a call, the rest in deferred_ids): type, target and confidence score, organism, tissue, cell, variant, parameters, document.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
-        assay_chembl_ids: chemblIdListProperty(`ChEMBL assay IDs (CHEMBL674637), a list of 1 to ${ID_LIST_CEILING} or one string, any case.`),
-        assay_chembl_id: chemblIdListProperty("Alias of assay_chembl_ids (one ID or a list)."),
+        assay_chembl_ids: chemblIdListProperty("Assay IDs (CHEMBL674637), a list or one."),
+        assay_chembl_id: chemblIdListProperty("Alias of assay_chembl_ids."),
       },
       additionalProperties: false,
     },

@@ -110,7 +110,7 @@ const ACTIVITY_PROPERTIES: Record<string, JsonSchema> = {
   target_organism: nstr("Target organism (null for non-protein targets)."),
   target_tax_id: nint("Target taxonomy ID."),
   assay_chembl_id: nstr("The assay (chembl_get_assay)."),
-  assay_type: nstr("B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified."),
+  assay_type: nstr("B binding, F functional, A ADMET, T tox, P phys-chem, U."),
   assay_description: nstr("Assay description."),
   assay_variant_mutation: nstr("Mutation of the target variant tested (e.g. T790M), or null for wild type / unrecorded."),
   assay_variant_accession: nstr("UniProt accession of that variant."),
@@ -244,47 +244,41 @@ export function createChemblGetBioactivitiesTool(
     name: "chembl_get_bioactivities",
     title: "ChEMBL: bioactivities",
     description:
-      "Bioactivity measurements for a molecule, a target, or the pair. potency_view potency_ranked (default) holds the rows with a pchembl_value, best first; null_potency exactly " +
-      "the others (inactive, censored, percent inhibition): read both before calling a compound inactive or selective. Compare pchembl_value within one standard_type only. " +
-      "include_alternate_forms widens a molecule to its family; variant keeps wild_type or one mutation. A view larger than one page is staged whole on a canvas: the answer shows " +
-      "the first rows and names canvas_id and table_name for chembl_dataframe_query. Rows carry assay and document IDs (chembl_get_assay, chembl_get_documents).",
+      "Bioactivity measurements of a molecule, a target or the pair: potency_ranked (with pchembl_value, best first) or null_potency (the rest). A view larger than a page is staged whole on a canvas (canvas_id, table_name).",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
-        molecule_chembl_id: chemblIdProperty("The compound (CHEMBL25), any case. Give it, target_chembl_id, or both."),
-        target_chembl_id: chemblIdProperty("The target (CHEMBL203, from chembl_search_targets), any case."),
+        molecule_chembl_id: chemblIdProperty("The compound (CHEMBL25); this, the target, or both."),
+        target_chembl_id: chemblIdProperty("The target (CHEMBL203)."),
         potency_view: {
           type: "string",
           enum: ["potency_ranked", "null_potency", ""],
-          description: "potency_ranked (default): rows with a pchembl_value, highest first. null_potency: exactly the rows without one, by activity_id.",
+          description: "potency_ranked (default) or null_potency (rows without pchembl_value).",
         },
-        standard_type: textProperty("Measurement type, any case: IC50, Ki, Kd, EC50, Inhibition, ...", 60),
+        standard_type: textProperty("IC50, Ki, Kd, EC50...", 60),
         pchembl_value_min: {
           type: "number",
           minimum: 0,
           maximum: 15,
-          description: "potency_ranked only: keep rows with pchembl_value at least this (6 = 1 µM, 7 = 100 nM).",
+          description: "Minimum pchembl_value (6 = 1 µM).",
         },
         assay_type: {
           type: "string",
           enum: ["B", "F", "A", "T", "P", "U", ""],
-          description: "B binding, F functional, A ADMET, T toxicity, P physicochemical, U unclassified.",
+          description: "B binding, F functional, A ADMET, T tox, P phys-chem, U.",
         },
-        organism: textProperty("Target organism, exact name in any case (Homo sapiens).", 120),
-        variant: textProperty(
-          "wild_type keeps measurements on assays with no recorded variant; a mutation as ChEMBL writes it (T790M, or L858R,T790M for a double mutant) keeps that one; omit for all.",
-          200,
-        ),
+        organism: textProperty("Target organism (Homo sapiens).", 120),
+        variant: textProperty("wild_type, or a mutation (T790M; L858R,T790M).", 200),
         include_alternate_forms: {
           type: "boolean",
-          description: "With molecule_chembl_id: include the measurements of every form of its family (the parent, salts, hydrates), not only that form's.",
+          description: "Include the molecule's parent, salts and hydrates.",
         },
         limit: {
           type: "integer",
           minimum: 1,
           maximum: MAX_INLINE_ACTIVITIES,
-          description: `Rows per page, 1 to ${MAX_INLINE_ACTIVITIES} (default 25, or the server's CHEMBL_DEFAULT_LIMIT).`,
+          description: "Rows per page (default 25).",
         },
         cursor: cursorProperty(),
         fields: fieldsProperty(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, "assay_description, target_pref_name, ligand_efficiency"),
@@ -293,8 +287,7 @@ export function createChemblGetBioactivitiesTool(
           maxLength: CANVAS_ID_ARGUMENT_MAX_LENGTH,
           pattern: CANVAS_ID_OR_BLANK_PATTERN,
           "x-mcp-header": CANVAS_ID_HEADER,
-          description:
-            "A canvas_id from an earlier answer: stage this view on that canvas (replacing the same view's table, leaving the other view's) so both views can be joined in one SQL query. Omit to stage on a new canvas when the view spills.",
+          description: "Stage on this canvas (to join both views).",
         },
       },
       additionalProperties: false,

@@ -1,4 +1,4 @@
-import { chemblIdList, chemblIdListProperty, ID_LIST_CEILING } from "./chembl-inputs.js";
+import { chemblIdList, chemblIdListProperty } from "./chembl-inputs.js";
 import { NO_LINE, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
@@ -98,17 +98,13 @@ export function createChemblGetDocumentsTool(service: () => ChemblService = getC
     name: "chembl_get_documents",
     title: "ChEMBL: documents",
     description:
-      "The publication, patent or dataset behind a bioactivity row's or an assay's document_chembl_id, for one document or a shortlist: " +
-      "title, authors, journal, year, volume and pages, PubMed ID, DOI, patent number and the abstract (cut at about " +
-      `${MAX_ABSTRACT_CHARS} characters). Give document_chembl_ids (a lone string or a list of up to ${ID_LIST_CEILING}, any case); the ` +
-      `first ${ID_LOOKUP_CAP} distinct IDs are looked up in one request, the rest come back in deferred_ids, and IDs ChEMBL does not ` +
-      "hold in not_found_ids. Follow the PMID or DOI in a literature tool.",
+      "The publications, patents or datasets behind document IDs (up to 1000; 100 a call, the rest in deferred_ids): title, authors, journal, year, PubMed ID, DOI, abstract.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
-        document_chembl_ids: chemblIdListProperty(`ChEMBL document IDs (CHEMBL1137930), a list of 1 to ${ID_LIST_CEILING} or one string, any case.`),
-        document_chembl_id: chemblIdListProperty("Alias of document_chembl_ids (one ID or a list)."),
+        document_chembl_ids: chemblIdListProperty("Document IDs (CHEMBL1137930), a list or one."),
+        document_chembl_id: chemblIdListProperty("Alias of document_chembl_ids."),
       },
       additionalProperties: false,
     },

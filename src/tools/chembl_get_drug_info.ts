@@ -233,16 +233,12 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
     name: "chembl_get_drug_info",
     title: "ChEMBL: drug information",
     description:
-      "Drug pharmacology for one molecule: mechanisms of action with their targets, clinical indications (MeSH/EFO with the phase " +
-      "reached for each), and withdrawal and black-box warnings, read across the molecule's family (its parent and that parent's salts " +
-      "and alternate forms, where ChEMBL files them), beside the queried form's own max_phase and first_approval (never borrowed from " +
-      "the family). withdrawn and black_box_warning are true when any form or warning says so: a withdrawn drug keeps max_phase 4. " +
-      "Each section says complete, truncated or failed (a failed section is absent, not empty).",
+      "Drug pharmacology of a molecule across its family: mechanisms of action with targets, clinical indications with phases, withdrawal and black-box warnings, max_phase and first approval.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
-        molecule_chembl_id: chemblIdProperty("The drug, salt or parent (CHEMBL25), any case; from chembl_search_molecules."),
+        molecule_chembl_id: chemblIdProperty("The molecule (CHEMBL25)."),
       },
       required: ["molecule_chembl_id"],
       additionalProperties: false,

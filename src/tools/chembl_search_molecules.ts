@@ -123,12 +123,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
     name: "chembl_search_molecules",
     title: "ChEMBL: search molecules",
     description:
-      "Find compounds in ChEMBL, the entry point to its data. search_type name (the default) takes a name or synonym, a ChEMBL ID or an " +
-      "InChIKey in `query`; exact, similarity and substructure take a SMILES in `smiles` (checked locally first, so a broken SMILES fails " +
-      "fast as INVALID_STRUCTURE). max_phase_min (e.g. 4 for approved drugs) applies to every search type. Each row names its family " +
-      "parent_chembl_id (a salt points to its parent: merge data on it), max_phase, structure and key properties. total_count is " +
-      "flagged totalCountCapped at ChEMBL's ceilings (10,000 name hits, 30,000 substructure hits). Page with nextCursor. " +
-      "Next: chembl_get_bioactivities or chembl_get_drug_info with a molecule_chembl_id.",
+      "Find compounds in ChEMBL by name, synonym, ChEMBL ID or InChIKey (query), or by structure (smiles: exact, similarity, substructure). Rows: molecule_chembl_id, parent_chembl_id, max_phase, structure, key properties.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -136,32 +131,31 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         query: {
           type: "string",
           maxLength: 500,
-          description: "For search_type name: a name or synonym (aspirin, Gleevec), a ChEMBL ID (CHEMBL25, any case) or a standard InChIKey.",
+          description: "Name, synonym, ChEMBL ID (CHEMBL25) or InChIKey.",
         },
         smiles: {
           type: "string",
           maxLength: 4000,
-          description: "For exact, similarity and substructure searches: the query structure as SMILES. Given alone, the search is exact.",
+          description: "Structure for exact (default), similarity or substructure search.",
         },
         search_type: {
           type: "string",
           enum: ["name", "exact", "similarity", "substructure", ""],
-          description:
-            "name (default with query), exact (the same compound, whatever SMILES form; default with smiles), similarity (Tanimoto, see similarity_threshold) or substructure.",
+          description: "Default: name with query, exact with smiles.",
         },
         similarity_threshold: {
           type: "integer",
           minimum: 40,
           maximum: 100,
-          description: "Similarity search: minimum similarity in percent, 40 to 100 (default 70).",
+          description: "Minimum similarity, percent (default 70).",
         },
         max_phase_min: {
           type: "number",
           minimum: 0,
           maximum: 4,
-          description: "Keep molecules whose max_phase is at least this: 4 approved, 3, 2, 1, 0.5 (early phase 1). Applies to every search type.",
+          description: "Minimum max_phase (4 approved).",
         },
-        limit: { type: "integer", minimum: 1, maximum: 100, description: "Molecules per page, 1 to 100 (default 25, or the server's CHEMBL_DEFAULT_LIMIT)." },
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Rows per page (default 25)." },
         cursor: cursorProperty(),
         fields: fieldsProperty(MOLECULE_FIELDS, DEFAULT_MOLECULE_FIELDS, "alogp, psa, hba, hbd, qed_weighted, full_molformula"),
       },

@@ -101,22 +101,18 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
     name: "chembl_search_targets",
     title: "ChEMBL: search targets",
     description:
-      "Resolve a protein, gene symbol or UniProt accession to the ChEMBL target ID that chembl_get_bioactivities needs. `query` takes a " +
-      "target name fragment (kinase, dopamine receptor), a UniProt accession (P00533) or a target ID (CHEMBL203); a one-word query that " +
-      "matches no name is retried as a gene symbol (EGFR). gene_symbol, accession, organism (e.g. Homo sapiens) and target_type " +
-      "(SINGLE PROTEIN for one protein; complexes and families hold the same protein too) narrow it. Each row lists its components " +
-      "with accessions and gene symbols. Page with nextCursor.",
+      "Find the ChEMBL target ID of a protein, gene symbol or UniProt accession (what chembl_get_bioactivities needs); rows list components with accessions and gene symbols.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
-        query: textProperty("A target name fragment (case-insensitive), a UniProt accession or a ChEMBL target ID.", 200),
-        gene_symbol: textProperty("A gene symbol, matched exactly but in any case (EGFR, KCNH2).", 40),
+        query: textProperty("Target name fragment, UniProt accession or target ID.", 200),
+        gene_symbol: textProperty("Gene symbol (EGFR).", 40),
         accession: textProperty("A UniProt accession (P00533).", 20),
         target_chembl_id: chemblIdProperty("A ChEMBL target ID (CHEMBL203), any case."),
-        organism: textProperty("Organism, exact name in any case (Homo sapiens, Rattus norvegicus).", 120),
-        target_type: textProperty("ChEMBL target type, e.g. SINGLE PROTEIN, PROTEIN COMPLEX, PROTEIN FAMILY, CELL-LINE, ORGANISM.", 60),
-        limit: { type: "integer", minimum: 1, maximum: 100, description: "Targets per page, 1 to 100 (default 25, or the server's CHEMBL_DEFAULT_LIMIT)." },
+        organism: textProperty("Organism (Homo sapiens).", 120),
+        target_type: textProperty("Target type, e.g. SINGLE PROTEIN.", 60),
+        limit: { type: "integer", minimum: 1, maximum: 100, description: "Rows per page (default 25)." },
         cursor: cursorProperty(),
       },
       additionalProperties: false,

@@ -46,7 +46,7 @@ export interface SmilesParentArgs {
 export const PARENT_PROPERTY: JsonSchema = {
   type: "boolean",
   default: false,
-  description: "Compute on the standardised parent (salts stripped).",
+  description: "Use the salt-stripped parent.",
 };
 
 /** The input schema of a per-molecule tool: one molecule, and `parent`. */

@@ -55,15 +55,14 @@ function moljsonOutline(): JsonSchema {
   };
 }
 
-/** The argument accepts MolJSON as an object (outlined) or as a JSON string. */
-function moljsonArgument(description: string): JsonSchema {
-  return {
-    description,
-    anyOf: [
-      moljsonOutline(),
-      { type: "string", minLength: 2, maxLength: MAX_STRING_BYTES, description: "MolJSON serialised as a JSON string (at most 256 KiB)." },
-    ],
-  };
+/**
+ * The argument accepts MolJSON as an object (outlined) or as a JSON string. `shown` is the form tools/list
+ * shows hosts (the first alternative, server/host-schema.ts): the reference's `json` as a string, `moljson` as
+ * the outlined object, so the outline is not sent twice.
+ */
+function moljsonArgument(description: string, shown: "object" | "string"): JsonSchema {
+  const text: JsonSchema = { type: "string", minLength: 2, maxLength: MAX_STRING_BYTES, description: "MolJSON serialised as a JSON string (at most 256 KiB)." };
+  return { description, anyOf: shown === "object" ? [moljsonOutline(), text] : [text, moljsonOutline()] };
 }
 
 export const moljsonToSmilesTool: ChemTool<Args> = {
@@ -77,8 +76,8 @@ export const moljsonToSmilesTool: ChemTool<Args> = {
   inputSchema: {
     type: "object",
     properties: {
-      json: moljsonArgument("MolJSON, as an object or a JSON string (or use moljson)."),
-      moljson: moljsonArgument("MolJSON, as an object or a JSON string (or use json)."),
+      json: moljsonArgument("MolJSON as a JSON string, or an object as in moljson.", "string"),
+      moljson: moljsonArgument("MolJSON as an object, or a JSON string as in json.", "object"),
     },
     additionalProperties: false,
   },
