@@ -23,8 +23,11 @@ export interface DataframeQueryResult extends Omit<QueryResult, "rows"> {
 
 export const MAX_QUERY_ROWS = 1000;
 export const DEFAULT_QUERY_ROWS = 200;
-/** Output bytes of the rows (JSON): the markdown twin can double them, and both travel in one response of at most 1 MB. */
-export const MAX_QUERY_BYTES = 128 * 1024;
+/**
+ * Output bytes of the rows (JSON), so that each surface of the answer (the structured rows, their markdown twin,
+ * which is shorter: no key per cell) stays within what a host takes (MAX_ANSWER_BYTES, 80,000).
+ */
+export const MAX_QUERY_BYTES = 60_000;
 
 function cell(v: JsonValue | undefined): string {
   if (v === null || v === undefined) return "null";
