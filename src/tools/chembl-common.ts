@@ -197,6 +197,18 @@ export const SECTION_STATUS_SCHEMA = (what: string) =>
     error_code: nstr("The error code when status is failed."),
   });
 
+/** A section status that may also say how many of the records read the answer left out (a per-section limit). */
+export const LIMITED_SECTION_STATUS_SCHEMA = (what: string) => {
+  const schema = SECTION_STATUS_SCHEMA(what) as { properties: Record<string, JsonSchema> } & JsonSchema;
+  return {
+    ...schema,
+    properties: {
+      ...schema.properties,
+      omitted: { type: "integer", minimum: 1, description: "Records read but left out by limit (present only then): ask again with a higher limit." },
+    },
+  };
+};
+
 /** The markdown content hook a ChEMBL tool sets (ToolBase.content). */
 export function markdownContent<R>(render: (result: R) => string): (result: Record<string, unknown>) => ContentBlock[] {
   return (result) => [{ type: "text", text: dropNoLines(render(result as R)) }];

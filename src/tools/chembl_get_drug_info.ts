@@ -6,7 +6,7 @@ import {
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   REFS_SCHEMA,
-  SECTION_STATUS_SCHEMA,
+  LIMITED_SECTION_STATUS_SCHEMA,
   SOURCE_SCHEMA,
   compactSource,
   type CompactSource,
@@ -25,13 +25,20 @@ import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   molecule_chembl_id: string;
+  limit?: number;
 }
 
 interface SectionStatus {
   status: Section<unknown>["status"];
   total_count: number | null;
   error_code: string | null;
+  /** Records read but left out by the call's limit. */
+  omitted?: number;
 }
+
+/** Records a section answers by default, and at most: aspirin's 157 indications made a 53 KB answer. */
+export const DRUG_INFO_DEFAULT_LIMIT = 25;
+export const DRUG_INFO_MAX_LIMIT = 500;
 
 export interface DrugInfoResult {
   molecule_chembl_id: string;
@@ -64,18 +71,35 @@ function statusOf(s: Section<unknown>): SectionStatus {
 }
 
 /** A section and its status: a failed section's items are absent (not an empty list that reads as "none"). */
-function section<K extends string, T extends object>(name: K, s: Section<T>): Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus> {
+function section<K extends string, T extends object>(
+  name: K,
+  s: Section<T>,
+  limit = Number.POSITIVE_INFINITY,
+): Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus> {
   const out: Record<string, unknown> = {};
+  const status: SectionStatus = statusOf(s);
   // Items leave out their null fields and empty reference lists (absent reads as null / none).
-  if (s.status !== "failed") out[name] = s.items.map((item) => dropEmpty(item));
-  out[`${name}_status`] = statusOf(s);
+  if (s.status !== "failed") {
+    out[name] = s.items.slice(0, limit).map((item) => dropEmpty(item));
+    if (s.items.length > limit) status.omitted = s.items.length - limit;
+  }
+  out[`${name}_status`] = status;
   return out as Record<K, Array<Partial<T>>> & Record<`${K}_status`, SectionStatus>;
 }
 
 /** A section's status after its heading: complete or truncated with the record count, or failed (not read: absent, not empty). */
 function renderStatus(name: string, s: SectionStatus): string {
   if (s.status === "failed") return ` (failed: ${s.error_code ?? "unknown"}): ${name} absent: not read (not empty)`;
-  return ` (${s.status}, total_count ${s.total_count ?? "unknown"})`;
+  const omitted = s.omitted ? `; ${s.omitted} more read but not shown: ask with a higher limit` : "";
+  return ` (${s.status}, total_count ${s.total_count ?? "unknown"}${omitted})`;
+}
+
+/** Indications with the furthest phase first (approved ones kept by a limit), then by name, as ChEMBL's order breaks ties. */
+function byPhase(items: readonly Indication[]): Indication[] {
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => (b.item.max_phase_for_ind ?? -1) - (a.item.max_phase_for_ind ?? -1) || a.i - b.i)
+    .map((e) => e.item);
 }
 
 /** A section as a heading with its status and a table of its records (the columns any record fills, in `order`). */
@@ -239,6 +263,7 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
       type: "object",
       properties: {
         molecule_chembl_id: chemblIdProperty("The molecule (CHEMBL25)."),
+        limit: { type: "integer", minimum: 1, maximum: DRUG_INFO_MAX_LIMIT, description: `Most records per section (default ${DRUG_INFO_DEFAULT_LIMIT}).` },
       },
       required: ["molecule_chembl_id"],
       additionalProperties: false,
@@ -257,13 +282,13 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         ),
         black_box_warning: nbool("The same rule for black-box warnings."),
         family: arr("The parent and its forms, each with its own phase and flags; absent when family_status says failed.", FAMILY_FORM_SCHEMA),
-        family_status: SECTION_STATUS_SCHEMA("the family"),
+        family_status: LIMITED_SECTION_STATUS_SCHEMA("the family"),
         mechanisms: arr("Mechanisms of action across the family; absent when mechanisms_status says failed.", MECHANISM_SCHEMA),
-        mechanisms_status: SECTION_STATUS_SCHEMA("the mechanisms"),
-        indications: arr("Indications across the family; absent when indications_status says failed.", INDICATION_SCHEMA),
-        indications_status: SECTION_STATUS_SCHEMA("the indications"),
+        mechanisms_status: LIMITED_SECTION_STATUS_SCHEMA("the mechanisms"),
+        indications: arr("Indications across the family, the furthest phase first; absent when indications_status says failed.", INDICATION_SCHEMA),
+        indications_status: LIMITED_SECTION_STATUS_SCHEMA("the indications"),
         warnings: arr("Warnings across the family; absent when warnings_status says failed.", WARNING_SCHEMA),
-        warnings_status: SECTION_STATUS_SCHEMA("the warnings"),
+        warnings_status: LIMITED_SECTION_STATUS_SCHEMA("the warnings"),
         notice: nstr("Guidance (failed sections, withdrawal caveat), or null."),
         source: SOURCE_SCHEMA,
       },
@@ -293,6 +318,7 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
       const id = optionalChemblId(args.molecule_chembl_id);
       if (!id) throw new ToolError("INVALID_ARGUMENTS", "molecule_chembl_id is required", { path: "/molecule_chembl_id" });
       const info = await service().drugInfo(id, callOptions(ctx));
+      const limit = args.limit ?? DRUG_INFO_DEFAULT_LIMIT;
       const notices: string[] = [];
       const failed = (
         [
@@ -316,10 +342,10 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         first_approval: info.molecule.first_approval,
         withdrawn: info.withdrawn,
         black_box_warning: info.black_box_warning,
-        ...section("family", info.family),
-        ...section("mechanisms", info.mechanisms),
-        ...section("indications", info.indications),
-        ...section("warnings", info.warnings),
+        ...section("family", info.family, limit),
+        ...section("mechanisms", info.mechanisms, limit),
+        ...section("indications", { ...info.indications, items: byPhase(info.indications.items) }, limit),
+        ...section("warnings", info.warnings, limit),
         notice: notices.length > 0 ? notices.join(" ") : null,
         source: compactSource(info.source),
       };
