@@ -236,8 +236,20 @@ describe("a real chembl_33 subset in the official DDL (molecule_dictionary, mole
     const info = await ok(tools.drugInfo, { molecule_chembl_id: "CHEMBL25" });
     const indications = info.value.indications as Array<Record<string, unknown>>;
     assert.equal((info.value.indications_status as Record<string, unknown>).total_count, 157);
-    assert.equal(indications[0]!.mesh_heading, "Atrial Fibrillation");
-    assert.equal(indications[0]!.max_phase_for_ind, 3);
+    // The default limit keeps 25, the furthest phase first (ChEMBL's order among equals): the approved ones lead.
+    assert.equal(indications.length, 25);
+    assert.equal((info.value.indications_status as Record<string, unknown>).omitted, 132);
+    const phases = indications.map((i) => i.max_phase_for_ind as number);
+    assert.deepEqual(
+      phases,
+      [...phases].sort((a, b) => b - a),
+      "furthest phase first",
+    );
+    assert.equal(phases[0], 4);
+    // Every record with a limit above the count, in ChEMBL's order among equal phases.
+    const all = (await ok(tools.drugInfo, { molecule_chembl_id: "CHEMBL25", limit: 500 })).value.indications as Array<Record<string, unknown>>;
+    assert.equal(all.length, 157);
+    assert.equal(all.find((i) => i.max_phase_for_ind === 3)!.mesh_heading, "Atrial Fibrillation", "the first phase-3 indication in ChEMBL's order");
     assert.deepEqual(info.value.mechanisms, [], "the subset has no drug_mechanism table");
     const bio = await ok(tools.bioactivities, { molecule_chembl_id: "CHEMBL25" });
     assert.equal(bio.value.total_count, 0);
