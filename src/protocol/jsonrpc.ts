@@ -119,27 +119,45 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
   return false;
 }
 
-/** Finds the first array or string over the limits, walking iteratively. Returns a description or null. */
+/** Arguments holding molecule or table text: past the string limit, canvas_import reads the same from a file. */
+const BULK_TEXT_ARGUMENTS = new Set(["smiles", "smiles_list", "sdf", "molblock", "csv", "smiles1", "smiles2", "json", "moljson"]);
+
+/**
+ * Finds the first array or string over the limits, walking iteratively. Returns a description naming where it
+ * is (params.arguments.sdf) or null; an over-long tools/call argument of molecule or table text also says what to
+ * send instead (canvas_import with a path).
+ */
 export function findSizeViolation(value: unknown): string | null {
-  const stack: unknown[] = [value];
+  const stack: Array<{ v: unknown; path: string }> = [{ v: value, path: "" }];
   while (stack.length > 0) {
-    const v = stack.pop();
+    const { v, path } = stack.pop()!;
+    const where = path === "" ? "" : ` at ${path}`;
     if (typeof v === "string") {
       // A JS string of n UTF-16 units encodes to at most 3n bytes; measure exactly only near the limit.
       if (v.length * 3 > MAX_STRING_BYTES && Buffer.byteLength(v, "utf8") > MAX_STRING_BYTES) {
-        return `string longer than ${MAX_STRING_BYTES} bytes`;
+        return `string longer than ${MAX_STRING_BYTES} bytes${where}${bulkHint(path)}`;
       }
     } else if (Array.isArray(v)) {
-      if (v.length > MAX_ARRAY_LENGTH) return `array longer than ${MAX_ARRAY_LENGTH} items`;
-      for (const item of v) stack.push(item);
+      if (v.length > MAX_ARRAY_LENGTH) return `array longer than ${MAX_ARRAY_LENGTH} items${where}${bulkHint(path)}`;
+      v.forEach((item, i) => stack.push({ v: item, path: `${path}[${i}]` }));
     } else if (v !== null && typeof v === "object") {
       for (const [k, item] of Object.entries(v)) {
-        stack.push(k);
-        stack.push(item);
+        stack.push({ v: k, path });
+        stack.push({ v: item, path: path === "" ? k : `${path}.${k}` });
       }
     }
   }
   return null;
+}
+
+/** What to send instead of an over-long tools/call argument of molecule or table text. */
+function bulkHint(path: string): string {
+  const m = /^params\.arguments\.([A-Za-z0-9_]+)/.exec(path);
+  if (!m || !BULK_TEXT_ARGUMENTS.has(m[1]!)) return "";
+  return (
+    `: too large to send inline. Put the molecules in a file (.smi, .csv, .sdf or .sdf.gz) in the server's import folder and stage them with ` +
+    `canvas_import { path } (CHEMATIC_IMPORT_DIR), then work on the canvas table; or send fewer molecules a call`
+  );
 }
 
 function idOf(value: unknown): JsonRpcId | null {
@@ -215,6 +233,28 @@ export function scanTopLevelId(text: string): { value: JsonRpcId; raw: string } 
     }
   }
   return found;
+}
+
+/** Bytes of an over-long message read for its id: clients write "id" before the params (jsonrpc, id, method, params). */
+export const ID_PREFIX_BYTES = 64 * 1024;
+
+/**
+ * The id of a message too large to be read, from the first bytes of it (at most ID_PREFIX_BYTES): its top-level
+ * "id" when that member comes before the cut, so the refusal reaches the caller's pending call instead of id null.
+ * rawId keeps a numeric id's own digits when a JavaScript number does not hold them exactly.
+ */
+export function idOfPrefix(prefix: Uint8Array): { id: JsonRpcId | null; rawId?: string } {
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(prefix.subarray(0, ID_PREFIX_BYTES));
+  const scanned = scanTopLevelId(text);
+  if (!scanned || !isValidId(scanned.value)) return { id: null };
+  return typeof scanned.value === "number" && scanned.raw !== String(scanned.value) ? { id: scanned.value, rawId: scanned.raw } : { id: scanned.value };
+}
+
+/** The refusal of a message over MAX_REQUEST_BYTES, answered with its id when its first bytes name one. */
+export function oversizeResponse(prefix: Uint8Array): { response: JsonRpcResponse; rawId?: string } {
+  const { id, rawId } = idOfPrefix(prefix);
+  const response = failure(id, { code: INVALID_REQUEST, message: `Request exceeds the maximum size of ${MAX_REQUEST_BYTES} bytes` });
+  return rawId === undefined ? { response } : { response, rawId };
 }
 
 /** The raw text of a numeric id that a JavaScript number does not hold exactly (see JsonRpcRequest.rawId). */

@@ -44,6 +44,8 @@ import {
   RpcError,
   UNSUPPORTED_PROTOCOL_VERSION,
   decodeFrame,
+  ID_PREFIX_BYTES,
+  idOfPrefix,
   serializeResponse,
   failure,
   type JsonRpcId,
@@ -170,7 +172,17 @@ interface Rejection {
   close?: boolean;
   /** A JSON document answered in place of an error body (a GET of the RFC 9728 metadata). */
   document?: string;
+  /** The refused message's own id (an over-large body whose first bytes name it), and its raw digits. */
+  id?: JsonRpcId | null;
+  rawId?: string | undefined;
 }
+
+/**
+ * How long an over-large body's first bytes are waited for, to read its id, before answering without it: the id
+ * comes in the first hundred bytes of a client's message, so a prompt answer loses nothing and a body withheld
+ * holds the connection no longer than this.
+ */
+const ID_PREFIX_WAIT_MS = 500;
 
 /** One header that may appear at most once; an error when repeated or not plain ASCII. */
 function singleHeader(req: IncomingMessage, name: string): { value?: string; error?: string } {
@@ -338,7 +350,39 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
       return;
     }
     logger.debug(`HTTP ${r.status}: ${r.message}`, { method: req.method, path: req.url?.slice(0, 200) });
-    send(res, r.status, req.method === "HEAD" ? null : errorBody(r.status, r.message), headers);
+    const body = r.id === undefined ? errorBody(r.status, r.message) : serializeResponse(failure(r.id, { code: INVALID_REQUEST, message: r.message }), r.rawId);
+    send(res, r.status, req.method === "HEAD" ? null : body, headers);
+  }
+
+  /**
+   * The id of a body too large to read, from its first ID_PREFIX_BYTES: read as they arrive, for at most
+   * ID_PREFIX_WAIT_MS, and never more (the rest is not read: the connection is closed after the answer).
+   */
+  function idPrefix(req: IncomingMessage): Promise<{ id: JsonRpcId | null; rawId?: string }> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        req.off("data", onData);
+        req.pause();
+        resolve(idOfPrefix(Buffer.concat(chunks)));
+      };
+      const onData = (chunk: Buffer) => {
+        if (size < ID_PREFIX_BYTES) chunks.push(chunk.subarray(0, ID_PREFIX_BYTES - size));
+        size += chunk.length;
+        // Answered as soon as the id is in (or the prefix is full): the rest of the body is never read.
+        if (size >= ID_PREFIX_BYTES || idOfPrefix(Buffer.concat(chunks)).id !== null) finish();
+      };
+      const timer = setTimeout(finish, ID_PREFIX_WAIT_MS);
+      req.on("data", onData);
+      req.once("end", finish);
+      req.once("close", finish);
+      req.once("error", finish);
+    });
   }
 
   /** Checks made on the request head alone, in order; the first failure answers. */
@@ -491,7 +535,8 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
       if (connections.get(socket) === "busy") setState(socket, "idle");
     });
     let early = precheck(req);
-    // Refused on its head alone and closed, the body unread.
+    // Refused on its head alone and closed, the body unread; an over-large body's first bytes are read for its id.
+    if (early?.close && early.status === 413) return reject(req, res, { ...early, ...(await idPrefix(req)) });
     if (early?.close) return reject(req, res, early);
     let caller: Caller | undefined;
     if (early === undefined && auth) {

@@ -1,11 +1,12 @@
 /**
  * stdio transport: newline-delimited JSON-RPC. Frames are cut on raw bytes (so invalid UTF-8 is caught by
- * the codec, not mangled here), bounded at MAX_REQUEST_BYTES: an over-long line is answered with -32600
- * and skipped up to its newline, and the server keeps serving. Requests run concurrently; each response
+ * the codec, not mangled here), bounded at MAX_REQUEST_BYTES: an over-long line is answered with -32600,
+ * with its own id when its first bytes name one (so the caller's pending call ends), and skipped up to its
+ * newline, and the server keeps serving. Requests run concurrently; each response
  * is written as one whole line. At stdin EOF the server finishes what is in flight, then exits 0.
  */
 import type { Readable, Writable } from "node:stream";
-import { INVALID_REQUEST, failure } from "../protocol/jsonrpc.js";
+import { ID_PREFIX_BYTES, oversizeResponse, serializeResponse } from "../protocol/jsonrpc.js";
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
 import type { OutboundMessage } from "../server/connection.js";
 import type { Endpoint, Transport } from "../server/transport.js";
@@ -15,7 +16,10 @@ export interface StdioOptions {
   output?: Writable;
 }
 
-/** Splits a byte stream into lines of at most `maxBytes`; over-long lines are reported, not buffered. */
+/**
+ * Splits a byte stream into lines of at most `maxBytes`; over-long lines are reported with their first
+ * ID_PREFIX_BYTES (where the id is), not buffered.
+ */
 export class LineSplitter {
   private parts: Buffer[] = [];
   private size = 0;
@@ -24,8 +28,14 @@ export class LineSplitter {
   constructor(
     private readonly maxBytes: number,
     private readonly onLine: (line: Buffer) => void,
-    private readonly onOverflow: () => void,
+    private readonly onOverflow: (head: Buffer) => void,
   ) {}
+
+  /** The first bytes of the line read so far (copied: the parts are dropped). */
+  private head(extra?: Buffer): Buffer {
+    const all = extra ? [...this.parts, extra] : this.parts;
+    return Buffer.from(Buffer.concat(all).subarray(0, ID_PREFIX_BYTES));
+  }
 
   push(chunk: Buffer): void {
     let start = 0;
@@ -36,10 +46,11 @@ export class LineSplitter {
         const piece = chunk.subarray(start, end);
         if (this.size + piece.length > this.maxBytes + 1) {
           // +1 tolerates a trailing \r on a line of exactly maxBytes.
+          const head = this.head(this.size < ID_PREFIX_BYTES ? piece.subarray(0, ID_PREFIX_BYTES - this.size) : undefined);
           this.parts = [];
           this.size = 0;
           this.skipping = true;
-          this.onOverflow();
+          this.onOverflow(head);
         } else {
           this.parts.push(piece);
           this.size += piece.length;
@@ -65,7 +76,7 @@ export class LineSplitter {
     let line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
     if (line.length > this.maxBytes) {
-      this.onOverflow();
+      this.onOverflow(Buffer.from(line.subarray(0, ID_PREFIX_BYTES)));
       return;
     }
     // Blank lines between messages are tolerated.
@@ -97,7 +108,10 @@ export function serveStdio(endpoint: Endpoint, options: StdioOptions = {}): Tran
       outstanding.add(work);
       void work.finally(() => outstanding.delete(work));
     },
-    () => write(JSON.stringify(failure(null, { code: INVALID_REQUEST, message: `Request exceeds the maximum size of ${MAX_REQUEST_BYTES} bytes` }))),
+    (head) => {
+      const { response, rawId } = oversizeResponse(head);
+      write(serializeResponse(response, rawId));
+    },
   );
   let ended = false;
   let graceUntil = Infinity;
