@@ -23,6 +23,8 @@ import { MODERN_META, ServerProcess } from "../helpers/server-process.js";
 import { HttpServerProcess, httpSend, modernHeaders } from "../helpers/http.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
 import { exampleFor } from "../helpers/schema-example.js";
+import { ToolRegistry } from "../../src/server/registry.js";
+import { allTools } from "../../src/tools/index.js";
 import { PACKAGE } from "../../src/version.js";
 
 const VERSION = PACKAGE.version;
@@ -78,8 +80,17 @@ after(() => fake.stop());
 type Dialect = "2026-07-28" | "2025-11-25" | "2025-06-18" | "2024-11-05";
 const DIALECTS: readonly Dialect[] = ["2026-07-28", "2025-11-25", "2025-06-18", "2024-11-05"];
 
+/**
+ * The schema each tool validates calls with: tools/list carries its host form (src/server/host-schema.ts), which
+ * leaves the choice between smiles, smiles_list and sdf to the server, so examples are built from the declared one.
+ */
+const DECLARED = new ToolRegistry(allTools({}, { dataframeDrop: true }));
+const declaredSchema = (tool: { name: string; inputSchema: Schema }): Schema =>
+  (DECLARED.get(tool.name)?.tool.inputSchema as Schema | undefined) ?? tool.inputSchema;
+
 /** The fixed set of steps for one dialect; tools come from that dialect's own tools/list answer. */
-function stepsFor(dialect: Dialect, tools: Array<{ name: string; inputSchema: Schema }>): Step[] {
+function stepsFor(dialect: Dialect, listed: Array<{ name: string; inputSchema: Schema }>): Step[] {
+  const tools = listed.map((t) => ({ name: t.name, inputSchema: declaredSchema(t) }));
   const modern = dialect === "2026-07-28";
   let id = 100;
   const params = (p: Record<string, unknown> = {}) => (modern ? { _meta: MODERN_META, ...p } : p);
