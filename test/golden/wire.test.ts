@@ -85,8 +85,7 @@ const DIALECTS: readonly Dialect[] = ["2026-07-28", "2025-11-25", "2025-06-18", 
  * leaves the choice between smiles, smiles_list and sdf to the server, so examples are built from the declared one.
  */
 const DECLARED = new ToolRegistry(allTools({}, { dataframeDrop: true }));
-const declaredSchema = (tool: { name: string; inputSchema: Schema }): Schema =>
-  (DECLARED.get(tool.name)?.tool.inputSchema as Schema | undefined) ?? tool.inputSchema;
+const declaredSchema = (tool: { name: string; inputSchema: Schema }): Schema => DECLARED.get(tool.name)?.tool.inputSchema ?? tool.inputSchema;
 
 /** The fixed set of steps for one dialect; tools come from that dialect's own tools/list answer. */
 function stepsFor(dialect: Dialect, listed: Array<{ name: string; inputSchema: Schema }>): Step[] {
