@@ -163,14 +163,13 @@ export async function capAnswer(value: Record<string, unknown>, ctx: CapContext)
   const list = largestList(value);
   if (!list) return value;
   const { key, items } = list;
-  // When the answer is heavy without its list (one large string), dropping entries cannot help.
-  if (bytes({ ...value, [key]: [] }) + NOTE_RESERVE_BYTES > MAX_ANSWER_BYTES) return value;
-  // The rest of the answer, and the text rendering's own weight per entry (a markdown row may be longer than its JSON).
   const rest = bytes({ ...value, [key]: [] });
-  const scale = Math.max(1, text / structured);
-  let keep = Math.floor(fitting(items, rest) / scale);
+  // When the answer is heavy without its list (one large string), dropping entries cannot help.
+  if (rest + NOTE_RESERVE_BYTES > MAX_ANSWER_BYTES) return value;
   const listAnswer = key === "results" && isPlainObject(value.summary);
-  let overflow: Overflow;
+  // Where the whole list went: a canvas table, or nowhere (then why).
+  let staged: { canvasId: string; table: string; columns: string[] } | undefined;
+  let why = "the canvas is not offered by this server";
   if (ctx.stage) {
     try {
       const inputs = listAnswer ? ctx.inputs : undefined;
@@ -181,7 +180,7 @@ export async function capAnswer(value: Record<string, unknown>, ctx: CapContext)
             )
           : items,
       );
-      const staged = await ctx.stage({
+      const done = await ctx.stage({
         table: tableName(ctx.tool, key),
         columns,
         rows,
@@ -189,55 +188,54 @@ export async function capAnswer(value: Record<string, unknown>, ctx: CapContext)
         owner: ctx.owner,
         signal: ctx.signal,
       });
-      overflow = {
-        key,
-        rows: items.length,
-        returned: keep,
-        canvas_id: staged.canvasId,
-        table: staged.table,
-        columns: columns.map((c) => c.name),
-        note:
-          `All ${items.length} entries of ${key} are staged as table ${staged.table} on canvas ${staged.canvasId} (the answer would pass ${MAX_ANSWER_BYTES} bytes); ` +
-          `the first ${keep} are shown. Read, filter or rank them with chembl_dataframe_query, or draw them with depict (canvas_id + sql).`,
-      };
+      staged = { ...done, columns: columns.map((c) => c.name) };
     } catch (e) {
       // A full canvas, a caller at its quota, DuckDB missing: the answer is cut instead, saying why.
-      overflow = cutOverflow(key, items.length, keep, listAnswer, e instanceof Error ? e.message : String(e));
+      why = e instanceof Error ? e.message : String(e);
     }
-  } else {
-    overflow = cutOverflow(key, items.length, keep, listAnswer, "the canvas is not offered by this server");
   }
+  const overflowOf = (n: number): Overflow =>
+    staged
+      ? {
+          key,
+          rows: items.length,
+          returned: n,
+          canvas_id: staged.canvasId,
+          table: staged.table,
+          columns: staged.columns,
+          note:
+            `All ${items.length} entries of ${key} are staged as table ${staged.table} on canvas ${staged.canvasId} (the answer would pass ${MAX_ANSWER_BYTES} bytes); ` +
+            `the first ${n} are shown. Read, filter or rank them with chembl_dataframe_query, or draw them with depict (canvas_id + sql).`,
+        }
+      : {
+          key,
+          rows: items.length,
+          returned: n,
+          next_index: n,
+          note:
+            `Only the first ${n} of ${items.length} entries of ${key} are shown: the answer would pass ${MAX_ANSWER_BYTES} bytes and could not be staged (${why}). ` +
+            (listAnswer
+              ? `Send the entries from index ${n} on to get the rest, or fewer keys with fields.`
+              : "Ask for fewer entries (a limit, top_k or a smaller set) to see the rest."),
+        };
   const build = (n: number): Record<string, unknown> => {
-    const note = overflow.note.replaceAll(`first ${keep} `, `first ${n} `).replaceAll(`index ${keep} `, `index ${n} `);
-    const shown: Overflow = { ...overflow, returned: n, note, ...(overflow.next_index !== undefined ? { next_index: n } : {}) };
-    const out: Record<string, unknown> = { ...value, [key]: items.slice(0, n), overflow: shown };
-    if (listAnswer && shown.canvas_id === undefined) {
+    const overflow = overflowOf(n);
+    const out: Record<string, unknown> = { ...value, [key]: items.slice(0, n), overflow };
+    if (listAnswer && !staged) {
       out.summary = { ...(value.summary as Record<string, unknown>), returned: n, next_index: n };
-      out.note = note;
+      out.note = overflow.note;
     }
     return out;
   };
-  // The estimate above assumed entries of even weight: shrink until both surfaces really fit.
+  // A first estimate from the JSON sizes (scaled when a text rendering is heavier), then shrunk until both
+  // surfaces really fit: entries are not of even weight.
+  let keep = Math.floor(fitting(items, rest) / Math.max(1, text / structured));
   let out = build(keep);
   while (keep > 0 && (bytes(out) > MAX_ANSWER_BYTES || (ctx.textBytes ? ctx.textBytes(out) : 0) > MAX_ANSWER_BYTES)) {
     keep = Math.floor(keep * 0.8);
     out = build(keep);
   }
   return out;
-}
-
-function cutOverflow(key: string, total: number, keep: number, listAnswer: boolean, why: string): Overflow {
-  return {
-    key,
-    rows: total,
-    returned: keep,
-    next_index: keep,
-    note:
-      `Only the first ${keep} of ${total} entries of ${key} are shown: the answer would pass ${MAX_ANSWER_BYTES} bytes and could not be staged (${why}). ` +
-      (listAnswer
-        ? `Send the entries from index ${keep} on to get the rest, or fewer keys with fields.`
-        : "Ask for fewer entries (a limit, top_k or a smaller set) to see the rest."),
-  };
 }
 
 /** The output-schema property describing `overflow`, added to every tool's answer schema by the registry. */
