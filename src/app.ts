@@ -83,11 +83,27 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
   return { config, logger, pool, server, close: () => Promise.all([pool.close(), canvas.close()]).then(() => undefined) };
 }
 
-/** Stages an oversize answer's rows as a table on a new canvas (server/answer-cap.ts); DuckDB missing refuses it. */
+/**
+ * Stages an oversize answer's rows (server/answer-cap.ts) on one canvas per caller, made for such answers on the
+ * first and reused while it lives: a caller's long lists then hold one canvas slot, not one each, and never push
+ * another caller's canvases out. Each answer gets its own table (calc_properties_results, then _2, _3...);
+ * DuckDB missing, the canvas full or a failure refuses it, and the answer is cut instead.
+ */
 function canvasRowStager(canvas: CanvasManager): RowStager {
+  const answerCanvases = new Map<string | null, string>();
   return async ({ table, columns, rows, provenance, owner, signal }) => {
     if (!(await canvas.available())) throw canvas.disabledError();
-    const staged = await canvas.stageOnNewCanvas(table, columns, rows, provenance, signal, owner ?? null);
+    const key = owner ?? null;
+    const known = answerCanvases.get(key);
+    const existing = known === undefined ? undefined : await canvas.get(known, key).catch(() => undefined);
+    if (existing) {
+      let name = table;
+      for (let n = 2; existing.tables.has(name); n++) name = `${table.slice(0, 58)}_${n}`;
+      const meta = await existing.stage(name, columns, rows, provenance, signal);
+      return { canvasId: existing.id, table: meta.name };
+    }
+    const staged = await canvas.stageOnNewCanvas(table, columns, rows, provenance, signal, key);
+    answerCanvases.set(key, staged.canvas.id);
     return { canvasId: staged.canvas.id, table: staged.table.name };
   };
 }

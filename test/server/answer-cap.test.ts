@@ -128,3 +128,17 @@ test("through the real server, a 1,500-molecule calc_properties list is staged: 
   assert.ok(same.ok);
   assert.equal((same.value.rows as Array<{ mw: number }>)[0]!.mw, shown.result.mw);
 });
+
+test("a caller's oversize answers share one canvas, each in a table of its own", async () => {
+  const smiles = Array.from({ length: 1_200 }, (_, i) => `${"C".repeat((i % 30) + 1)}N`);
+  const first = await app.server.runTool("calc_properties", { smiles_list: smiles }, { signal });
+  const second = await app.server.runTool("calc_properties", { smiles_list: smiles.slice(0, 1_100) }, { signal });
+  assert.ok(first.ok && second.ok);
+  const a = first.value.overflow as { canvas_id: string; table: string };
+  const b = second.value.overflow as { canvas_id: string; table: string; rows: number };
+  assert.equal(b.canvas_id, a.canvas_id, "one canvas for the caller's answers");
+  assert.notEqual(b.table, a.table, "each answer its own table");
+  const count = await app.server.runTool("chembl_dataframe_query", { canvas_id: b.canvas_id, sql: `SELECT count(*) AS n FROM ${b.table}` }, { signal });
+  assert.ok(count.ok);
+  assert.deepEqual(count.value.rows, [{ n: 1_100 }]);
+});
