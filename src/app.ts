@@ -77,7 +77,7 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
     info: { name: PACKAGE.name, version: PACKAGE.version },
     logger,
     disabledTools,
-    // An answer too large for a host is staged on a new canvas of the caller's, where the canvas tools can read it.
+    // An answer too large for a host is staged on a canvas of the caller's, where the canvas tools can read it.
     stageRows: toolsets.includes("canvas") ? canvasRowStager(canvas) : undefined,
   });
   return { config, logger, pool, server, close: () => Promise.all([pool.close(), canvas.close()]).then(() => undefined) };

@@ -4,7 +4,7 @@
  * default, MAX_MCP_OUTPUT_TOKENS), and a set pasted into the context is a set the agent cannot work with anyway.
  *
  * An answer over the bound has its largest row list (a list answer's results, clusters, pairs, products, rows)
- * staged whole as a table on a new canvas, owned by the caller, when the server offers the canvas: the answer
+ * staged whole as a table on a canvas owned by the caller (app.ts keeps one per caller for these), when the server offers the canvas: the answer
  * keeps the first rows that fit and says under `overflow` how many rows there are, the canvas_id and table, and
  * the columns. Without the canvas the list is cut to what fits and `overflow` says where the rest starts (a list
  * answer also sets summary.returned and next_index, so the same call from that index gets the rest).
