@@ -81,7 +81,7 @@ test("Lipinski's rule of five passes at most one violation (Lipinski et al. 1997
   assert.deepEqual(stearic.rules.lipinski.failed, ["logp"]);
   assert.ok(stearic.passed.includes("lipinski"));
   assert.equal(lipinskiCheckTool.run({ smiles: "CCCCCCCCCCCCCCCCCC(=O)O" }, c).passes_ro5, true);
-  // Two out of range (MW 621, logP 15.6): not passed.
+  // Two out of range (MW 635, logP 16.1): not passed.
   const waxy = druglikenessFiltersTool.run({ smiles: "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC(=O)O" }, c);
   assert.equal(waxy.rules.lipinski.pass, false);
   assert.equal(waxy.rules.lipinski.violations, 2);
