@@ -5,7 +5,7 @@
  * on the standardised parent, the one the standardize tool gives by default. Its own file, not common.ts:
  * it reads tools/standardize.ts, which itself imports common.ts.
  */
-import { standardize } from "../domain/chem/standardize.js";
+import { PARENT_NOT_ORGANIC_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
 import { inputFormatOf } from "../domain/chem/input-format.js";
 import { MAX_ATOMS, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import type { JsonSchema } from "../contract/tool.js";
@@ -29,12 +29,33 @@ export interface FragmentWarning {
   fragments: FragmentEntry[];
 }
 
+/**
+ * The standardised parent is no organic molecule: a bare ion (zinc acetate's [Zn+2], sodium chloride's [Na+]) or
+ * a fragment without carbon (water, ammonia). Salt stripping keeps the largest fragment, which for a metal salt of
+ * small anions is the metal; every value computed with parent: true is then the ion's, so the answer says so.
+ */
+export interface ParentWarning {
+  code: "PARENT_NOT_ORGANIC";
+  message: string;
+}
+
 /** What a per-molecule result says beyond its values: the parent used, and warnings (never an empty list). */
 // A type, not an interface: results must stay assignable to Record<string, unknown> (ChemTool's result).
 export type MoleculeNotes = {
   parent_smiles?: string;
-  warnings?: FragmentWarning[];
+  warnings?: Array<FragmentWarning | ParentWarning>;
 };
+
+/** The PARENT_NOT_ORGANIC warning for a parent, when it applies. */
+export function parentWarning(rdkit: RDKit, parent: string): ParentWarning | undefined {
+  if (!parentNotOrganic(rdkit, parent)) return undefined;
+  return {
+    code: "PARENT_NOT_ORGANIC",
+    message:
+      `${PARENT_NOT_ORGANIC_TEXT(parent)} Every value is the ion's: send the organic fragment you mean (e.g. the acid of a zinc carboxylate), ` +
+      "or parent: false for the whole salt.",
+  };
+}
 
 /** The arguments of a per-molecule tool. */
 export interface SmilesParentArgs {
@@ -65,16 +86,17 @@ export const MOLECULE_NOTES_PROPERTIES: Record<string, JsonSchema> = {
     minItems: 1,
     description:
       "Present only when there is something to check. MULTIPLE_FRAGMENTS: the molecule computed has several disconnected fragments " +
-      "(a salt, solvate or mixture) and every value is for all of them together; send parent: true or one fragment.",
+      "(a salt, solvate or mixture) and every value is for all of them together; send parent: true or one fragment. " +
+      "PARENT_NOT_ORGANIC: with parent: true, the standardised parent is a bare ion or has no carbon, so every value is the ion's.",
     items: {
       type: "object",
       properties: {
-        code: { type: "string", enum: ["MULTIPLE_FRAGMENTS"] },
+        code: { type: "string", enum: ["MULTIPLE_FRAGMENTS", "PARENT_NOT_ORGANIC"] },
         message: { type: "string", description: "What it means and what to do." },
-        fragment_count: { type: "integer", minimum: 2, description: "Fragments, copies included." },
+        fragment_count: { type: "integer", minimum: 2, description: "MULTIPLE_FRAGMENTS: fragments, copies included." },
         fragments: {
           type: "array",
-          description: `Distinct fragments, the largest first (at most ${MAX_LISTED_FRAGMENTS}).`,
+          description: `MULTIPLE_FRAGMENTS: distinct fragments, the largest first (at most ${MAX_LISTED_FRAGMENTS}).`,
           items: {
             type: "object",
             properties: {
@@ -87,7 +109,7 @@ export const MOLECULE_NOTES_PROPERTIES: Record<string, JsonSchema> = {
           },
         },
       },
-      required: ["code", "message", "fragment_count", "fragments"],
+      required: ["code", "message"],
       additionalProperties: false,
     },
   },
@@ -151,7 +173,11 @@ export function withInputMolecule<T extends object>(
       const warning = used.includes(".") || inputFormatOf(used) === "molblock" ? fragmentWarning(rdkit, mol) : undefined;
       const notes: MoleculeNotes = {};
       if (parent === true) notes.parent_smiles = used;
-      if (warning) notes.warnings = [warning];
+      const warnings: Array<FragmentWarning | ParentWarning> = [];
+      if (warning) warnings.push(warning);
+      const inorganic = parent === true ? parentWarning(rdkit, used) : undefined;
+      if (inorganic) warnings.push(inorganic);
+      if (warnings.length > 0) notes.warnings = warnings;
       return { ...fn(mol, notes), ...notes };
     },
     options,

@@ -1,5 +1,5 @@
 import { molGraph } from "../domain/chem/graph.js";
-import { standardize } from "../domain/chem/standardize.js";
+import { PARENT_NOT_ORGANIC_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
@@ -97,7 +97,11 @@ export const standardizeTool: ChemTool<Args> = {
           additionalProperties: false,
         },
       },
-      warnings: { type: "array", items: { type: "string" }, description: "Anything to check (metal complexes, skipped steps)." },
+      warnings: {
+        type: "array",
+        items: { type: "string" },
+        description: "Anything to check (metal complexes, skipped steps; PARENT_NOT_ORGANIC: the parent is a bare ion or has no carbon).",
+      },
       method: str("What was done."),
       citations: { type: "array", items: { type: "string" }, description: "Sources of the rules." },
     },
@@ -127,7 +131,8 @@ export const standardizeTool: ChemTool<Args> = {
           changes: r.changes,
           fragments_removed: r.fragmentsRemoved,
           charge_changes: r.chargeChanges,
-          warnings: r.warnings,
+          // A bare ion or carbon-free parent is named with the same code the per-molecule tools' parent: true answers carry.
+          warnings: parentNotOrganic(rdkit, r.parent) ? [...r.warnings, `PARENT_NOT_ORGANIC: ${PARENT_NOT_ORGANIC_TEXT(r.parent)}`] : r.warnings,
           method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}.`,
           citations: [
             "RDKit rdMolStandardize (MolStandardize, Release 2022.09; S. Leung, G. Landrum): Cleanup, LargestFragmentChooser, Uncharger, ChargeParent. https://www.rdkit.org",

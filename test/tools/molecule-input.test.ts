@@ -159,3 +159,34 @@ test("MULTIPLE_FRAGMENTS reads the structure, not the dots: C1.C1 is ethane, one
   assert.equal("warnings" in out, false);
   assert.equal(out.formula, "C2H6");
 });
+
+test("a parent that is a bare ion or has no carbon is said: PARENT_NOT_ORGANIC on every tool with parent: true, and in standardize's warnings", async () => {
+  const { run } = await setup();
+  const salts = ["CC(=O)[O-].CC(=O)[O-].[Zn+2]", "[Na+].[Cl-]", "O.O.[Cu+2].[O-]S(=O)(=O)[O-]"];
+  for (const salt of salts) {
+    for (const tool of TOOLS) {
+      const out = run(tool, { smiles: salt, parent: true });
+      const codes = ((out.warnings as Obj[] | undefined) ?? []).map((w) => w.code);
+      assert.ok(codes.includes("PARENT_NOT_ORGANIC"), `${tool.name} ${salt}: ${JSON.stringify(out.warnings)}`);
+      const warning = (out.warnings as Obj[]).find((w) => w.code === "PARENT_NOT_ORGANIC")!;
+      assert.match(String(warning.message), new RegExp(`parent ${String(out.parent_smiles).replace(/[[\]+()]/g, "\\$&")} is a bare ion or has no carbon`));
+    }
+    const std = run(standardizeTool, { smiles: salt });
+    assert.ok(
+      (std.warnings as string[]).some((w) => w.startsWith("PARENT_NOT_ORGANIC: ")),
+      `${salt}: ${JSON.stringify(std.warnings)}`,
+    );
+  }
+  // An organic parent says nothing; nor does a call without parent: true (it gets MULTIPLE_FRAGMENTS instead).
+  for (const tool of TOOLS) {
+    const organic = run(tool, { smiles: "CC(=O)Oc1ccccc1C(=O)[O-].[Na+]", parent: true });
+    assert.equal(organic.warnings, undefined, tool.name);
+    const whole = run(tool, { smiles: "[Na+].[Cl-]" });
+    assert.deepEqual(
+      ((whole.warnings as Obj[]) ?? []).map((w) => w.code),
+      ["MULTIPLE_FRAGMENTS"],
+      tool.name,
+    );
+  }
+  assert.deepEqual(run(standardizeTool, { smiles: "CC(=O)Oc1ccccc1C(=O)[O-].[Na+]" }).warnings, []);
+});

@@ -104,7 +104,12 @@ export function buildContextPack(rdkit: RDKit, mol: RDKitMol): ContextPack {
 /** What a rendered text says about the input before the values: the parent used, a salt or mixture computed as one. */
 export interface InputNotes {
   parent_smiles?: string;
-  warnings?: ReadonlyArray<{ code: string; fragment_count: number; fragments: ReadonlyArray<{ smiles: string; heavy_atoms: number; count?: number }> }>;
+  warnings?: ReadonlyArray<{
+    code: string;
+    message: string;
+    fragment_count?: number;
+    fragments?: ReadonlyArray<{ smiles: string; heavy_atoms: number; count?: number }>;
+  }>;
 }
 
 const code = (smiles: string) => `\`${smiles.replace(/`/g, "")}\``;
@@ -113,6 +118,10 @@ function inputLines(notes: InputNotes, smiles: (s: string) => string): string[] 
   const lines: string[] = [];
   if (notes.parent_smiles !== undefined) lines.push(`Computed on the standardised parent of the input (parent: true): ${smiles(notes.parent_smiles)}.`);
   for (const w of notes.warnings ?? []) {
+    if (w.fragments === undefined) {
+      lines.push(`Warning ${w.code}: ${w.message}`);
+      continue;
+    }
     const listed = w.fragments
       .map((f) => `${f.count ? `${f.count} x ` : ""}${smiles(f.smiles)} (${f.heavy_atoms} heavy atom${f.heavy_atoms === 1 ? "" : "s"})`)
       .join(", ");

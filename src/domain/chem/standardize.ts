@@ -764,3 +764,23 @@ export function standardize(rdkit: RDKit, mol: RDKitMol, smiles: string, options
   }
   return { parent, changes, fragmentsRemoved: removed, chargeChanges, warnings };
 }
+
+/** Whether a standardised parent is a single charged atom or has no carbon (tools/molecule-input.ts ParentWarning says why it matters). */
+export function parentNotOrganic(rdkit: RDKit, parent: string): boolean {
+  const mol = rdkit.get_mol(parent);
+  try {
+    if (!mol?.is_valid()) return false;
+    const atoms = (JSON.parse(mol.get_json()) as { molecules: Array<{ atoms: Array<{ z?: number; chg?: number }> }> }).molecules.flatMap((m) => m.atoms);
+    // RDKit JSON leaves out defaults: z 6 (carbon), chg 0.
+    const carbons = atoms.filter((a) => (a.z ?? 6) === 6).length;
+    const ion = atoms.length === 1 && (atoms[0]!.chg ?? 0) !== 0;
+    return carbons === 0 || ion;
+  } finally {
+    mol?.delete();
+  }
+}
+
+/** What a PARENT_NOT_ORGANIC warning says of a parent, in standardize's warnings and the per-molecule tools'. */
+export function PARENT_NOT_ORGANIC_TEXT(parent: string): string {
+  return `The standardised parent ${parent} is a bare ion or has no carbon (a metal salt of small anions keeps the metal as its largest fragment).`;
+}
