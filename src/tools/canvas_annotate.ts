@@ -333,7 +333,7 @@ const KIND_ITEM: JsonSchema = {
     {
       type: "object",
       properties: {
-        kind: { type: "string", enum: ANNOTATION_KINDS, description: "The kind (as in the string form)." },
+        kind: { type: "string", enum: ANNOTATION_KINDS, description: "Column kind." },
         as: { type: "string", minLength: 1, maxLength: 63, description: "Column name (needed for similarity and substructure)." },
         query_smiles: { type: "string", minLength: 1, maxLength: 10_000, description: "ecfp4_similarity: the query molecule." },
         smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "substructure_matches: the pattern." },
@@ -351,8 +351,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
     toolset: "canvas",
     name: "canvas_annotate",
     title: "Canvas: chemistry as columns",
-    description:
-      "Add computed columns (properties, alerts, scaffolds, InChIKey, similarity, substructure counts...) to a canvas table, equal to the single-molecule tools; complete: false means call again.",
+    description: "Add chemistry columns (kinds) to a canvas table, computed as the single-molecule tools do; complete: false means call again.",
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
@@ -370,7 +369,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
           minItems: 1,
           maxItems: 32,
           items: KIND_ITEM,
-          description: "Kinds, or {kind, as, query_smiles | smarts}.",
+          description: "Column specs, or bare kind names.",
         },
       },
       required: ["canvas_id", "table", "columns"],

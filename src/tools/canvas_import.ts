@@ -191,13 +191,13 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
     name: "canvas_import",
     title: "Canvas: import molecules as a table",
     description:
-      "Put a molecule set on a canvas as a SQL table, from smiles_list, SDF or CSV text, or a file under CHEMATIC_IMPORT_DIR (path): each row gets RDKit's canonical smiles and the data columns.",
+      "Put a molecule set (smiles_list, sdf, csv or a file path) on a canvas as a SQL table: each row gets RDKit's canonical SMILES and its data columns.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
       properties: {
         canvas_id: { ...canvasIdProperty(), description: "The canvas; omit for a new one." },
-        table: { type: "string", maxLength: 63, pattern: "^[a-z][a-z0-9_]{0,62}$", default: "library", description: "Table name (default library)." },
+        table: { type: "string", maxLength: 63, pattern: "^[a-z][a-z0-9_]{0,62}$", default: "library", description: "Table name." },
         mode: {
           type: "string",
           enum: ["create", "append"],
@@ -208,13 +208,13 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
           type: "array",
           minItems: 1,
           maxItems: MAX_ARRAY_LENGTH,
-          items: { type: "string", maxLength: 10_000, description: "One SMILES." },
+          items: { type: "string", maxLength: 10_000 },
           description: "SMILES strings.",
         },
         sdf: { type: "string", minLength: 1, maxLength: MAX_STRING_BYTES, description: "SDF text (records ending $$$$)." },
         csv: { type: "string", minLength: 1, maxLength: MAX_STRING_BYTES, description: "CSV text with a header." },
         path: { type: "string", minLength: 1, maxLength: 1024, description: "A .smi, .csv, .sdf(.gz) file in CHEMATIC_IMPORT_DIR." },
-        smiles_column: { type: "string", minLength: 1, maxLength: 200, default: "smiles", description: "With csv: the SMILES column (default smiles)." },
+        smiles_column: { type: "string", minLength: 1, maxLength: 200, default: "smiles", description: "With csv: the SMILES column." },
         id_column: { type: "string", minLength: 1, maxLength: 200, description: "With csv: a column kept as id." },
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }, { required: ["csv"] }, { required: ["path"] }],

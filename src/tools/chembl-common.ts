@@ -128,14 +128,14 @@ export const DEFAULT_MOLECULE_FIELDS: readonly string[] = [
   "similarity",
 ];
 
-/** The `fields` input of a row-returning tool: columns to add to the defaults, or "all". */
-export function fieldsProperty(all: readonly string[], defaults: readonly string[], examples: string): JsonSchema {
+/** The `fields` input of a row-returning tool: columns to add to the defaults, or "all" (the enum names every column). */
+export function fieldsProperty(all: readonly string[]): JsonSchema {
   return {
     type: "array",
     maxItems: all.length + 1,
     uniqueItems: true,
     items: { type: "string", enum: [...all, "all"] },
-    description: `Extra columns, e.g. ${examples}; ["all"] for every one.`,
+    description: 'Extra columns, or ["all"].',
   };
 }
 

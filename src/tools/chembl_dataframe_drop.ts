@@ -1,7 +1,6 @@
 import { mdFields } from "./chembl-markdown.js";
 import { arr, markdownContent, str } from "./chembl-common.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
-import { VIEW_TABLES } from "../domain/canvas/activity-table.js";
 import { canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { ServiceTool } from "../contract/tool.js";
 
@@ -38,7 +37,7 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
     toolset: "canvas",
     name: "chembl_dataframe_drop",
     title: "ChEMBL: drop a staged table",
-    description: "Drop one table of a canvas, or the whole canvas, to free room before its idle expiry.",
+    description: "Drop one table of a canvas, or the whole canvas, to free room before it expires.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: true },
     inputSchema: {
       type: "object",
@@ -48,7 +47,7 @@ export function createChemblDataframeDropTool(canvases: () => CanvasManager = ge
           type: "string",
           maxLength: 63,
           pattern: "^([a-z][a-z0-9_]{0,62})?$",
-          description: `The table to drop (${Object.values(VIEW_TABLES).join(", ")}, or one canvas_import made); omit (or "") to close the whole canvas.`,
+          description: "The table; omit to drop the whole canvas.",
         },
       },
       required: ["canvas_id"],

@@ -66,8 +66,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
     toolset: "canvas",
     name: "chembl_dataframe_query",
     title: "ChEMBL: SQL over a canvas",
-    description:
-      "Run one read-only DuckDB SELECT over a canvas's tables (staged bioactivities, imported sets, staged answers) to rank, group, count and join without reading every row. Capped rows, 15 s.",
+    description: "Run one read-only DuckDB SELECT over a canvas's tables to rank, group, count and join rows without reading them all.",
     annotations: CANVAS_READ_ANNOTATIONS,
     inputSchema: {
       type: "object",

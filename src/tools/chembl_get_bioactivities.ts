@@ -244,7 +244,7 @@ export function createChemblGetBioactivitiesTool(
     name: "chembl_get_bioactivities",
     title: "ChEMBL: bioactivities",
     description:
-      "Bioactivity measurements of a molecule, a target or the pair: potency_ranked (with pchembl_value, best first) or null_potency (the rest). A view larger than a page is staged whole on a canvas (canvas_id, table_name).",
+      "Bioactivity measurements of a molecule, a target or the pair: with a pchembl_value, best first (potency_ranked), or the rest (null_potency). A view over one page is staged on a canvas.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -254,7 +254,7 @@ export function createChemblGetBioactivitiesTool(
         potency_view: {
           type: "string",
           enum: ["potency_ranked", "null_potency", ""],
-          description: "potency_ranked (default) or null_potency (rows without pchembl_value).",
+          description: "Default potency_ranked.",
         },
         standard_type: textProperty("IC50, Ki, Kd, EC50...", 60),
         pchembl_value_min: {
@@ -272,7 +272,7 @@ export function createChemblGetBioactivitiesTool(
         variant: textProperty("wild_type, or a mutation (T790M; L858R,T790M).", 200),
         include_alternate_forms: {
           type: "boolean",
-          description: "Include the molecule's parent, salts and hydrates.",
+          description: "Add the molecule's parent, salts and hydrates.",
         },
         limit: {
           type: "integer",
@@ -281,7 +281,7 @@ export function createChemblGetBioactivitiesTool(
           description: "Rows per page (default 25).",
         },
         cursor: cursorProperty(),
-        fields: fieldsProperty(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, "assay_description, target_pref_name, ligand_efficiency"),
+        fields: fieldsProperty(ACTIVITY_FIELDS),
         canvas_id: {
           type: "string",
           maxLength: CANVAS_ID_ARGUMENT_MAX_LENGTH,

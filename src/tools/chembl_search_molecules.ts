@@ -123,7 +123,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
     name: "chembl_search_molecules",
     title: "ChEMBL: search molecules",
     description:
-      "Find compounds in ChEMBL by name, synonym, ChEMBL ID or InChIKey (query), or by structure (smiles: exact, similarity, substructure). Rows: molecule_chembl_id, parent_chembl_id, max_phase, structure, key properties.",
+      "Find ChEMBL compounds by text (query) or structure (smiles). Rows: molecule_chembl_id, parent_chembl_id, max_phase, structure, key properties.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -136,7 +136,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         smiles: {
           type: "string",
           maxLength: 4000,
-          description: "Structure for exact (default), similarity or substructure search.",
+          description: "Structure to search.",
         },
         search_type: {
           type: "string",
@@ -157,7 +157,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         },
         limit: { type: "integer", minimum: 1, maximum: 100, description: "Rows per page (default 25)." },
         cursor: cursorProperty(),
-        fields: fieldsProperty(MOLECULE_FIELDS, DEFAULT_MOLECULE_FIELDS, "alogp, psa, hba, hbd, qed_weighted, full_molformula"),
+        fields: fieldsProperty(MOLECULE_FIELDS),
       },
       additionalProperties: false,
     },

@@ -100,16 +100,15 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
     toolset: "chembl",
     name: "chembl_search_targets",
     title: "ChEMBL: search targets",
-    description:
-      "Find the ChEMBL target ID of a protein, gene symbol or UniProt accession (what chembl_get_bioactivities needs); rows list components with accessions and gene symbols.",
+    description: "Find the ChEMBL target ID of a protein, gene symbol or UniProt accession; rows list components with accessions and gene symbols.",
     annotations: CHEMBL_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
-        query: textProperty("Target name fragment, UniProt accession or target ID.", 200),
+        query: textProperty("Name fragment, accession or target ID.", 200),
         gene_symbol: textProperty("Gene symbol (EGFR).", 40),
-        accession: textProperty("A UniProt accession (P00533).", 20),
-        target_chembl_id: chemblIdProperty("A ChEMBL target ID (CHEMBL203), any case."),
+        accession: textProperty("UniProt accession (P00533).", 20),
+        target_chembl_id: chemblIdProperty("Target ID (CHEMBL203)."),
         organism: textProperty("Organism (Homo sapiens).", 120),
         target_type: textProperty("Target type, e.g. SINGLE PROTEIN.", 60),
         limit: { type: "integer", minimum: 1, maximum: 100, description: "Rows per page (default 25)." },

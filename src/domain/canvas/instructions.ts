@@ -2,10 +2,12 @@
 export const CANVAS_INSTRUCTIONS =
   "Large bioactivity views: when a chembl_get_bioactivities view is larger than one page, the server stages it whole (up to CHEMBL_MAX_SPILL_ROWS rows) " +
   "as a DuckDB table on a canvas and answers with canvas_id and table_name (bioactivities for potency_ranked, bioactivities_null_potency for null_potency) " +
-  "plus the first rows. Read staged rows with chembl_dataframe_describe (columns) and chembl_dataframe_query (one read-only SELECT, DuckDB SQL); " +
+  "plus the first rows. Read staged rows with chembl_dataframe_describe (columns) and chembl_dataframe_query (one read-only SELECT, DuckDB SQL, " +
+  "answering at most max_rows rows and 60,000 bytes of them within 15 s; truncated_by names the cap reached); " +
   "pass canvas_id back to chembl_get_bioactivities to stage the other view beside it. Check truncated/truncated_by before calling a table complete. " +
   "A canvas expires after 30 minutes idle (CANVAS_NOT_FOUND: re-run the spill). " +
   "A library of your own goes on a canvas the same way: canvas_import makes a table from smiles_list, SDF or CSV text; canvas_annotate adds computed columns " +
-  "(mw, logp, qed, pains, murcko_scaffold, ecfp4_similarity to a query...) to any table, staged tables included, so sets are filtered, joined and ranked in SQL " +
+  "(mw, logp, qed, pains, murcko_scaffold, ecfp4_similarity to a query...) to any table, staged tables included (their canonical_smiles column is read when " +
+  "the table has no smiles column and smiles_column is not given), so sets are filtered, joined and ranked in SQL " +
   "without passing through your context; depict with canvas_id and sql draws the rows of a query as a grid. The resource skill://chembl-guide/SKILL.md holds the workflows " +
   "and SQL recipes (ranking without mixing assay types, mutants, salts or repeats; selectivity with the inactives).";
