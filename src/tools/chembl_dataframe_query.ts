@@ -103,7 +103,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
         truncated_by: {
           type: ["string", "null"],
           enum: ["row_cap", "byte_cap", null],
-          description: "row_cap (max_rows reached), byte_cap (128 KB of rows reached), or null when complete.",
+          description: "row_cap (max_rows reached), byte_cap (60,000 bytes of rows reached), or null when complete.",
         },
         max_rows: int("The row cap applied."),
         max_bytes: int("The byte cap applied to the rows' JSON."),
