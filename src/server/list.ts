@@ -207,12 +207,10 @@ export async function runListCall(
         shared,
       )
     : undefined;
-  // The tool's summary is answered whole; the entries get what it leaves of the response limit (counted twice, as the entries are).
-  const json = extra === undefined ? "" : JSON.stringify(extra);
-  const limit = MAX_RESPONSE_BYTES - (extra === undefined ? 0 : Buffer.byteLength(json, "utf8") + Buffer.byteLength(JSON.stringify(json), "utf8"));
-  // Whole: the server stages or cuts an answer past what a host takes (answer-cap.ts). The caller holds its own
-  // list, so entries are repeated only when asked; an sdf record keeps its title, its data items only when asked.
-  const options: ListAnswerOptions = { echo: echo === true, limit: Math.max(limit, Number.MAX_SAFE_INTEGER) };
+  // Whole, with no limit of its own: the server stages or cuts an answer past what a host takes (answer-cap.ts).
+  // The caller holds its own list, so entries are repeated only when asked; an sdf record keeps its title, its
+  // data items only when asked.
+  const options: ListAnswerOptions = { echo: echo === true, limit: Number.POSITIVE_INFINITY };
   const answer = source.labels
     ? listAnswer(source.labels, outcomes as ListOutcome[], fieldList, { ...options, sdf: { properties: source.properties } })
     : listAnswer(list.map(entryLabel), outcomes as ListOutcome[], fieldList, options);
