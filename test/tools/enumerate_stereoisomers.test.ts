@@ -39,24 +39,35 @@ test("enumerate_stereoisomers: tartaric acid gives 3 isomers (meso once); an ass
   assert.equal(none.truncated, false);
 });
 
-test("enumerate_stereoisomers: legacy perception leaves the pseudo-asymmetric C3 of 2,3,4-trihydroxyglutaric acid unassigned, as native 2022.09; the thread's setting is restored", async () => {
+test("enumerate_stereoisomers: 2,3,4-trihydroxyglutaric acid has four isomers (two meso forms, r and s at the pseudo-asymmetric C3, and a pair of enantiomers); the thread's setting is restored", async () => {
   const { rdkit } = await ctx();
+  const before = rdkit.use_legacy_stereo_perception(true);
+  rdkit.use_legacy_stereo_perception(before);
   const r = enumerateStereoisomersTool.run({ smiles: "OC(=O)C(O)C(O)C(O)C(=O)O" }, { rdkit, progress: () => {} });
-  assert.equal(r.isomer_count, 3);
-  assert.ok(
-    r.isomers.every((s) => s.includes("C(O)[C")),
-    JSON.stringify(r.isomers),
-  );
-  // The new perception would keep a tag on C3 (evidence for the choice): measured on this WASM build.
-  const before = rdkit.use_legacy_stereo_perception(false);
-  try {
-    const m = rdkit.get_mol("OC(=O)[C@H](O)[C@H](O)[C@@H](O)C(=O)O")!;
-    assert.equal((m.get_smiles().match(/@+/g) ?? []).length, 3);
-    m.delete();
-  } finally {
-    rdkit.use_legacy_stereo_perception(before);
-  }
+  assert.equal(r.isomer_count, 4, JSON.stringify(r.isomers));
+  assert.equal(r.isomers.filter((s) => (s.match(/@+/g) ?? []).length === 3).length, 2, "two meso forms carry a C3 tag");
+  assert.equal(r.isomers.filter((s) => (s.match(/@+/g) ?? []).length === 2).length, 2, "in the chiral pair C3 is no centre");
   assert.equal(rdkit.use_legacy_stereo_perception(before), before, "the setting is what it was before the tool ran");
+});
+
+test("enumerate_stereoisomers: ring cis/trans and ring double bonds of eight atoms and more are configurations (issue 36)", async () => {
+  const c = await ctx();
+  const trans = "C[C@H]1CC[C@@H](C)CC1";
+  const cis = "C[C@H]1CC[C@H](C)CC1";
+  const all = enumerateStereoisomersTool.run({ smiles: trans, only_unassigned: false }, c);
+  assert.deepEqual(all.isomers.sort(), [trans, cis].sort(), "the trans input's list holds the trans and the cis form");
+  assert.equal(all.centres, 2);
+  const kept = enumerateStereoisomersTool.run({ smiles: trans }, c);
+  assert.deepEqual(kept.isomers, [trans], "only_unassigned keeps the given configuration");
+  const flat = enumerateStereoisomersTool.run({ smiles: "CC1CCC(C)CC1" }, c);
+  assert.deepEqual(flat.isomers.sort(), [trans, cis].sort(), "the unassigned form gives both");
+  const cyclooctene = enumerateStereoisomersTool.run({ smiles: "C1=CCCCCCC1" }, c);
+  assert.deepEqual(cyclooctene.isomers.sort(), ["C1=C/CCCCCC/1", "C1=C\\CCCCCC/1"]);
+  assert.equal(cyclooctene.double_bonds, 1);
+  const cyclohexene = enumerateStereoisomersTool.run({ smiles: "C1=CCCCC1" }, c);
+  assert.deepEqual(cyclohexene.isomers, ["C1=CCCCC1"], "rings under eight atoms hold a double bond cis only");
+  const aminol = enumerateStereoisomersTool.run({ smiles: "NC1CCC(O)CC1" }, c);
+  assert.equal(aminol.isomer_count, 2, "4-aminocyclohexanol: cis and trans");
 });
 
 test("enumerate_stereoisomers: past max isomers the first ones in binary counting order, truncated_by max_isomers", async () => {

@@ -1,21 +1,26 @@
 /**
  * Stereoisomer enumeration on the molecule graph, as native RDKit's EnumerateStereoisomers
- * (rdkit.Chem.EnumerateStereoisomers, onlyUnassigned=True, unique=True) in RDKit 2022.09, which MinimalLib lacks.
+ * (rdkit.Chem.EnumerateStereoisomers, unique=True) with RDKit's current stereo perception, which MinimalLib lacks.
  *
- * RDKit's algorithm: the candidate centres are the atoms legacy stereo perception flags as possible stereo
- * centres (AssignStereochemistry with flagPossibleStereoCenters: neighbours of distinct legacy CIP rank) and
- * the double bonds FindPotentialStereoBonds marks; every combination of tags is written, stereo is
- * re-perceived with cleanIt (tags that are no longer stereo are removed) and the isomers are de-duplicated by
- * isomeric SMILES. Here a candidate is found the same way the perception decides it: an unassigned atom (or
- * double bond) is a candidate when a tag set on it alone survives RDKit's perception and cleaning (the SMILES
- * written from the graph with that one tag keeps it); then every combination of the candidates' tags is
- * written through the same perception and de-duplicated by canonical SMILES.
+ * RDKit's algorithm: the candidates are the atoms and double bonds its perception flags as possible stereo;
+ * every combination of tags is written, stereo is re-perceived with cleanIt (tags that are no longer stereo are
+ * removed) and the isomers are de-duplicated by isomeric SMILES. Here the candidates are
+ * - an unassigned atom or double bond whose tag set on it alone survives RDKit's perception and cleaning (the SMILES
+ *   written from the graph with that one tag keeps it);
+ * - every atom the new perception (FindPotentialStereo, Code/GraphMol/Chirality.cpp) flags as a possible centre
+ *   ("(?)" in get_stereo_tags): ring cis/trans pairs (1,4-disubstituted cyclohexanes and the like), where neither
+ *   ring atom is a centre on its own so a lone tag is removed but the pair is a configuration, and pseudo-asymmetric
+ *   centres between two real ones (C3 of 2,3,4-trihydroxyglutaric acid: two meso forms, r and s at C3, and a pair of
+ *   enantiomers: four isomers). Combinations that are no stereo collapse in the de-duplication;
+ * - double bonds in rings: RDKit's isBondPotentialStereoBond accepts a ring double bond when no ring of the smallest
+ *   set that holds it has fewer than Chirality::minRingSizeForDoubleBondStereo = 8 atoms (cyclooctene is E or Z;
+ *   cyclohexene is not). RDKit 2022.09's legacy FindPotentialStereoBonds left every ring double bond out.
+ * Every combination of the candidates' tags is written through the perception and de-duplicated by canonical SMILES.
  *
- * Perception: RDKit 2022.09's is the legacy one; later RDKit offers a new algorithm (MinimalLib
- * use_legacy_stereo_perception). The legacy one is used, set for the computation and restored afterwards: it is
- * what defines 2022.09's answer. Evidence (test/domain/chem/stereoisomers.oracle.test.ts and the README): for
- * 2,3,4-trihydroxyglutaric acid native 2022.09 leaves C3 (a pseudo-asymmetric centre) unassigned in its three
- * isomers; the new perception keeps a tag on C3, the legacy one removes it.
+ * Writing: the SMILES are written with the legacy perception, as everywhere in the server (MinimalLib's default,
+ * and RDKit 2022.09's), set for the computation and restored afterwards; it keeps ring cis/trans and
+ * pseudo-asymmetric tags once every centre they depend on is set. Oracle: test/domain/chem/stereoisomers.oracle.test.ts
+ * (native 2022.09 with SetUseLegacyStereoPerception(False), ring double bonds of 8 and more added by the upstream rule).
  */
 import { cloneGraph, molGraph, molOf, type Graph, type GraphAtom } from "./graph.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
@@ -34,6 +39,29 @@ export interface StereoisomerResult {
 
 const TETRAHEDRAL = new Set(["cw", "ccw"]);
 const DOUBLE_BOND_SET = new Set(["cis", "trans"]);
+
+/** RDKit's Chirality::minRingSizeForDoubleBondStereo (Code/GraphMol/Chirality.h). */
+const MIN_RING_SIZE_FOR_DOUBLE_BOND_STEREO = 8;
+
+/**
+ * Atoms the new stereo perception flags as possible centres left unassigned ("(?)" in get_stereo_tags), with the
+ * thread's perception setting restored afterwards.
+ */
+function possibleCentres(rdkit: RDKit, g: Graph<GraphAtom>): number[] {
+  const previous = rdkit.use_legacy_stereo_perception(false);
+  try {
+    const mol = molOf(rdkit, g);
+    if (mol === null) return [];
+    try {
+      const tags = JSON.parse(mol.get_stereo_tags()) as { CIP_atoms?: Array<[number, string]> };
+      return (tags.CIP_atoms ?? []).filter(([, label]) => label === "(?)").map(([i]) => i);
+    } finally {
+      mol.delete();
+    }
+  } finally {
+    rdkit.use_legacy_stereo_perception(previous);
+  }
+}
 
 /** Canonical SMILES of a graph after RDKit's perception and cleaning (written, read again, written), or undefined. */
 function canonicalOf(rdkit: RDKit, g: Graph<GraphAtom>): string | undefined {
@@ -78,12 +106,13 @@ export function enumerateStereoisomers(
   return withLegacyStereo(rdkit, () => {
     const perceived = molGraph(mol);
     const base = cloneGraph(perceived);
-    // Ring bonds: consecutive atoms of an RDKit atom ring (every ring bond lies on some SSSR ring).
-    const ringBonds = new Set<string>();
+    // Smallest SSSR ring holding each ring bond (consecutive atoms of an RDKit atom ring; every ring bond lies on one).
+    const smallestRing = new Map<string, number>();
     for (const ring of perceived.atomRings)
       for (const [k, a] of ring.entries()) {
         const b = ring[(k + 1) % ring.length]!;
-        ringBonds.add(`${Math.min(a, b)}-${Math.max(a, b)}`);
+        const key = `${Math.min(a, b)}-${Math.max(a, b)}`;
+        smallestRing.set(key, Math.min(smallestRing.get(key) ?? Infinity, ring.length));
       }
     if (!onlyUnassigned) {
       for (const a of base.atoms) if (TETRAHEDRAL.has(a.stereo)) a.stereo = "unspecified";
@@ -118,12 +147,20 @@ export function enumerateStereoisomers(
       const s = canonicalOf(rdkit, g);
       if (s !== undefined && stereoMarks(s).atoms > baseMarks.atoms) centres.push(i);
     }
-    // Candidate double bonds: an unassigned non-aromatic acyclic double bond whose cis/trans label alone survives.
+    // Atoms the new perception flags that legacy candidate-finding misses: ring cis/trans pairs and pseudo-asymmetric
+    // centres, stereo only together with other centres (see the first comment). Combinations that are no stereo
+    // collapse in the de-duplication.
+    if (truncatedBy === undefined) {
+      for (const i of possibleCentres(rdkit, base)) if (!centres.includes(i) && !TETRAHEDRAL.has(base.atoms[i]!.stereo)) centres.push(i);
+      centres.sort((a, b) => a - b);
+    }
+    // Candidate double bonds: an unassigned non-aromatic double bond, acyclic or with no ring under eight atoms,
+    // whose cis/trans label alone survives.
     const bonds: Array<{ index: number; ref: [number, number] }> = [];
     for (const [k, b] of base.bonds.entries()) {
       if (truncatedBy !== undefined || late()) break;
-      // RDKit's FindPotentialStereoBonds leaves ring double bonds out (even in rings of 8 and more).
-      if (b.bo !== 2 || b.aromatic || DOUBLE_BOND_SET.has(b.stereo) || ringBonds.has(`${Math.min(b.begin, b.end)}-${Math.max(b.begin, b.end)}`)) continue;
+      if (b.bo !== 2 || b.aromatic || DOUBLE_BOND_SET.has(b.stereo)) continue;
+      if ((smallestRing.get(`${Math.min(b.begin, b.end)}-${Math.max(b.begin, b.end)}`) ?? Infinity) < MIN_RING_SIZE_FOR_DOUBLE_BOND_STEREO) continue;
       const left = neighbours[b.begin]!.filter((n) => n !== b.end);
       const right = neighbours[b.end]!.filter((n) => n !== b.begin);
       if (left.length === 0 || right.length === 0) continue;

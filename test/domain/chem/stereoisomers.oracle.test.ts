@@ -38,24 +38,75 @@ export const STEREO_CASES = [
   "N[C@@H](CC(C)C)C(=O)NC(C)C(=O)O",
   "C[S+]([O-])CC",
   "CP(=O)(O)OC(C)C",
+  // ring cis/trans and ring double bonds (issue 36): the trans input keeps its form and gains the cis one
+  "C[C@H]1CC[C@@H](C)CC1",
+  "C[C@H]1CC[C@H](C)CC1",
+  "CC(O)C(O)C(O)C",
+  "C/1=C/CCCCCC1",
+  "C1=CCCCCCCCC1",
+  "CC1=CCCCCCC1",
+  "C1CC=CCCCC=CC1",
+  "OC1CCC(CC1)N",
+  "CC1CCC2(CC1)CCC(C)CC2",
+  "FC(F)(F)C1(F)C(F)(F)C(F)(F)C(F)(C(F)(F)F)C(F)(F)C1(F)F",
 ];
 
+/**
+ * Native enumeration as current RDKit does it: the new stereo perception (SetUseLegacyStereoPerception(False), in
+ * 2022.09 already), plus what 2022.09's FindPotentialStereo still left out and current RDKit takes (upstream
+ * Chirality::minRingSizeForDoubleBondStereo = 8, isBondPotentialStereoBond in Chirality.cpp): each unassigned ring
+ * double bond with no SSSR ring under 8 atoms, both ends of degree 2 or 3 and fewer than two H, set cis and trans
+ * on every native isomer. Both onlyUnassigned settings.
+ */
 const SCRIPT = String.raw`
-import sys, json
+import sys, json, itertools
 from rdkit import Chem, RDLogger
 from rdkit.Chem.EnumerateStereoisomers import EnumerateStereoisomers, StereoEnumerationOptions, GetStereoisomerCount
 RDLogger.DisableLog('rdApp.*')
-opts = StereoEnumerationOptions(onlyUnassigned=True, unique=True)
+Chem.SetUseLegacyStereoPerception(False)
+def ring_double_bonds(m):
+  ri = m.GetRingInfo()
+  out = []
+  for b in m.GetBonds():
+    if b.GetBondType() != Chem.BondType.DOUBLE or b.GetIsAromatic() or b.GetStereo() != Chem.BondStereo.STEREONONE: continue
+    if ri.NumBondRings(b.GetIdx()) == 0: continue
+    if any(len(r) < 8 and b.GetIdx() in r for r in ri.BondRings()): continue
+    ends = (b.GetBeginAtom(), b.GetEndAtom())
+    if not all(1 < a.GetDegree() < 4 and a.GetTotalNumHs() < 2 for a in ends): continue
+    out.append(b.GetIdx())
+  return out
+def with_ring_double_bonds(m):
+  idx = ring_double_bonds(m)
+  if not idx: return [Chem.MolToSmiles(m)]
+  res = []
+  for combo in itertools.product((Chem.BondStereo.STEREOCIS, Chem.BondStereo.STEREOTRANS), repeat=len(idx)):
+    c = Chem.Mol(m)
+    for k, st in zip(idx, combo):
+      b = c.GetBondWithIdx(k)
+      a0 = [n.GetIdx() for n in b.GetBeginAtom().GetNeighbors() if n.GetIdx() != b.GetEndAtomIdx()][0]
+      a1 = [n.GetIdx() for n in b.GetEndAtom().GetNeighbors() if n.GetIdx() != b.GetBeginAtomIdx()][0]
+      b.SetStereoAtoms(a0, a1)
+      b.SetStereo(st)
+    res.append(Chem.MolToSmiles(c))
+  return res
 for line in sys.stdin:
   s = line.strip()
   m = Chem.MolFromSmiles(s)
   if m is None:
     print(json.dumps({'smiles': s, 'error': 'parse'})); continue
-  n = GetStereoisomerCount(m, options=opts)
-  if n > 1024:
-    print(json.dumps({'smiles': s, 'skipped': n})); continue
-  print(json.dumps({'smiles': s, 'isomers': sorted(set(Chem.MolToSmiles(x) for x in EnumerateStereoisomers(m, options=opts)))}))
+  row = {'smiles': s}
+  for only in (True, False):
+    opts = StereoEnumerationOptions(onlyUnassigned=only, unique=True)
+    n = GetStereoisomerCount(m, options=opts)
+    if n > 1024:
+      row['skipped'] = n; break
+    row['unassigned' if only else 'all'] = sorted(set(x for iso in EnumerateStereoisomers(m, options=opts) for x in with_ring_double_bonds(iso)))
+  print(json.dumps(row))
 `;
+
+function stereoMarkCount(smiles: string): number {
+  return (smiles.match(/@+|[/\\]/g) ?? []).length;
+}
 
 function skipReason(): string | undefined {
   if (!existsSync(NCI_FILE)) return `${NCI_FILE} is absent (Debian package rdkit-data provides it)`;
@@ -76,7 +127,7 @@ function canonical(rdkit: RDKit, smiles: string): string {
   });
 }
 
-test("enumerate_stereoisomers: the isomer set equals native RDKit 2022.09 EnumerateStereoisomers(onlyUnassigned, unique) on every molecule", async (t) => {
+test("enumerate_stereoisomers: the isomer set equals native RDKit EnumerateStereoisomers(unique) with current perception, only_unassigned true and false", async (t) => {
   const reason = skipReason();
   if (reason) return skipOracle(t, reason);
   const rdkit = await loadRDKit();
@@ -86,42 +137,93 @@ test("enumerate_stereoisomers: the isomer set equals native RDKit 2022.09 Enumer
   const native = run.stdout
     .trim()
     .split("\n")
-    .map((l) => JSON.parse(l) as { smiles: string; error?: string; skipped?: number; isomers?: string[] });
+    .map((l) => JSON.parse(l) as { smiles: string; error?: string; skipped?: number; unassigned?: string[]; all?: string[] });
   let compared = 0;
   let isomers = 0;
   let withStereo = 0;
   let skipped = 0;
   let ms = 0;
   const differences: string[] = [];
+  const differenceSets = new Map<string, { onlyOurs: string[]; onlyNative: string[] }>();
+  /**
+   * The one excused difference: RDKit 2022.09's new perception drops ring cis/trans that its own legacy perception
+   * keeps (all-cis 1,3,5-trimethylcyclohexane; perfluoro-1,4-dimethylcyclohexane), answering the flat molecule for
+   * it. Excused only when every native-only isomer has no stereo mark, each of ours that native lacks keeps every
+   * mark through native 2022.09's legacy canonicalisation (native itself calls it a distinct configuration), and
+   * those are pairwise distinct there.
+   */
+  const excuseLostRingStereo = (found: string[]): Map<string, string> => {
+    const out = new Map<string, string>();
+    const keys = [...differenceSets.keys()];
+    const asked = [...new Set([...differenceSets.values()].flatMap((d) => d.onlyOurs))];
+    if (asked.length === 0) return out;
+    const legacy = spawnSync(PYTHON, ["-c", "import sys\nfrom rdkit import Chem\nfor l in sys.stdin: print(Chem.CanonSmiles(l.strip()))"], {
+      input: asked.join("\n") + "\n",
+      encoding: "utf8",
+    });
+    assert.equal(legacy.status, 0, legacy.stderr);
+    const nativeLegacy = new Map(
+      legacy.stdout
+        .trim()
+        .split("\n")
+        .map((c, k) => [asked[k]!, c]),
+    );
+    for (const [k, key] of keys.entries()) {
+      const { onlyOurs, onlyNative } = differenceSets.get(key)!;
+      const flat = onlyNative.every((s) => stereoMarkCount(s) === 0);
+      const kept = onlyOurs.every((s) => stereoMarkCount(nativeLegacy.get(s)!) === stereoMarkCount(s));
+      const distinct = new Set(onlyOurs.map((s) => nativeLegacy.get(s))).size === onlyOurs.length;
+      if (flat && kept && distinct)
+        out.set(found[k]!, "2022.09's new perception drops this ring cis/trans, its legacy canonicalisation keeps each of ours distinct");
+    }
+    return out;
+  };
   for (const [i, smi] of smiles.entries()) {
     const ref = native[i]!;
     if (ref.error !== undefined || ref.skipped !== undefined) {
       skipped++;
       continue;
     }
-    const mol = parseSmiles(rdkit, smi);
-    let ours;
+    let parsed: ReturnType<typeof parseSmiles>;
     try {
-      const t0 = performance.now();
-      ours = enumerateStereoisomers(rdkit, mol, { deadline: Date.now() + 60_000 });
-      ms += performance.now() - t0;
-    } finally {
-      mol.delete();
+      parsed = parseSmiles(rdkit, smi);
+    } catch (e) {
+      // 2026.09's valence rules refuse a few that 2022.09 reads (hexavalent Al): nothing to enumerate.
+      t.diagnostic(`${smi}: the WASM build refuses it (${(e as Error).message.slice(0, 80)})`);
+      skipped++;
+      continue;
     }
-    compared++;
-    const theirs = new Set(ref.isomers!.map((s) => canonical(rdkit, s)));
-    const mine = new Set(ours.isomers);
-    isomers += mine.size;
-    if (mine.size > 1) withStereo++;
-    const onlyOurs = [...mine].filter((s) => !theirs.has(s));
-    const onlyNative = [...theirs].filter((s) => !mine.has(s));
-    if (onlyOurs.length + onlyNative.length > 0)
-      differences.push(
-        `${smi}: ours ${mine.size}, native ${theirs.size}; only ours ${JSON.stringify(onlyOurs.slice(0, 3))}, only native ${JSON.stringify(onlyNative.slice(0, 3))}`,
-      );
+    parsed.delete();
+    for (const onlyUnassigned of [true, false]) {
+      const mol = parseSmiles(rdkit, smi);
+      let ours;
+      try {
+        const t0 = performance.now();
+        ours = enumerateStereoisomers(rdkit, mol, { onlyUnassigned, deadline: Date.now() + 60_000 });
+        ms += performance.now() - t0;
+      } finally {
+        mol.delete();
+      }
+      compared++;
+      const theirs = new Set((onlyUnassigned ? ref.unassigned : ref.all)!.map((s) => canonical(rdkit, s)));
+      const mine = new Set(ours.isomers);
+      isomers += mine.size;
+      if (mine.size > 1) withStereo++;
+      const onlyOurs = [...mine].filter((s) => !theirs.has(s));
+      const onlyNative = [...theirs].filter((s) => !mine.has(s));
+      if (onlyOurs.length + onlyNative.length > 0) {
+        differenceSets.set(`${smi}/${onlyUnassigned}`, { onlyOurs, onlyNative });
+        differences.push(
+          `${smi} (only_unassigned ${onlyUnassigned}): ours ${mine.size}, native ${theirs.size}; only ours ${JSON.stringify(onlyOurs.slice(0, 3))}, only native ${JSON.stringify(onlyNative.slice(0, 3))}`,
+        );
+      }
+    }
   }
+  const excused = excuseLostRingStereo(differences);
+  for (const [d, why] of excused) t.diagnostic(`excused: ${d.slice(0, 160)}: ${why}`);
+  differences.splice(0, differences.length, ...differences.filter((d) => !excused.has(d)));
   t.diagnostic(
-    `enumerate_stereoisomers: ${smiles.length} molecules, ${compared} compared (${withStereo} with more than one isomer, ${isomers} isomers), ${skipped} skipped (unparsed or over 1,024 natively), ` +
+    `enumerate_stereoisomers: ${smiles.length} molecules, ${compared} enumerations compared (${withStereo} with more than one isomer, ${isomers} isomers), ${skipped} molecules skipped (unparsed or over 1,024 natively), ` +
       `${differences.length} differ; ours ${Math.round(ms)} ms`,
   );
   for (const d of differences) t.diagnostic(d);
