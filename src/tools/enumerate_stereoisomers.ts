@@ -1,5 +1,6 @@
 import { enumerateStereoisomers, type StereoisomerResult } from "../domain/chem/stereoisomers.js";
 import { withMol } from "../domain/chem/rdkit.js";
+import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import type { ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
@@ -55,7 +56,9 @@ export const enumerateStereoisomersTool: ChemTool<EnumerateStereoisomersArgs, St
       rdkit,
       smiles,
       (mol) => {
-        const r = enumerateStereoisomers(rdkit, mol, { onlyUnassigned: only_unassigned ?? true, deadline: Date.now() + ENUMERATION_MS });
+        const r = keepingAtomMaps(rdkit, mol, (m) =>
+          enumerateStereoisomers(rdkit, m, { onlyUnassigned: only_unassigned ?? true, deadline: Date.now() + ENUMERATION_MS }),
+        );
         const { isomers, ...rest } = r;
         return { isomers, isomer_count: isomers.length, ...rest };
       },

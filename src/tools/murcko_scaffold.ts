@@ -5,6 +5,7 @@
  * group_by_scaffold summary; on a canvas table it writes the scaffold as a column (canvas_annotate's
  * murcko_scaffold or generic_scaffold kind, the same code per row).
  */
+import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { ToolError } from "../domain/errors.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
@@ -143,7 +144,8 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
       },
     },
     run({ smiles, generic = false }, { rdkit }) {
-      const scaffold = withMol(rdkit, smiles, (mol) => (generic ? genericScaffold(rdkit, mol) : murckoScaffold(rdkit, mol)));
+      // Atom map numbers stay on the scaffold's atoms, as native GetScaffoldForMol keeps them.
+      const scaffold = withMol(rdkit, smiles, (mol) => keepingAtomMaps(rdkit, mol, (m) => (generic ? genericScaffold(rdkit, m) : murckoScaffold(rdkit, m))));
       if (scaffold === null) {
         throw new ToolError(
           "INVALID_SMILES",

@@ -1,6 +1,7 @@
 import { BRICS_CITATION, BricsCutter, bricsDecompose, cutSmiles, findBricsBonds, type BricsBond } from "../domain/chem/brics.js";
 import { descriptorsOf, parseSmiles, round, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import { SA_SCORE_CITATION, computeSaScore } from "../domain/chem/sascore.js";
+import { encodeAtomMaps, type AtomMaps } from "../domain/chem/atom-maps.js";
 import { ToolError } from "../domain/errors.js";
 import { type ChemTool, type JsonSchema } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
@@ -157,6 +158,7 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
     const mode = args.mode ?? "single";
     const maxDisconnections = args.max_disconnections ?? DEFAULT_MAX_DISCONNECTIONS;
     const mol = parseSmiles(rdkit, args.smiles, { maxAtoms: RETRO_MAX_ATOMS });
+    let maps: AtomMaps | undefined;
     try {
       const target = mol.get_smiles();
       if (target.includes(".")) {
@@ -170,9 +172,13 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
           "Send one connected molecule: use standardize to get the parent (salts and solvents stripped), or send each part on its own.",
         );
       }
-      const scores = new SaScores(rdkit);
-      const bonds = findBricsBonds(rdkit, mol);
-      const disconnections = singleCuts(rdkit, mol, bonds, scores, deadline, progress);
+      // Atom map numbers (attachment points) ride through the cuts as isotopes; fragments are scored and answered
+      // with their map numbers, as native BreakBRICSBonds keeps them.
+      maps = encodeAtomMaps(rdkit, mol);
+      const work = maps?.mol ?? mol;
+      const scores = new SaScores(rdkit, maps?.decodeSmiles);
+      const bonds = findBricsBonds(rdkit, work);
+      const disconnections = singleCuts(rdkit, work, bonds, scores, deadline, progress);
       const shown = disconnections.slice(0, maxDisconnections);
       const result: Record<string, unknown> = {
         target,
@@ -184,15 +190,16 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
         mode,
       };
       if (mode === "full") {
-        const d = bricsDecompose(rdkit, mol, { deadline, onProgress: (n) => progress(n, undefined, `${n} fragments visited`) });
+        const d = bricsDecompose(rdkit, work, { deadline, onProgress: (n) => progress(n, undefined, `${n} fragments visited`) });
         result.decomposition = {
           fragments: d.fragments.map((smiles) => ({ smiles, sa_score: scores.of(smiles) })),
           fragment_count: d.fragments.length,
           intermediates_visited: d.nodes,
         };
       }
-      return { ...result, note: NOTE, method: METHOD, citations: [BRICS_CITATION, SA_SCORE_CITATION] };
+      return { ...(maps ? maps.decodeAll(result) : result), note: NOTE, method: METHOD, citations: [BRICS_CITATION, SA_SCORE_CITATION] };
     } finally {
+      maps?.mol.delete();
       mol.delete();
     }
   },
@@ -201,12 +208,16 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
 /** SA scores (3 dp) of fragment SMILES, each computed once per call. */
 class SaScores {
   private readonly cache = new Map<string, number>();
-  constructor(private readonly rdkit: RDKit) {}
+  constructor(
+    private readonly rdkit: RDKit,
+    /** Writes a fragment with its atom map numbers back (maps ride as isotopes, which would count in the score). */
+    private readonly decode: (smiles: string) => string = (s) => s,
+  ) {}
 
   of(smiles: string): number {
     let v = this.cache.get(smiles);
     if (v === undefined) {
-      const m = parseSmiles(this.rdkit, smiles, { argName: "fragment" });
+      const m = parseSmiles(this.rdkit, this.decode(smiles), { argName: "fragment" });
       try {
         v = round(computeSaScore(this.rdkit, m, descriptorsOf(m)).score, 3);
       } finally {

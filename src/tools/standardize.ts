@@ -1,6 +1,7 @@
 import { molGraph } from "../domain/chem/graph.js";
 import { PARENT_NOT_ORGANIC_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
 import { withMol } from "../domain/chem/rdkit.js";
+import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
@@ -117,7 +118,10 @@ export const standardizeTool: ChemTool<Args> = {
       smiles,
       (mol) => {
         const input = mol.get_smiles();
-        const r = standardize(rdkit, mol, smiles, { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize });
+        // Atom map numbers (attachment points) ride through as isotopes and come back on every SMILES.
+        const r = keepingAtomMaps(rdkit, mol, (m) =>
+          standardize(rdkit, m, smiles, { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize }),
+        );
         const steps = ["cleanup (metal disconnection, normalisation, reionisation)"];
         if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
         if (keep_largest_fragment) steps.push("largest organic fragment");
