@@ -1,5 +1,6 @@
 import { cutsOf, fragmentMol, pairMolecules, type Cut } from "../domain/chem/mmpa.js";
 import { parseSmiles } from "../domain/chem/rdkit.js";
+import { SALT_WARNINGS_PROPERTY, comparisonParent, saltStandardisedWarning } from "./molecule-input.js";
 import type { RDKit } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -47,7 +48,7 @@ export const matchedPairsTool: ChemTool<Args> = {
   name: "matched_pairs",
   title: "Matched molecular pairs",
   description:
-    "Matched molecular pairs in a set (Hussain-Rea on RDKit MMPA): pairs differing by one local change, with the transformation; with values, each pair's delta and per-transformation statistics.",
+    "Matched molecular pairs in a set (Hussain-Rea on RDKit MMPA): pairs differing by one local change, with the transformation; with values, each pair's delta and per-transformation statistics. A salt pairs as its parent.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -144,6 +145,7 @@ export const matchedPairsTool: ChemTool<Args> = {
           additionalProperties: false,
         },
       },
+      warnings: SALT_WARNINGS_PROPERTY,
     },
     required: ["pairs", "total_pairs"],
     additionalProperties: false,
@@ -181,6 +183,7 @@ export function runMatchedPairs(rdkit: RDKit, args: Args): Record<string, unknow
   const canonical: Array<string | undefined> = [];
   const cuts: Cut[][] = [];
   const invalid: Array<{ index: number; code: string; message: string }> = [];
+  const standardised: Array<{ argument: string; parent_smiles: string }> = [];
   args.smiles_list.forEach((smiles, index) => {
     let mol;
     try {
@@ -193,8 +196,20 @@ export function runMatchedPairs(rdkit: RDKit, args: Args): Record<string, unknow
       return;
     }
     try {
+      // A salt pairs as its parent (named in a SALT_STANDARDISED warning); its counter-ion would keep it from every pair.
+      const parent = comparisonParent(rdkit, smiles, mol);
+      if (parent !== undefined) {
+        mol.delete();
+        mol = parseSmiles(rdkit, parent, { maxAtoms: MMP_MAX_ATOMS, argName: `smiles_list[${index}]` });
+        standardised.push({ argument: `smiles_list[${index}]`, parent_smiles: parent });
+      }
       canonical.push(mol.get_smiles());
       cuts.push(fragmentMol(mol, maxCuts).flatMap((f) => cutsOf(rdkit, f, cache, sizes)));
+    } catch (err) {
+      if (!(err instanceof ToolError)) throw err;
+      invalid.push({ index, code: err.code, message: err.message });
+      canonical.push(undefined);
+      cuts.push([]);
     } finally {
       mol.delete();
     }
@@ -240,5 +255,7 @@ export function runMatchedPairs(rdkit: RDKit, args: Args): Record<string, unknow
     out.transformations_total = summary.length;
   }
   if (invalid.length > 0) out.invalid = invalid;
+  const warning = saltStandardisedWarning(standardised);
+  if (warning) out.warnings = [warning];
   return out;
 }

@@ -5,8 +5,9 @@
  * on the standardised parent, the one the standardize tool gives by default. Its own file, not common.ts:
  * it reads tools/standardize.ts, which itself imports common.ts.
  */
-import { PARENT_NOT_ORGANIC_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
+import { INORGANIC_PARENT_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
 import { inputFormatOf } from "../domain/chem/input-format.js";
+import { elementSymbol, molGraph } from "../domain/chem/graph.js";
 import { MAX_ATOMS, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import type { JsonSchema } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
@@ -30,13 +31,75 @@ export interface FragmentWarning {
 }
 
 /**
- * The standardised parent is no organic molecule: a bare ion (zinc acetate's [Zn+2], sodium chloride's [Na+]) or
- * a fragment without carbon (water, ammonia). Salt stripping keeps the largest fragment, which for a metal salt of
- * small anions is the metal; every value computed with parent: true is then the ion's, so the answer says so.
+ * Numbers that mean little, said with the numbers (codes from the shared conventions):
+ * - INORGANIC_PARENT: the molecule computed is no organic molecule: with parent: true a bare ion (zinc acetate's
+ *   [Zn+2], sodium chloride's [Na+]: salt stripping keeps the largest fragment, which for a metal salt of small
+ *   anions is the metal) or a fragment without carbon; without parent, an input with no carbon (xenon, water).
+ * - RADICAL: unpaired electrons ([CH3], a methyl radical, often meant as methane).
+ * - ORGANOMETALLIC: carbon bonded to a metal (a Grignard reagent C[Mg]Br).
+ * Crippen logP, TPSA, QED, the ADMET rules and the filters are parametrised on closed-shell organic molecules.
  */
 export interface ParentWarning {
-  code: "PARENT_NOT_ORGANIC";
+  code: "INORGANIC_PARENT" | "RADICAL" | "ORGANOMETALLIC";
   message: string;
+}
+
+/**
+ * Elements that are not metals here: the organic non-metals, halogens and noble gases, and the metalloids B, Si, Ge,
+ * As, Se, Sb, Te (organoboron and organosilicon compounds are ordinary organic chemistry); 0 is a dummy atom.
+ */
+const NOT_METALS = new Set([0, 1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53, 54, 85, 86]);
+
+/** Atoms listed by name in a caveat (then "..."). */
+const LISTED_ATOMS = 5;
+
+/**
+ * The RADICAL, ORGANOMETALLIC and (without parent) INORGANIC_PARENT warnings of the molecule computed. `text` is what
+ * it was read from: a SMILES without a bracket atom holds no radical and no metal, and one with an organic-subset
+ * carbon has carbon, so most molecules are decided without reading the graph.
+ */
+export function caveatWarnings(mol: RDKitMol, text: string, parent: boolean): ParentWarning[] {
+  const smiles = inputFormatOf(text) === "smiles";
+  const hasBracket = !smiles || text.includes("[");
+  // Outside brackets only Cl starts with C.
+  const surelyCarbon = smiles && /c|C(?!l)/.test(text.replace(/\[[^\]]*\]/g, ""));
+  if (!hasBracket && (surelyCarbon || parent)) return [];
+  const { atoms, bonds } = molGraph(mol);
+  const out: ParentWarning[] = [];
+  const radicals = atoms.flatMap((a, i) => (a.nRad > 0 ? [{ i, a }] : []));
+  if (radicals.length > 0) {
+    const electrons = radicals.reduce((n, r) => n + r.a.nRad, 0);
+    const named = radicals.slice(0, LISTED_ATOMS).map((r) => `${elementSymbol(r.a.z)}${r.i + 1}`);
+    out.push({
+      code: "RADICAL",
+      message:
+        `${electrons} unpaired electron${electrons === 1 ? "" : "s"} (on atom ${named.join(", ")}${radicals.length > LISTED_ATOMS ? ", ..." : ""}): a radical. ` +
+        "logP, TPSA, QED, the ADMET rules and the filters are parametrised on closed-shell molecules, so these numbers mean little. " +
+        "A bracket atom takes only the hydrogens written in it ([CH3] is a methyl radical): write them all ([CH4], or C) if a closed-shell molecule was meant.",
+    });
+  }
+  const metalCarbon = new Map<string, number>();
+  for (const b of bonds) {
+    const [x, y] = [atoms[b.begin]!, atoms[b.end]!];
+    const metal = x.z === 6 && !NOT_METALS.has(y.z) ? y : y.z === 6 && !NOT_METALS.has(x.z) ? x : undefined;
+    if (metal !== undefined) metalCarbon.set(`C-${elementSymbol(metal.z)}`, (metalCarbon.get(`C-${elementSymbol(metal.z)}`) ?? 0) + 1);
+  }
+  if (metalCarbon.size > 0) {
+    const what = [...metalCarbon].map(([pair, n]) => (n > 1 ? `${n} ${pair}` : pair)).join(", ");
+    out.push({
+      code: "ORGANOMETALLIC",
+      message:
+        `Carbon bonded to a metal (${what}): an organometallic. logP, TPSA, QED, the ADMET rules and the filters have no parameters ` +
+        "for metal-carbon bonds, so these numbers mean little. Send the organic molecule you mean (the product of the reagent, or the free ligand).",
+    });
+  }
+  if (!parent && !atoms.some((a) => a.z === 6)) {
+    out.push({
+      code: "INORGANIC_PARENT",
+      message: "No carbon: an inorganic species. Drug-likeness, logP, TPSA and the ADMET rules are made for organic molecules, so these numbers mean little.",
+    });
+  }
+  return out;
 }
 
 /** What a per-molecule result says beyond its values: the parent used, and warnings (never an empty list). */
@@ -46,13 +109,13 @@ export type MoleculeNotes = {
   warnings?: Array<FragmentWarning | ParentWarning>;
 };
 
-/** The PARENT_NOT_ORGANIC warning for a parent, when it applies. */
+/** The INORGANIC_PARENT warning for a parent, when it applies. */
 export function parentWarning(rdkit: RDKit, parent: string): ParentWarning | undefined {
   if (!parentNotOrganic(rdkit, parent)) return undefined;
   return {
-    code: "PARENT_NOT_ORGANIC",
+    code: "INORGANIC_PARENT",
     message:
-      `${PARENT_NOT_ORGANIC_TEXT(parent)} Every value is the ion's: send the organic fragment you mean (e.g. the acid of a zinc carboxylate), ` +
+      `${INORGANIC_PARENT_TEXT(parent)} Every value is the ion's: send the organic fragment you mean (e.g. the acid of a zinc carboxylate), ` +
       "or parent: false for the whole salt.",
   };
 }
@@ -87,11 +150,12 @@ export const MOLECULE_NOTES_PROPERTIES: Record<string, JsonSchema> = {
     description:
       "Present only when there is something to check. MULTIPLE_FRAGMENTS: the molecule computed has several disconnected fragments " +
       "(a salt, solvate or mixture) and every value is for all of them together; send parent: true or one fragment. " +
-      "PARENT_NOT_ORGANIC: with parent: true, the standardised parent is a bare ion or has no carbon, so every value is the ion's.",
+      "INORGANIC_PARENT: no carbon, or with parent: true a parent that is a bare ion. RADICAL: unpaired electrons. " +
+      "ORGANOMETALLIC: carbon bonded to a metal. In those three the numbers mean little.",
     items: {
       type: "object",
       properties: {
-        code: { type: "string", enum: ["MULTIPLE_FRAGMENTS", "PARENT_NOT_ORGANIC"] },
+        code: { type: "string", enum: ["MULTIPLE_FRAGMENTS", "INORGANIC_PARENT", "RADICAL", "ORGANOMETALLIC"] },
         message: { type: "string", description: "What it means and what to do." },
         fragment_count: { type: "integer", minimum: 2, description: "MULTIPLE_FRAGMENTS: fragments, copies included." },
         fragments: {
@@ -177,9 +241,81 @@ export function withInputMolecule<T extends object>(
       if (warning) warnings.push(warning);
       const inorganic = parent === true ? parentWarning(rdkit, used) : undefined;
       if (inorganic) warnings.push(inorganic);
+      warnings.push(...caveatWarnings(mol, used, parent === true));
       if (warnings.length > 0) notes.warnings = warnings;
       return { ...fn(mol, notes), ...notes };
     },
     options,
   );
 }
+
+/** Inputs named one by one in a SALT_STANDARDISED warning (the rest are counted). */
+export const MAX_LISTED_STANDARDISED = 20;
+
+/**
+ * Tools that compare molecules (tanimoto, matched_pairs) compare a multi-fragment input (a salt, solvate or mixture)
+ * as its standardised parent, as ChEMBL compares parent compounds, and say so: aspirin against its sodium salt is
+ * 1.0, not the 0.667 of the counter-ion's bits, and a salt pairs with its analogues instead of being left out. A
+ * single-fragment input is compared as given.
+ */
+export interface SaltStandardisedWarning {
+  code: "SALT_STANDARDISED";
+  message: string;
+  /** Inputs compared as their parent. */
+  count: number;
+  /** The first of them: which argument, and the parent compared. */
+  inputs: Array<{ argument: string; parent_smiles: string }>;
+}
+
+/** The parent a comparison uses for `text` when it has several fragments, or undefined for one fragment. */
+export function comparisonParent(rdkit: RDKit, text: string, mol: RDKitMol): string | undefined {
+  // Only "." separates fragments in SMILES; the canonical SMILES decides (a ring closure can join "C1.C1").
+  if (inputFormatOf(text) === "smiles" && !text.includes(".")) return undefined;
+  if (!mol.get_smiles().includes(".")) return undefined;
+  return parentSmiles(rdkit, text);
+}
+
+/** The SALT_STANDARDISED warning for the inputs compared as their parents, or undefined when there were none. */
+export function saltStandardisedWarning(standardised: Array<{ argument: string; parent_smiles: string }>): SaltStandardisedWarning | undefined {
+  if (standardised.length === 0) return undefined;
+  const named = standardised.slice(0, 3).map((s) => `${s.argument} as ${s.parent_smiles}`);
+  return {
+    code: "SALT_STANDARDISED",
+    message:
+      `${standardised.length} input${standardised.length === 1 ? " has" : "s have"} several fragments (a salt, solvate or mixture) and ` +
+      `${standardised.length === 1 ? "was" : "were"} compared as the standardised parent (${named.join("; ")}${standardised.length > 3 ? "; ..." : ""}), ` +
+      "so a salt compares as its active compound. Send one fragment to compare something else.",
+    count: standardised.length,
+    inputs: standardised.slice(0, MAX_LISTED_STANDARDISED),
+  };
+}
+
+/** Output-schema property of the SALT_STANDARDISED warning, for the tools that compare molecules. */
+export const SALT_WARNINGS_PROPERTY: JsonSchema = {
+  type: "array",
+  minItems: 1,
+  description: "Present only when some input had several fragments. SALT_STANDARDISED: those inputs were compared as their standardised parents.",
+  items: {
+    type: "object",
+    properties: {
+      code: { type: "string", enum: ["SALT_STANDARDISED"] },
+      message: { type: "string", description: "What was done and what to send instead." },
+      count: { type: "integer", minimum: 1, description: "Inputs compared as their parent." },
+      inputs: {
+        type: "array",
+        description: `The first ${MAX_LISTED_STANDARDISED} of them.`,
+        items: {
+          type: "object",
+          properties: {
+            argument: { type: "string", description: "smiles1, smiles2, smiles, smiles_list[i] or sdf record i." },
+            parent_smiles: { type: "string", description: "The parent compared." },
+          },
+          required: ["argument", "parent_smiles"],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ["code", "message", "count", "inputs"],
+    additionalProperties: false,
+  },
+};

@@ -1,5 +1,5 @@
 import { molGraph } from "../domain/chem/graph.js";
-import { PARENT_NOT_ORGANIC_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
+import { INORGANIC_PARENT_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { type ChemTool } from "../contract/tool.js";
@@ -101,7 +101,7 @@ export const standardizeTool: ChemTool<Args> = {
       warnings: {
         type: "array",
         items: { type: "string" },
-        description: "Anything to check (metal complexes, skipped steps; PARENT_NOT_ORGANIC: the parent is a bare ion or has no carbon).",
+        description: "Anything to check (metal complexes, skipped steps; INORGANIC_PARENT: the parent is a bare ion or has no carbon).",
       },
       method: str("What was done."),
       citations: { type: "array", items: { type: "string" }, description: "Sources of the rules." },
@@ -136,7 +136,7 @@ export const standardizeTool: ChemTool<Args> = {
           fragments_removed: r.fragmentsRemoved,
           charge_changes: r.chargeChanges,
           // A bare ion or carbon-free parent is named with the same code the per-molecule tools' parent: true answers carry.
-          warnings: parentNotOrganic(rdkit, r.parent) ? [...r.warnings, `PARENT_NOT_ORGANIC: ${PARENT_NOT_ORGANIC_TEXT(r.parent)}`] : r.warnings,
+          warnings: parentNotOrganic(rdkit, r.parent) ? [...r.warnings, `INORGANIC_PARENT: ${INORGANIC_PARENT_TEXT(r.parent)}`] : r.warnings,
           method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}.`,
           citations: [
             "RDKit rdMolStandardize (MolStandardize, Release 2022.09; S. Leung, G. Landrum): Cleanup, LargestFragmentChooser, Uncharger, ChargeParent. https://www.rdkit.org",

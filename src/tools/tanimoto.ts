@@ -8,6 +8,7 @@ import type { MorganArgs } from "./ecfp4.js";
 import { type ChemTool, type ProgressReporter } from "../contract/tool.js";
 import { splitSdf } from "../domain/chem/input-format.js";
 import { MOLECULE_TEXT_MAX_LENGTH, READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { SALT_WARNINGS_PROPERTY, comparisonParent, saltStandardisedWarning } from "./molecule-input.js";
 
 export const MAX_LIST = 10_000;
 export const MAX_TOP_K = 1_000;
@@ -92,10 +93,12 @@ function formOf(args: Args): "pair" | "bulk" {
 }
 
 function pairSimilarity(rdkit: RDKit, args: Args, options: MorganOptions): Record<string, unknown> {
-  const fp = (smiles: string, argName: string) => withMol(rdkit, smiles, (mol) => fingerprintWords(morganBitVector(mol, options)), { argName });
+  const standardised: Array<{ argument: string; parent_smiles: string }> = [];
+  const fp = (smiles: string, argName: string) => comparedFingerprint(rdkit, smiles, argName, options, standardised);
   const a = fp(args.smiles1!, "smiles1");
   const b = fp(args.smiles2!, "smiles2");
   const similarity = tanimoto(a, b);
+  const warning = saltStandardisedWarning(standardised);
   return {
     form: "pair",
     similarity: round(similarity, 3),
@@ -105,7 +108,32 @@ function pairSimilarity(rdkit: RDKit, args: Args, options: MorganOptions): Recor
     radius: options.radius,
     n_bits: options.nBits,
     method: METHOD,
+    ...(warning ? { warnings: [warning] } : {}),
   };
+}
+
+/**
+ * The fingerprint a comparison uses: of the molecule as given, or of its standardised parent when it has several
+ * fragments (then named in `standardised`).
+ */
+function comparedFingerprint(
+  rdkit: RDKit,
+  smiles: string,
+  argName: string,
+  options: MorganOptions,
+  standardised: Array<{ argument: string; parent_smiles: string }>,
+): Uint32Array {
+  return withMol(
+    rdkit,
+    smiles,
+    (mol) => {
+      const parent = comparisonParent(rdkit, smiles, mol);
+      if (parent === undefined) return fingerprintWords(morganBitVector(mol, options));
+      standardised.push({ argument: argName, parent_smiles: parent });
+      return withMol(rdkit, parent, (p) => fingerprintWords(morganBitVector(p, options)), { argName });
+    },
+    { argName },
+  );
 }
 
 const echo = (smiles: string): { smiles?: string } => (smiles.length <= MAX_ECHO_LENGTH ? { smiles } : {});
@@ -136,7 +164,8 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
   if (!(Number.isInteger(topK) && topK >= 1 && topK <= MAX_TOP_K)) {
     throw new ToolError("INVALID_ARGUMENTS", `top_k must be an integer from 1 to ${MAX_TOP_K}`, { path: "/top_k" });
   }
-  const query = withMol(rdkit, args.smiles!, (mol) => fingerprintWords(morganBitVector(mol, options)));
+  const standardised: Array<{ argument: string; parent_smiles: string }> = [];
+  const query = comparedFingerprint(rdkit, args.smiles!, "smiles", options, standardised);
   const queryCount = popcount(query);
 
   const similarities = new Float64Array(list.length).fill(-1);
@@ -162,9 +191,15 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
           },
         );
       }
-      const mol = parseSmiles(rdkit, smiles, { argName: `smiles_list[${i}]` });
+      const argName = titles ? `sdf record ${i + 1}` : `smiles_list[${i}]`;
+      const mol = parseSmiles(rdkit, smiles, { argName });
       try {
-        words = fingerprintWords(morganBitVector(mol, options));
+        const parent = comparisonParent(rdkit, smiles, mol);
+        if (parent === undefined) words = fingerprintWords(morganBitVector(mol, options));
+        else {
+          words = withMol(rdkit, parent, (p) => fingerprintWords(morganBitVector(p, options)), { argName });
+          standardised.push({ argument: argName, parent_smiles: parent });
+        }
       } finally {
         mol.delete();
       }
@@ -185,6 +220,7 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
   for (let i = 0; i < list.length; i++) if (similarities[i]! >= 0 && similarities[i]! >= threshold) hits.push(i);
   hits.sort((p, q) => similarities[q]! - similarities[p]! || p - q);
   const results: BulkHit[] = hits.slice(0, topK).map((i) => ({ index: i, ...named(i), similarity: round(similarities[i]!, 3) }));
+  const warning = saltStandardisedWarning(standardised);
   return {
     form: "bulk",
     results,
@@ -199,6 +235,7 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
     radius: options.radius,
     n_bits: options.nBits,
     method: METHOD,
+    ...(warning ? { warnings: [warning] } : {}),
   };
 }
 
@@ -210,7 +247,7 @@ export const tanimotoTool: ChemTool<Args> = {
   name: "tanimoto",
   title: "Tanimoto similarity (ECFP4)",
   description:
-    "ECFP4 Tanimoto similarity, equal to RDKit: smiles1 + smiles2 for one pair, or smiles + smiles_list (or sdf) to rank a list best first. Above 0.7 close analogues, below 0.3 unrelated.",
+    "ECFP4 Tanimoto similarity, equal to RDKit: smiles1 + smiles2 for one pair, or smiles + smiles_list (or sdf) to rank a list best first. A salt is compared as its parent. Above 0.7 close analogues, below 0.3 unrelated.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -256,6 +293,7 @@ export const tanimotoTool: ChemTool<Args> = {
   outputSchema: {
     type: "object",
     properties: {
+      warnings: SALT_WARNINGS_PROPERTY,
       form: { type: "string", enum: ["pair", "bulk"], description: "Which form was answered." },
       similarity: { ...similarityProp, description: "Pair form: Tanimoto similarity, 0 to 1 (3 dp)." },
       similarity_percent: { type: "number", minimum: 0, maximum: 100, description: "Pair form: similarity x 100 (2 dp)." },

@@ -17,6 +17,9 @@ import { lipinskiCheckTool } from "../../src/tools/lipinski_check.js";
 import { moleculeContextPackTool } from "../../src/tools/molecule_context_pack.js";
 import { saScoreTool } from "../../src/tools/sa_score.js";
 import { standardizeTool } from "../../src/tools/standardize.js";
+import { druglikenessFiltersTool } from "../../src/tools/druglikeness_filters.js";
+import { tanimotoTool } from "../../src/tools/tanimoto.js";
+import { matchedPairsTool } from "../../src/tools/matched_pairs.js";
 import type { ChemContext, ChemTool } from "../../src/contract/tool.js";
 import { skipOracle } from "../helpers/oracle.js";
 
@@ -160,33 +163,86 @@ test("MULTIPLE_FRAGMENTS reads the structure, not the dots: C1.C1 is ethane, one
   assert.equal(out.formula, "C2H6");
 });
 
-test("a parent that is a bare ion or has no carbon is said: PARENT_NOT_ORGANIC on every tool with parent: true, and in standardize's warnings", async () => {
+test("a parent that is a bare ion or has no carbon is said: INORGANIC_PARENT on every tool with parent: true, and in standardize's warnings", async () => {
   const { run } = await setup();
   const salts = ["CC(=O)[O-].CC(=O)[O-].[Zn+2]", "[Na+].[Cl-]", "O.O.[Cu+2].[O-]S(=O)(=O)[O-]"];
   for (const salt of salts) {
     for (const tool of TOOLS) {
       const out = run(tool, { smiles: salt, parent: true });
       const codes = ((out.warnings as Obj[] | undefined) ?? []).map((w) => w.code);
-      assert.ok(codes.includes("PARENT_NOT_ORGANIC"), `${tool.name} ${salt}: ${JSON.stringify(out.warnings)}`);
-      const warning = (out.warnings as Obj[]).find((w) => w.code === "PARENT_NOT_ORGANIC")!;
+      assert.ok(codes.includes("INORGANIC_PARENT"), `${tool.name} ${salt}: ${JSON.stringify(out.warnings)}`);
+      const warning = (out.warnings as Obj[]).find((w) => w.code === "INORGANIC_PARENT")!;
       assert.match(String(warning.message), new RegExp(`parent ${String(out.parent_smiles).replace(/[[\]+()]/g, "\\$&")} is a bare ion or has no carbon`));
     }
     const std = run(standardizeTool, { smiles: salt });
     assert.ok(
-      (std.warnings as string[]).some((w) => w.startsWith("PARENT_NOT_ORGANIC: ")),
+      (std.warnings as string[]).some((w) => w.startsWith("INORGANIC_PARENT: ")),
       `${salt}: ${JSON.stringify(std.warnings)}`,
     );
   }
-  // An organic parent says nothing; nor does a call without parent: true (it gets MULTIPLE_FRAGMENTS instead).
+  // An organic parent says nothing; a call without parent: true gets MULTIPLE_FRAGMENTS, and for a salt with no
+  // carbon at all INORGANIC_PARENT of the input itself.
   for (const tool of TOOLS) {
     const organic = run(tool, { smiles: "CC(=O)Oc1ccccc1C(=O)[O-].[Na+]", parent: true });
     assert.equal(organic.warnings, undefined, tool.name);
     const whole = run(tool, { smiles: "[Na+].[Cl-]" });
     assert.deepEqual(
       ((whole.warnings as Obj[]) ?? []).map((w) => w.code),
-      ["MULTIPLE_FRAGMENTS"],
+      ["MULTIPLE_FRAGMENTS", "INORGANIC_PARENT"],
       tool.name,
     );
   }
   assert.deepEqual(run(standardizeTool, { smiles: "CC(=O)Oc1ccccc1C(=O)[O-].[Na+]" }).warnings, []);
+});
+
+test("numbers that mean little say so: RADICAL, ORGANOMETALLIC and INORGANIC_PARENT on every per-molecule tool (issue 36 item 5)", async () => {
+  const { run } = await setup();
+  const cases: Array<[string, string]> = [
+    ["[CH3]", "RADICAL"],
+    ["C[CH2]", "RADICAL"],
+    ["CC1(C)CCCC(C)(C)N1[O]", "RADICAL"],
+    ["C[Mg]Br", "ORGANOMETALLIC"],
+    ["CC[Zn]CC", "ORGANOMETALLIC"],
+    ["[Li]c1ccccc1", "ORGANOMETALLIC"],
+    ["[Xe]", "INORGANIC_PARENT"],
+    ["O", "INORGANIC_PARENT"],
+    ["N", "INORGANIC_PARENT"],
+  ];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  for (const tool of [...TOOLS, druglikenessFiltersTool as unknown as ChemTool<any>]) {
+    for (const [smiles, code] of cases) {
+      const out = run(tool, { smiles });
+      const codes = ((out.warnings as Obj[] | undefined) ?? []).map((w) => w.code);
+      assert.deepEqual(codes, [code], `${tool.name} ${smiles}: ${JSON.stringify(out.warnings)}`);
+    }
+    // Closed-shell organic molecules, organosilicon and organoboron, and carbon bonded to a metal only through O: nothing.
+    for (const smiles of ["CCO", "C[Si](C)(C)C", "OB(O)c1ccccc1", "CC(=O)O[Na]", "[13CH4]", "C[N+](C)(C)C"]) {
+      const out = run(tool, { smiles });
+      assert.equal(out.warnings, undefined, `${tool.name} ${smiles}: ${JSON.stringify(out.warnings)}`);
+    }
+  }
+});
+
+test("tools that compare molecules compare a salt as its parent and say so: tanimoto and matched_pairs (issue 36 item 5)", async () => {
+  const { run } = await setup();
+  const aspirin = "CC(=O)Oc1ccccc1C(=O)O";
+  const pair = run(tanimotoTool, { smiles1: aspirin, smiles2: "CC(=O)Oc1ccccc1C(=O)[O-].[Na+]" });
+  assert.equal(pair.similarity, 1, "aspirin against its sodium salt is aspirin against aspirin");
+  const [warning] = pair.warnings as Obj[];
+  assert.equal(warning!.code, "SALT_STANDARDISED");
+  assert.deepEqual(warning!.inputs, [{ argument: "smiles2", parent_smiles: aspirin }]);
+  const plain = run(tanimotoTool, { smiles1: aspirin, smiles2: "CC(=O)Oc1ccccc1C(=O)OC" });
+  assert.equal(plain.warnings, undefined, "single fragments are compared as given");
+  const bulk = run(tanimotoTool, { smiles: aspirin, smiles_list: ["CC(=O)Oc1ccccc1C(=O)[O-].[K+]", "c1ccccc1"] });
+  assert.equal((bulk.results as Obj[])[0]!.similarity, 1);
+  assert.equal((bulk.warnings as Obj[])[0]!.count, 1);
+  const acids = ["OC(=O)c1ccccc1Cl", "OC(=O)c1ccccc1F", "[O-]C(=O)c1ccccc1Br.[Na+]", "[O-]C(=O)c1ccccc1C.[K+]"];
+  const mmp = run(matchedPairsTool, { smiles_list: acids });
+  assert.equal(mmp.total_pairs, 6, "the two salts pair with the two acids and with each other");
+  const mw = (mmp.warnings as Obj[])[0]!;
+  assert.equal(mw.code, "SALT_STANDARDISED");
+  assert.deepEqual(
+    (mw.inputs as Obj[]).map((i) => i.argument),
+    ["smiles_list[2]", "smiles_list[3]"],
+  );
 });

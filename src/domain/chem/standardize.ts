@@ -780,7 +780,7 @@ export function parentNotOrganic(rdkit: RDKit, parent: string): boolean {
   }
 }
 
-/** What a PARENT_NOT_ORGANIC warning says of a parent, in standardize's warnings and the per-molecule tools'. */
-export function PARENT_NOT_ORGANIC_TEXT(parent: string): string {
+/** What a INORGANIC_PARENT warning says of a parent, in standardize's warnings and the per-molecule tools'. */
+export function INORGANIC_PARENT_TEXT(parent: string): string {
   return `The standardised parent ${parent} is a bare ion or has no carbon (a metal salt of small anions keeps the metal as its largest fragment).`;
 }
