@@ -10,6 +10,7 @@ hydrogens). Output line i answers input line i:
    "canonical_out": canonical SMILES of the molblock (stereo perceived from the 3D coordinates),
    "cip_in": {"atoms": [[idx, label]...], "bonds": [[i, j, label]...]}   (new CIP labeller, heavy atoms),
    "cip_out": the same for the molblock (its heavy atoms keep the input's atom order),
+   "mmff94s_energy": native MMFF94s energy (kcal/mol) of our geometry as it is,
    "mmff_energy_before", "mmff_energy_after": native MMFF94 energies (kcal/mol) of our geometry and after
        RDKit's MMFF94 minimisation started from it,
    "mmff_converged": whether that minimisation converged,
@@ -59,6 +60,11 @@ def answer(case):
     out["canonical_out"] = Chem.MolToSmiles(heavy)
     out["cip_out"] = cip_labels(Chem.Mol(heavy))
 
+    props_s = AllChem.MMFFGetMoleculeProperties(mol3d, mmffVariant="MMFF94s")
+    if props_s is not None:
+        # The force field holds a pointer to its molecule: keep the copy alive while it computes.
+        copy_s = Chem.Mol(mol3d)
+        out["mmff94s_energy"] = AllChem.MMFFGetMoleculeForceField(copy_s, props_s).CalcEnergy()
     props = AllChem.MMFFGetMoleculeProperties(mol3d, mmffVariant="MMFF94")
     if props is None:
         out["error"] = "no MMFF94 parameters"

@@ -150,13 +150,36 @@ const stereoList = {
 };
 const energy = (description: string) => ({ type: "number", description });
 
+/**
+ * The one place OpenChemLib's MMFF94s and RDKit's part: an aromatic ring (RDKit's model) of other than 5 or 6
+ * atoms. MMFF defines aromatic typing for rings of 5 and 6 only, and the two implementations leave such rings
+ * differently: RDKit's MMFF setup keeps the ring's aromatic bonds (every ring C-C of tropone gets MMFF bond type 0
+ * and the C=C reference length, 1.333 Å), OpenChemLib types tropone's Kekulé bonds (single ones bond type 1,
+ * 1.43 Å) but calls azulene's rings aromatic, which RDKit types as Kekulé bonds. Measured on the server's own
+ * geometries (RDKit 2022.09 MMFF94s against OpenChemLib MMFF94s): tropone 45.3 against 25.0 kcal/mol, tropolone
+ * 86.7 / 54.6, colchicine 154.5 / 111.0, heptafulvene 85.9 / 19.1, azulene 89.4 / 35.9, guaiazulene 102.7 / 49.6;
+ * oxepine, azepine and cyclooctatetraene agree (not aromatic in RDKit's model either). Neither is MMFF94 as Halgren's validation suite types
+ * it for these rings; the answer names the ring and the size of the difference.
+ */
+function unusualAromaticRingNote(mol: RDKitMol): string | undefined {
+  const g = molGraph(mol);
+  // Every atom aromatic (azulene's fusion bond is no aromatic bond in RDKit's model, its atoms are).
+  const sizes = g.atomRings.filter((ring) => ring.length !== 5 && ring.length !== 6 && ring.every((a) => g.atoms[a]!.aromatic)).map((ring) => ring.length);
+  if (sizes.length === 0) return undefined;
+  return (
+    `An aromatic ${[...new Set(sizes)].sort((a, b) => a - b).join("- and ")}-membered ring (tropone-like or azulene-like): MMFF types aromatic rings of 5 and 6 atoms only, and ` +
+    "OpenChemLib and RDKit leave this ring differently, so energy_kcal_mol can differ from RDKit's MMFF94s by tens of kcal/mol " +
+    "(tropone 25.0 here against 45.3 in RDKit, colchicine 111 against 154, azulene 36 against 89). Compare energies between this molecule's conformers, not with RDKit's."
+  );
+}
+
 export const generate3dTool: ChemTool<Args> = {
   kind: "chem",
   toolset: "chem",
   name: "generate_3d",
-  title: "3D structure (conformers, OpenChemLib MMFF94s+)",
+  title: "3D structure (conformers, OpenChemLib MMFF94s)",
   description:
-    "3D conformers (OpenChemLib, MMFF94s+ minimised, seeded): xyz, molblock and energy, up to 10 conformers by energy. Stereo kept; up to 100 heavy atoms.",
+    "3D conformers (OpenChemLib, MMFF94s minimised, seeded): xyz, molblock and energy, up to 10 conformers by energy. Stereo kept; up to 100 heavy atoms.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -193,7 +216,7 @@ export const generate3dTool: ChemTool<Args> = {
       xyz: { type: "string", description: "XYZ text of the lowest-energy conformer, Å (line 2 is the input SMILES)." },
       atom_count: { type: "integer", minimum: 1, description: "Atoms in xyz and molblock." },
       molblock: { type: "string", description: "V2000 molfile of the same conformer, same coordinates and atom order as xyz." },
-      energy_kcal_mol: energy("Energy of that conformer in the force field named by force_field (OpenChemLib's MMFF94s+, not RDKit's MMFF94s), kcal/mol."),
+      energy_kcal_mol: energy("Energy of that conformer in force_field, kcal/mol (equal to RDKit's MMFF94s save what warnings says)."),
       force_field: { type: "string", const: FORCE_FIELD_LABEL, description: "The force field that minimised the geometry and gives the energies." },
       hydrogens: { type: "boolean", description: "Whether xyz and molblock include hydrogens." },
       seed: { type: "integer", description: "Seed used." },
@@ -342,6 +365,8 @@ export const generate3dTool: ChemTool<Args> = {
       if (!reproducibleSeeds())
         warnings.push("OpenChemLib's fragment cache could not be switched off: the same seed may give slightly different coordinates in another call");
       if (best.check.assigned.length > 0) warnings.push("The input leaves stereo unspecified; the 3D structure fixes one configuration (assigned_stereo)");
+      const ringNote = unusualAromaticRingNote(mol);
+      if (ringNote !== undefined) warnings.push(ringNote);
       const e0 = best.conformer.energy;
       // The input names the structure in the XYZ comment line; a molblock or CXSMILES by its canonical SMILES.
       const comment = inputFormatOf(args.smiles) === "smiles" ? args.smiles.trim() : canonical;

@@ -1,7 +1,7 @@
 /**
  * generate_3d on molecules it used to fail or answer wrongly (issue 13, item 9): neutral C=NH (imines,
  * amidines, guanidines, biguanides) embed with plausible geometry that native RDKit's MMFF94 leaves in
- * place; a macrocycle beyond the generator's reach answers at once instead of timing out; atoms MMFF94s+
+ * place; a macrocycle beyond the generator's reach answers at once instead of timing out; atoms MMFF94s
  * cannot type (Pt, the * dummy atom) answer a typed error instead of unminimised coordinates; the answer
  * names its force field; the hint says "another seed" only when the cause is random.
  */
@@ -89,7 +89,7 @@ test("generate_3d embeds neutral C=NH (acetone imine, benzamidine, guanidine, me
   const rdkit = await loadRDKit();
   for (const [name, smiles] of IMINES) {
     const out = run(rdkit, smiles);
-    assert.equal(out.force_field, "MMFF94s+ (OpenChemLib)", name);
+    assert.equal(out.force_field, "MMFF94s (OpenChemLib)", name);
     assert.ok(Number.isFinite(out.energy_kcal_mol), name);
     const lengths = bondLengths(out.molblock);
     assert.ok(
@@ -135,7 +135,7 @@ test("generate_3d C=NH conformers sit at a native RDKit MMFF94 minimum and keep 
     } finally {
       flat.delete();
     }
-    // The bound of the 50-molecule oracle test: MMFF94 (the oracle) and MMFF94s+ differ on planar amine N.
+    // The bound of the 50-molecule oracle test: MMFF94 (the oracle) and MMFF94s differ on planar amine N.
     assert.ok(row.heavy_rmsd < 0.3, `${row.smiles}: native MMFF94 moves the heavy atoms ${row.heavy_rmsd} Å`);
   }
 });
@@ -159,7 +159,7 @@ test("generate_3d answers cyclosporin A (CHEMBL160) within its budget: a typed m
   assert.ok(ms < (generate3dTool.budgetMs ?? 45_000));
 });
 
-test("generate_3d refuses atoms MMFF94s+ cannot type (cisplatin, a * dummy atom) with a typed error, not unminimised geometry", async () => {
+test("generate_3d refuses atoms MMFF94s cannot type (cisplatin, a * dummy atom) with a typed error, not unminimised geometry", async () => {
   const rdkit = await loadRDKit();
   for (const [smiles, atom] of [
     ["N[Pt](N)(Cl)Cl", "Pt"],

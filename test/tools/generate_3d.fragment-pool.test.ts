@@ -35,7 +35,7 @@ test("generate_3d: one conformer uses one self-organised conformer per rigid fra
 
 test("generate_3d: a molecule whose one-conformer fragments give a non-finite energy falls back to the full search", async () => {
   // NCI first_5K.smi, stereo specified by the oracle test's enumeration: with one conformer per fragment the
-  // geometry's MMFF94s+ energy is NaN (seed 42); the full search answers.
+  // geometry's MMFF94s energy is NaN (seed 42); the full search answers.
   const out = await run({ smiles: "N#C[C@H](c1ccccc1)C(c1ccccc1)c1ccccc1" });
   assert.ok(Number.isFinite(out.energy_kcal_mol));
   assert.match(out.method, /up to 16 self-organised conformers per rigid fragment/);
