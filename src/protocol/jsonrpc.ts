@@ -128,6 +128,9 @@ const BULK_TEXT_ARGUMENTS = new Set(["smiles", "smiles_list", "sdf", "molblock",
  * send instead (canvas_import with a path).
  */
 export function findSizeViolation(value: unknown): string | null {
+  // Only a tool call's arguments have a canvas_import to point to.
+  const toolsCall = isJsonObject(value) && value.method === "tools/call";
+  const bulkHint = (path: string): string => (toolsCall ? bulkArgumentHint(path) : "");
   const stack: Array<{ v: unknown; path: string }> = [{ v: value, path: "" }];
   while (stack.length > 0) {
     const { v, path } = stack.pop()!;
@@ -143,15 +146,20 @@ export function findSizeViolation(value: unknown): string | null {
     } else if (v !== null && typeof v === "object") {
       for (const [k, item] of Object.entries(v)) {
         stack.push({ v: k, path });
-        stack.push({ v: item, path: path === "" ? k : `${path}.${k}` });
+        // A key is named in the message clipped: the message must not carry the oversized text it refuses.
+        const key = k.length > MAX_PATH_KEY_CHARS ? `${k.slice(0, MAX_PATH_KEY_CHARS)}...` : k;
+        stack.push({ v: item, path: path === "" ? key : `${path}.${key}` });
       }
     }
   }
   return null;
 }
 
+/** Characters of an object key shown in a size refusal's path. */
+const MAX_PATH_KEY_CHARS = 64;
+
 /** What to send instead of an over-long tools/call argument of molecule or table text. */
-function bulkHint(path: string): string {
+function bulkArgumentHint(path: string): string {
   const m = /^params\.arguments\.([A-Za-z0-9_]+)/.exec(path);
   if (!m || !BULK_TEXT_ARGUMENTS.has(m[1]!)) return "";
   return (
@@ -216,7 +224,9 @@ export function scanTopLevelId(text: string): { value: JsonRpcId; raw: string } 
           } else {
             NUMBER_TOKEN.lastIndex = k;
             const m = NUMBER_TOKEN.exec(text);
-            if (m) found = { value: Number(m[0]), raw: m[0] };
+            // The number must end before the cut: "id":12 at the end of a prefix may be 1234 in the whole message.
+            const after = m ? text[k + m[0].length] : undefined;
+            if (m && after !== undefined && /[\s,}]/.test(after)) found = { value: Number(m[0]), raw: m[0] };
           }
         }
         expectKey = false;

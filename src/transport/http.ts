@@ -371,11 +371,16 @@ export async function serveHttp(endpoint: Endpoint, options: HttpOptions = {}): 
         req.pause();
         resolve(idOfPrefix(Buffer.concat(chunks)));
       };
+      // The prefix is scanned again only once it has doubled, so a body sent in many small packets costs linear time.
+      let nextScan = 256;
       const onData = (chunk: Buffer) => {
         if (size < ID_PREFIX_BYTES) chunks.push(chunk.subarray(0, ID_PREFIX_BYTES - size));
         size += chunk.length;
         // Answered as soon as the id is in (or the prefix is full): the rest of the body is never read.
-        if (size >= ID_PREFIX_BYTES || idOfPrefix(Buffer.concat(chunks)).id !== null) finish();
+        if (size >= ID_PREFIX_BYTES) return finish();
+        if (size < nextScan) return;
+        nextScan = size * 2;
+        if (idOfPrefix(Buffer.concat(chunks)).id !== null) finish();
       };
       const timer = setTimeout(finish, ID_PREFIX_WAIT_MS);
       req.on("data", onData);

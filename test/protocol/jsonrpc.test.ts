@@ -66,6 +66,18 @@ test("an array over 10,000 items or a string over 256 KiB is -32600, keeping the
   assert.equal(findSizeViolation({ k: "x".repeat(MAX_STRING_BYTES) }), null, "exactly the limit is allowed");
 });
 
+test("a size refusal points to canvas_import only for a tool call's molecule argument, and never echoes a long key", () => {
+  const big = "C".repeat(MAX_STRING_BYTES + 1);
+  const call = findSizeViolation({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "calc_properties", arguments: { sdf: big } } })!;
+  assert.match(call, /at params\.arguments\.sdf: too large to send inline.*canvas_import \{ path \}/);
+  const other = findSizeViolation({ jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "x", arguments: { sdf: big } } })!;
+  assert.equal(other, `string longer than ${MAX_STRING_BYTES} bytes at params.arguments.sdf`, "no tool, no canvas_import");
+  const longKey = "k".repeat(100_000);
+  const keyed = findSizeViolation({ jsonrpc: "2.0", id: 1, method: "x", params: { [longKey]: big } })!;
+  assert.ok(keyed.length < 300, `the key is clipped in the message (${keyed.length} characters)`);
+  assert.match(keyed, /at params\.k{64}\.\.\.$/);
+});
+
 test("envelope errors: batch, non-object, bad jsonrpc, missing method, null id, params not an object", () => {
   assert.equal(errorOf('[{"jsonrpc":"2.0","id":1,"method":"x"}]').error.code, INVALID_REQUEST);
   assert.equal(errorOf("42").error.code, INVALID_REQUEST);

@@ -25,6 +25,10 @@ test("the id is read from a prefix: strings, numbers with their digits, an id af
   });
   assert.deepEqual(idOfPrefix(Buffer.from(`{"jsonrpc":"2.0","method":"tools/call","params":{"x":"${"a".repeat(70_000)}"},"id":9}`)), { id: null });
   assert.deepEqual(idOfPrefix(Buffer.from("not json")), { id: null });
+  // A number cut at the end of the prefix may be longer in the whole message: "id":12 of "id":1234 is no id.
+  assert.deepEqual(idOfPrefix(Buffer.from('{"jsonrpc":"2.0","id":12')), { id: null });
+  assert.deepEqual(idOfPrefix(Buffer.from('{"jsonrpc":"2.0","id":1234 ,')), { id: 1234 });
+  assert.deepEqual(idOfPrefix(Buffer.from('{"jsonrpc":"2.0","id":1234}')), { id: 1234 });
 });
 
 describe("over stdio", () => {
