@@ -224,6 +224,9 @@ async function serve(args: string[]): Promise<number> {
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
+  // A host or terminal closing sends SIGHUP, whose default is to exit mid-call with no answer. Over stdio the
+  // session ends when stdin ends (the host closing its pipe), so SIGHUP only says so in the log.
+  process.on("SIGHUP", () => app.logger.notice("SIGHUP: ignored on stdio; the session ends when stdin ends"));
   await transport.done;
   await app.close();
   return 0;

@@ -179,3 +179,16 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     assert.equal(await s.exited, 0);
   });
 }
+
+test("SIGHUP on stdio (a host or terminal closing) neither ends the process nor loses the call in flight; stdin's end does (issue 37 item 6)", async () => {
+  const s = new ServerProcess({ CHEMATIC_TEST_TOOLS: "1", CHEMATIC_WORKERS: "1" });
+  await s.request("warm", "tools/call", { _meta: MODERN_META, name: "canonical_smiles", arguments: { smiles: "CCO" } });
+  s.send({ jsonrpc: "2.0", id: "slow", method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 800 } } });
+  await new Promise((r) => setTimeout(r, 200));
+  s.child.kill("SIGHUP");
+  const answer = await s.response("slow");
+  assert.ok(answer.result, `the call in flight is answered: ${JSON.stringify(answer)}`);
+  const after = await s.request("after", "tools/call", { _meta: MODERN_META, name: "canonical_smiles", arguments: { smiles: "OCC" } });
+  assert.ok(after.result, "still serving after SIGHUP");
+  assert.equal(await s.close(), 0, "stdin's end ends the session");
+});
