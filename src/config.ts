@@ -110,12 +110,21 @@ export interface CanvasConfig {
   importDir: string | null;
   /** CHEMATIC_IMPORT_MAX_MB (128), in bytes: the largest file (or .sdf.gz content) canvas_import reads. */
   importMaxBytes: number;
+  /** CHEMATIC_IMPORT_MAX_COLUMNS (1000): data columns (CSV columns, distinct SDF data items) one import may bring. */
+  importMaxColumns: number;
   /**
    * CHEMATIC_REPLICA_ID: this process's name in the canvas IDs it mints (a load balancer routes canvas calls
    * by it); null (unset) picks a random name at each start.
    */
   replicaId: string | null;
 }
+
+/**
+ * Data columns one canvas_import may bring (CHEMATIC_IMPORT_MAX_COLUMNS). A CSV of 10,000 columns ended in an
+ * internal error and 50,000 took 1.6 GB: each column is a DuckDB column with its own buffers. 1,000 is far past
+ * any descriptor export a chemist stages (RDKit's full descriptor set is about 210 columns).
+ */
+export const DEFAULT_IMPORT_MAX_COLUMNS = 1_000;
 
 /** A replica name (CHEMATIC_REPLICA_ID): 1 to 16 lower-case letters and digits, so an nginx map can match it plainly. */
 export const REPLICA_ID_PATTERN = /^[a-z0-9]{1,16}$/;
@@ -168,6 +177,7 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     maxBytes: parseInteger("CHEMATIC_CANVAS_MAX_MB", env.CHEMATIC_CANVAS_MAX_MB, 256, 1, 65_536) * 1024 * 1024,
     importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false) : null,
     importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
+    importMaxColumns: parseInteger("CHEMATIC_IMPORT_MAX_COLUMNS", env.CHEMATIC_IMPORT_MAX_COLUMNS, DEFAULT_IMPORT_MAX_COLUMNS, 1, 10_000),
     replicaId: parseReplicaId(env.CHEMATIC_REPLICA_ID),
   };
 }

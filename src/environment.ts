@@ -197,6 +197,13 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     scope: "server",
   },
   {
+    name: "CHEMATIC_IMPORT_MAX_COLUMNS",
+    default: "1000",
+    summary: "Data columns (CSV columns, distinct SDF data items) one canvas_import may bring (1 to 10000).",
+    format: "number",
+    scope: "server",
+  },
+  {
     name: "CHEMATIC_CANVAS_MAX_MB",
     default: "256",
     summary: "Estimated data one canvas holds at most over its tables, in MB (1 to 65536).",

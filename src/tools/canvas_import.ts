@@ -126,8 +126,9 @@ async function readSource(args: Args, manager: CanvasManager): Promise<{ source:
   if (given.length !== 1) throw invalid("send exactly one of smiles_list, sdf, csv or path", given.length === 0 ? "/" : `/${given[1]}`, { given });
   const smilesColumn = args.smiles_column ?? "smiles";
   if (args.smiles_list) return { source: smilesListSource(args.smiles_list), kind: "smiles_list" };
-  if (args.sdf !== undefined) return { source: sdfSource(args.sdf), kind: "sdf" };
-  if (args.csv !== undefined) return { source: csvSource(args.csv, smilesColumn, args.id_column), kind: "csv" };
+  const maxColumns = manager.importMaxColumns;
+  if (args.sdf !== undefined) return { source: sdfSource(args.sdf, 1, maxColumns), kind: "sdf" };
+  if (args.csv !== undefined) return { source: csvSource(args.csv, smilesColumn, args.id_column, "/csv", maxColumns), kind: "csv" };
   const rel = args.path!.trim();
   if (!manager.importDir) {
     throw new ToolError(
@@ -139,7 +140,11 @@ async function readSource(args: Args, manager: CanvasManager): Promise<{ source:
   }
   const file = await readImportFile(manager.importDir, rel, manager.importMaxBytes);
   const source =
-    file.kind === "smi" ? smiSource(file.text) : file.kind === "csv" ? csvSource(file.text, smilesColumn, args.id_column, "/path") : sdfSource(file.text);
+    file.kind === "smi"
+      ? smiSource(file.text)
+      : file.kind === "csv"
+        ? csvSource(file.text, smilesColumn, args.id_column, "/path", maxColumns)
+        : sdfSource(file.text, 1, maxColumns, "/path");
   return { source, kind: `path:${file.kind}`, path: rel };
 }
 
@@ -247,7 +252,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
       required: ["canvas_id", "table", "mode", "counts", "columns", "sample"],
       additionalProperties: false,
     },
-    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "CANVAS_FULL", "PATH_REFUSED", "TOOL_DISABLED"],
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "CANVAS_FULL", "PATH_REFUSED", "TOOL_DISABLED", "QUERY_REFUSED"],
     budgetMs: MAX_TOOL_BUDGET_MS,
     progressBudgetMs: () => 300_000,
     content: markdownContent(renderImport),

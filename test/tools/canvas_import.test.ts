@@ -432,3 +432,38 @@ describe("canvas_import modes and SQL over imported tables", () => {
     assert.deepEqual(dropped, { canvas_id: lib.canvas_id, dropped: "scratch", remaining_tables: [] });
   });
 });
+
+test("a file too wide gets a named refusal before its rows are read: QUERY_REFUSED too_many_columns, CSV columns and SDF data items (issue 37 item 4)", async () => {
+  const header = ["smiles", ...Array.from({ length: 10_000 }, (_, i) => `d${i + 1}`)].join(",");
+  const row = ["CCO", ...Array.from({ length: 10_000 }, () => "1")].join(",");
+  const wide = await failure("canvas_import", { csv: `${header}\n${row}\n${row}\n` });
+  assert.equal(wide.code, "QUERY_REFUSED");
+  assert.equal(wide.details.reason, "too_many_columns");
+  assert.equal(wide.details.columns, 10_000);
+  assert.equal(wide.details.max_columns, 1_000);
+  assert.match(wide.message, /CHEMATIC_IMPORT_MAX_COLUMNS/);
+  // At the cap it is imported; one past it is refused.
+  const cols = (n: number) => ["smiles", ...Array.from({ length: n }, (_, i) => `d${i + 1}`)].join(",");
+  const vals = (n: number) => ["CCO", ...Array.from({ length: n }, () => "1")].join(",");
+  const fits = await importCall({ csv: `${cols(1_000)}\n${vals(1_000)}\n` });
+  assert.equal(fits.counts.rows, 1);
+  assert.equal((await failure("canvas_import", { csv: `${cols(1_001)}\n${vals(1_001)}\n` })).details.columns, 1_001);
+  // An SDF whose records bring more distinct data items than the cap.
+  const record = (k: number) =>
+    `m${k}\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n` +
+    Array.from({ length: 11 }, (_, j) => `> <tag_${k}_${j}>\n1\n\n`).join("") +
+    "$$$$\n";
+  const sdf = Array.from({ length: 100 }, (_, k) => record(k)).join("");
+  const sdfRefused = await failure("canvas_import", { sdf });
+  assert.equal(sdfRefused.code, "QUERY_REFUSED");
+  assert.equal(sdfRefused.details.reason, "too_many_columns");
+  // The setting: a manager allowing 5 columns refuses a 6-column CSV.
+  const narrow = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 1000, importMaxColumns: 5 });
+  try {
+    const narrowServer = serverWith(narrow, pool);
+    const outcome = await narrowServer.runTool("canvas_import", { csv: `${cols(6)}\n${vals(6)}\n` }, { signal: new AbortController().signal });
+    assert.ok(!outcome.ok && outcome.error.details.max_columns === 5, JSON.stringify(outcome));
+  } finally {
+    await narrow.close();
+  }
+});

@@ -34,6 +34,7 @@ before(async () => {
     maxBytes: 256 * 1024 * 1024,
     importDir: null,
     importMaxBytes: 128 * 1024 * 1024,
+    importMaxColumns: 1_000,
     replicaId: null,
   });
   pool = new WorkerPool({ size: 1 });

@@ -25,7 +25,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
-import type { CanvasConfig } from "../../config.js";
+import { DEFAULT_IMPORT_MAX_COLUMNS, type CanvasConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
 import { queryError } from "./duckdb-errors.js";
@@ -998,6 +998,8 @@ export class CanvasManager {
   /** CHEMATIC_IMPORT_DIR (real path), or null: canvas_import's path argument is off. */
   readonly importDir: string | null;
   readonly importMaxBytes: number;
+  /** CHEMATIC_IMPORT_MAX_COLUMNS: data columns one import may bring. */
+  readonly importMaxColumns: number;
   readonly querySlots: Semaphore;
   readonly now: () => number;
   readonly onChunk: ((rows: number, how: "appender" | "bulk") => void) | undefined;
@@ -1017,7 +1019,7 @@ export class CanvasManager {
 
   constructor(
     config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> &
-      Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes" | "replicaId">>,
+      Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes" | "importMaxColumns" | "replicaId">>,
     options: CanvasManagerOptions = {},
     private readonly offReason = "CHEMATIC_CANVAS=off",
   ) {
@@ -1037,6 +1039,7 @@ export class CanvasManager {
     this.maxBytes = options.maxBytes ?? config.maxBytes ?? CANVAS_DEFAULTS.maxBytes;
     this.importDir = config.importDir ?? null;
     this.importMaxBytes = config.importMaxBytes ?? 128 * 1024 * 1024;
+    this.importMaxColumns = config.importMaxColumns ?? DEFAULT_IMPORT_MAX_COLUMNS;
     this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});

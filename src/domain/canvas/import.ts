@@ -63,8 +63,21 @@ export function toCell(type: ColumnType, raw: string | null | undefined): CellVa
   return raw;
 }
 
+/**
+ * The refusal of an import with more data columns than CHEMATIC_IMPORT_MAX_COLUMNS allows, made before its rows are
+ * read: QUERY_REFUSED with details.reason too_many_columns (the shared conventions' code for it).
+ */
+export function tooManyColumns(columns: number, maxColumns: number, what: string, path: string): ToolError {
+  return new ToolError(
+    "QUERY_REFUSED",
+    `The ${what} has ${columns} data columns; an import takes at most ${maxColumns} (CHEMATIC_IMPORT_MAX_COLUMNS)`,
+    { reason: "too_many_columns", path, columns, max_columns: maxColumns, setting: "CHEMATIC_IMPORT_MAX_COLUMNS" },
+    `Keep the columns you need (at most ${maxColumns}, e.g. with cut or a spreadsheet) and import again, or ask the operator to raise CHEMATIC_IMPORT_MAX_COLUMNS.`,
+  );
+}
+
 /** RFC 4180 rows: fields separated by `delimiter`, "quoted" fields may hold delimiters, newlines and "" quotes. */
-export function parseCsv(text: string, delimiter: string): string[][] {
+export function parseCsv(text: string, delimiter: string, maxRows = Number.POSITIVE_INFINITY): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = "";
@@ -101,6 +114,7 @@ export function parseCsv(text: string, delimiter: string): string[][] {
       rows.push(row);
       row = [];
       i += ch === "\r" && text[i + 1] === "\n" ? 2 : 1;
+      if (rows.length >= maxRows && !(rows[rows.length - 1]!.length === 1 && rows[rows.length - 1]![0]!.trim() === "")) return rows;
     } else {
       field += ch;
       i++;
@@ -127,8 +141,22 @@ function invalid(message: string, path: string, details: Record<string, unknown>
 }
 
 /** CSV text with a header: the SMILES from smiles_column, the id from id_column, every other column as data. */
-export function csvSource(text: string, smilesColumn: string, idColumn: string | undefined, path = "/csv"): ImportSource {
-  const rows = parseCsv(text.replace(/^\uFEFF/, ""), csvDelimiter(text));
+export function csvSource(
+  text: string,
+  smilesColumn: string,
+  idColumn: string | undefined,
+  path = "/csv",
+  maxColumns = Number.POSITIVE_INFINITY,
+): ImportSource {
+  const body = text.replace(/^\uFEFF/, "");
+  const delimiter = csvDelimiter(text);
+  // The header alone first: a file too wide is refused before its rows are parsed.
+  const head = parseCsv(body, delimiter, 1)[0];
+  if (head) {
+    const data = head.length - 1 - (idColumn !== undefined && head.some((h) => h.trim() === idColumn) ? 1 : 0);
+    if (data > maxColumns) throw tooManyColumns(data, maxColumns, "csv", path);
+  }
+  const rows = parseCsv(body, delimiter);
   const header = rows[0];
   if (!header) throw invalid("Invalid arguments: the csv has no header line", path);
   const names = header.map((h) => h.trim());
@@ -196,7 +224,7 @@ export function smiSource(text: string): ImportSource {
 }
 
 /** SDF text: one record a molecule (splitSdf), its title as `input` ("sdf record N" when blank), its tags as data. */
-export function sdfSource(text: string, firstRecord = 1): ImportSource {
+export function sdfSource(text: string, firstRecord = 1, maxColumns = Number.POSITIVE_INFINITY, path = "/sdf"): ImportSource {
   const dataColumns: string[] = [];
   const seen = new Set<string>();
   const records = splitSdf(text).map((r, i): ImportRecord => {
@@ -205,6 +233,8 @@ export function sdfSource(text: string, firstRecord = 1): ImportSource {
       if (!seen.has(tag)) {
         seen.add(tag);
         dataColumns.push(tag);
+        // Refused as soon as the distinct data items pass the cap, before any row reaches the canvas.
+        if (dataColumns.length > maxColumns) throw tooManyColumns(dataColumns.length, maxColumns, "sdf (distinct data items so far)", path);
       }
     const record: ImportRecord = { input, molecule: r.molblock ?? "" };
     if (r.properties) record.data = r.properties;
