@@ -15,7 +15,9 @@ type Err = { error: { code: string; details: Record<string, unknown> } };
 test("a fast call is answered while a slow call is still running", async () => {
   const s = new ServerProcess({ ...TEST_ENV, CHEMATIC_WORKERS: "2" });
   try {
-    await s.modernCall(0, "parse_smiles", { smiles: "C" }); // warm-up
+    // Warm both workers (two calls at once land on both): a cold worker loading RDKit on a busy machine must
+    // not be what makes the fast call slow.
+    await Promise.all([s.modernCall(0, "parse_smiles", { smiles: "C" }), s.modernCall(10, "parse_smiles", { smiles: "N" })]);
     const slow = s.modernCall(1, "test_sleep", { ms: 1200 });
     const fast = s.modernCall(2, "parse_smiles", { smiles: "CCO" });
     const first = await Promise.race([slow.then(() => "slow"), fast.then(() => "fast")]);
