@@ -28,7 +28,7 @@ import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBT
 import { DEFAULT_IMPORT_MAX_COLUMNS, type CanvasConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
-import { queryError } from "./duckdb-errors.js";
+import { diskFullError, queryError } from "./duckdb-errors.js";
 import { loadDuckDb, type DuckDbLoader, type DuckDbModule } from "./duckdb.js";
 import { isInside, safeJoin } from "./paths.js";
 import { checkReadOnlySql, checkSelect, checkStatementCount, checkSyntaxTree, checkTableReferences, lockedDownOptions } from "./sql-guard.js";
@@ -306,7 +306,12 @@ export class Canvas {
 
   /** Runs one write after the ones before it (serialised per canvas); a failed write does not block the next. */
   private serialise<T>(write: () => Promise<T>): Promise<T> {
-    const run = this.writeChain.then(write, write);
+    // A full disk under CHEMATIC_CANVAS_DIR is a named refusal, whatever write met it.
+    const mapped = () =>
+      write().catch((e: unknown) => {
+        throw diskFullError(e, this.manager.dir) ?? e;
+      });
+    const run = this.writeChain.then(mapped, mapped);
     this.writeChain = run.then(
       () => undefined,
       () => undefined,
@@ -1206,11 +1211,18 @@ export class CanvasManager {
       await this.release(idle.id, "evicted");
     }
     const id = newCanvasId(this.origin);
-    const file = this.dir ? safeJoin(this.ensureSessionDir(), `${id}.duckdb`) : null;
-    const instance = await duckdb.DuckDBInstance.create(
-      file ?? ":memory:",
-      lockedDownOptions({ memoryLimitMb: this.memoryLimitMb, threads: this.threads, inMemory: file === null }),
-    );
+    let instance: DuckDBInstance;
+    let file: string | null;
+    try {
+      file = this.dir ? safeJoin(this.ensureSessionDir(), `${id}.duckdb`) : null;
+      instance = await duckdb.DuckDBInstance.create(
+        file ?? ":memory:",
+        lockedDownOptions({ memoryLimitMb: this.memoryLimitMb, threads: this.threads, inMemory: file === null }),
+      );
+    } catch (e) {
+      // A full disk under CHEMATIC_CANVAS_DIR: no canvas file can be made.
+      throw diskFullError(e, this.dir) ?? e;
+    }
     const canvas = new Canvas(id, this, duckdb, instance, file, this.now(), owner);
     // Pinned from the start when the caller stages at once: a concurrent create cannot evict it meanwhile.
     if (pinned) canvas.pins++;

@@ -34,3 +34,21 @@ export function queryError(e: unknown, hide: string | null, memoryLimitMb: numbe
     "Fix the SQL as the DuckDB error says; chembl_dataframe_describe lists the staged tables and their columns.",
   );
 }
+
+/**
+ * A write that failed because the disk under CHEMATIC_CANVAS_DIR is full (or the user's quota spent): DuckDB says
+ * "IO Error: ... No space left on device" (ENOSPC) or "Disk quota exceeded" (EDQUOT). CANVAS_FULL with reason
+ * disk_full, the canvas left as it was (the write is rolled back); undefined for any other failure.
+ */
+export function diskFullError(e: unknown, hide: string | null): ToolError | undefined {
+  if (e instanceof ToolError) return undefined;
+  const message = duckMessage(e, hide);
+  const code = (e as { code?: string } | null)?.code;
+  if (!(code === "ENOSPC" || code === "EDQUOT" || /No space left on device|Disk quota exceeded|ENOSPC|EDQUOT|disk is full/i.test(message))) return undefined;
+  return new ToolError(
+    "CANVAS_FULL",
+    "The disk holding the canvas files is full, so the write was not made (the canvas is as it was)",
+    { reason: "disk_full", duckdb_error: message },
+    "Drop tables or canvases you no longer need (chembl_dataframe_drop) and retry, or ask the operator to free space under CHEMATIC_CANVAS_DIR.",
+  );
+}

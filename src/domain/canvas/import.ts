@@ -259,8 +259,8 @@ export function importKind(name: string): ImportFileKind | null {
   return null;
 }
 
-function refused(reason: string, message: string, extra: Record<string, unknown> = {}): ToolError {
-  return new ToolError("PATH_REFUSED", message, { path: "/path", reason, ...extra });
+function refused(reason: string, message: string, extra: Record<string, unknown> = {}, hint?: string): ToolError {
+  return new ToolError("PATH_REFUSED", message, { path: "/path", reason, ...extra }, hint);
 }
 
 /**
@@ -271,7 +271,18 @@ function refused(reason: string, message: string, extra: Record<string, unknown>
  * maxBytes (too_large), an extension other than .smi, .csv, .sdf, .sdf.gz (extension). The file is opened
  * once, without blocking, and checked again through its descriptor.
  */
-export async function readImportFile(dir: string, rel: string, maxBytes: number): Promise<{ text: string; kind: ImportFileKind; bytes: number }> {
+/** The file operations readImportFile uses: node's, or a test's that fail on purpose (fault injection). */
+export interface ImportIo {
+  open: typeof open;
+}
+const NODE_IO: ImportIo = { open };
+
+export async function readImportFile(
+  dir: string,
+  rel: string,
+  maxBytes: number,
+  io: ImportIo = NODE_IO,
+): Promise<{ text: string; kind: ImportFileKind; bytes: number }> {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(rel)) throw refused("traversal", "The path holds a control character");
   if (rel.split(/[\\/]+/).some((seg) => seg === "..")) throw refused("traversal", "The path climbs out with '..'; name a file inside the import directory");
@@ -287,7 +298,9 @@ export async function readImportFile(dir: string, rel: string, maxBytes: number)
     throw refused("not_found", "No such file in the import directory");
   }
   if (!isInside(dir, real)) throw refused("symlink_out", "The path is a symlink (or passes through one) pointing out of the import directory");
-  const handle = await open(real, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW).catch(() => {
+  const handle = await io.open(real, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW).catch((e: unknown) => {
+    // Gone between the check and the open (moved or deleted while the call ran).
+    if ((e as { code?: string }).code === "ENOENT") throw refused("not_found", "The file went away before it could be read (moved or deleted meanwhile)");
     throw refused("not_regular", "The file cannot be opened as a regular file");
   });
   try {
@@ -295,7 +308,19 @@ export async function readImportFile(dir: string, rel: string, maxBytes: number)
     if (!stat.isFile()) throw refused("not_regular", "Not a regular file (a directory, device, FIFO or socket)");
     if (stat.size > maxBytes)
       throw refused("too_large", `The file holds ${stat.size} bytes; at most ${maxBytes} are imported`, { bytes: stat.size, max_bytes: maxBytes });
-    const raw = await handle.readFile();
+    let raw: Buffer;
+    try {
+      raw = await handle.readFile();
+    } catch (e) {
+      // An I/O error while reading (a disk or network share failing, a file truncated under us).
+      const code = (e as { code?: string }).code ?? "unknown";
+      throw refused(
+        "read_failed",
+        `The file could not be read to its end (${code})`,
+        { error_code: code },
+        "Check the file (copy it again into the import directory) and retry; the canvas was not changed.",
+      );
+    }
     if (kind !== "sdf.gz") return { text: raw.toString("utf8"), kind, bytes: raw.length };
     let inflated: Buffer;
     try {
@@ -303,7 +328,12 @@ export async function readImportFile(dir: string, rel: string, maxBytes: number)
     } catch (e) {
       if (e instanceof RangeError || (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
         throw refused("too_large", `The file's content passes ${maxBytes} bytes once decompressed`, { max_bytes: maxBytes });
-      throw refused("not_regular", `The .sdf.gz file is not valid gzip (${(e as Error).message})`);
+      throw refused(
+        "bad_gzip",
+        `The .sdf.gz file is not valid gzip (${(e as Error).message})`,
+        {},
+        "Compress the SDF again (gzip file.sdf) or import the uncompressed .sdf; a file cut short in copying gives this too.",
+      );
     }
     return { text: inflated.toString("utf8"), kind, bytes: inflated.length };
   } finally {
