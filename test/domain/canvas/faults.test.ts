@@ -57,7 +57,7 @@ function faultyDuckDb(faults: { write: boolean; create: boolean }) {
       },
       false,
     );
-    return wrap(api, { DuckDBInstance }, false) as DuckDbModule;
+    return wrap<DuckDbModule>(api, { DuckDBInstance }, false);
   };
 }
 
@@ -138,7 +138,7 @@ test("an import file that goes away, fails mid-read or is not gzip: PATH_REFUSED
   assert.equal(gone.code, "PATH_REFUSED");
   assert.equal(gone.details.reason, "not_found");
   const eio = await refusal({
-    open: (async (...args: Parameters<typeof open>) => {
+    open: async (...args: Parameters<typeof open>) => {
       const handle = await open(...args);
       return new Proxy(handle, {
         get(t, key) {
@@ -147,7 +147,7 @@ test("an import file that goes away, fails mid-read or is not gzip: PATH_REFUSED
           return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(t) : v;
         },
       });
-    }) as typeof open,
+    },
   });
   assert.equal(eio.details.reason, "read_failed");
   assert.equal(eio.details.error_code, "EIO");
