@@ -1,5 +1,5 @@
 /** Environment configuration, parsed strictly: a bad value stops start-up naming the variable. */
-import { availableParallelism } from "node:os";
+import { availableParallelism, totalmem } from "node:os";
 import { realpathSync, statSync, accessSync, constants as fsConstants } from "node:fs";
 import { isAbsolute, normalize, resolve as resolvePath, sep } from "node:path";
 
@@ -112,6 +112,8 @@ export interface CanvasConfig {
   importMaxBytes: number;
   /** CHEMATIC_IMPORT_MAX_COLUMNS (1000): data columns (CSV columns, distinct SDF data items) one import may bring. */
   importMaxColumns: number;
+  /** CHEMATIC_PROCESS_MAX_MB, in bytes: the resident memory past which a running canvas query is interrupted. */
+  processMaxBytes: number;
   /**
    * CHEMATIC_REPLICA_ID: this process's name in the canvas IDs it mints (a load balancer routes canvas calls
    * by it); null (unset) picks a random name at each start.
@@ -125,6 +127,15 @@ export interface CanvasConfig {
  * any descriptor export a chemist stages (RDKit's full descriptor set is about 210 columns).
  */
 export const DEFAULT_IMPORT_MAX_COLUMNS = 1_000;
+
+/**
+ * The resident memory (MB) past which a running canvas query is interrupted (CHEMATIC_PROCESS_MAX_MB): half the
+ * machine's memory, at most 4,096 and at least 1,024, so one caller's query cannot push the process into the
+ * kernel's out-of-memory killer, which would end every canvas.
+ */
+export function defaultProcessMaxMb(): number {
+  return Math.max(1_024, Math.min(4_096, Math.floor(totalmem() / 1048576 / 2)));
+}
 
 /** A replica name (CHEMATIC_REPLICA_ID): 1 to 16 lower-case letters and digits, so an nginx map can match it plainly. */
 export const REPLICA_ID_PATTERN = /^[a-z0-9]{1,16}$/;
@@ -178,6 +189,7 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false) : null,
     importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
     importMaxColumns: parseInteger("CHEMATIC_IMPORT_MAX_COLUMNS", env.CHEMATIC_IMPORT_MAX_COLUMNS, DEFAULT_IMPORT_MAX_COLUMNS, 1, 10_000),
+    processMaxBytes: parseInteger("CHEMATIC_PROCESS_MAX_MB", env.CHEMATIC_PROCESS_MAX_MB, defaultProcessMaxMb(), 256, 1_048_576) * 1024 * 1024,
     replicaId: parseReplicaId(env.CHEMATIC_REPLICA_ID),
   };
 }

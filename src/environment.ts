@@ -204,6 +204,13 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     scope: "server",
   },
   {
+    name: "CHEMATIC_PROCESS_MAX_MB",
+    default: "half the machine's memory, 1024 to 4096",
+    summary: "Resident memory (MB) past which a running canvas query is interrupted (QUERY_REFUSED process_memory).",
+    format: "number",
+    scope: "server",
+  },
+  {
     name: "CHEMATIC_CANVAS_MAX_MB",
     default: "256",
     summary: "Estimated data one canvas holds at most over its tables, in MB (1 to 65536).",

@@ -35,6 +35,7 @@ before(async () => {
     importDir: null,
     importMaxBytes: 128 * 1024 * 1024,
     importMaxColumns: 1_000,
+    processMaxBytes: 4096 * 1024 * 1024,
     replicaId: null,
   });
   pool = new WorkerPool({ size: 1 });

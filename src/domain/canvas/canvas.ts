@@ -25,7 +25,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
-import { DEFAULT_IMPORT_MAX_COLUMNS, type CanvasConfig } from "../../config.js";
+import { DEFAULT_IMPORT_MAX_COLUMNS, defaultProcessMaxMb, type CanvasConfig } from "../../config.js";
+import { findValueGrowth, valueGrowthRefusal } from "./value-growth.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
 import { diskFullError, queryError } from "./duckdb-errors.js";
@@ -62,6 +63,11 @@ export const CANVAS_DEFAULTS = {
   /** Estimated data bytes one canvas holds at most, over all its tables (CHEMATIC_CANVAS_MAX_MB). */
   maxBytes: 256 * 1024 * 1024,
 };
+
+/** How often a running query's process memory is looked at (ms). */
+const MEMORY_WATCH_MS = 20;
+/** Growth a query may add to a process already past CHEMATIC_PROCESS_MAX_MB (memory earlier queries left resident). */
+const MEMORY_GROWTH_SLACK = 128 * 1024 * 1024;
 
 /** The memory limit of one canvas: room for two views of maxSpillRows rows, each twice during a swap. */
 export function memoryLimitFor(maxSpillRows: number): number {
@@ -877,12 +883,26 @@ export class Canvas {
       }, timeoutMs);
       const onAbort = () => interrupt();
       options.signal?.addEventListener("abort", onAbort, { once: true });
+      // The process's resident memory is watched while the query runs: growth spread over many steps (string_agg,
+      // list, a recursive CTE, a cross join) that DuckDB's memory_limit does not count is interrupted past the ceiling.
+      // Memory freed by an earlier query stays resident (the allocator keeps it for reuse), so a process already past
+      // the ceiling interrupts only a query that grows it further, by MEMORY_GROWTH_SLACK.
+      let overMemory: number | undefined;
+      const ceiling = Math.max(this.manager.processMaxBytes, process.memoryUsage.rss() + MEMORY_GROWTH_SLACK);
+      const watchdog = setInterval(() => {
+        const rss = process.memoryUsage.rss();
+        if (rss > ceiling && overMemory === undefined) {
+          overMemory = rss;
+          interrupt();
+        }
+      }, MEMORY_WATCH_MS);
       const work = this.execute(connection, checked.sql, options);
       const entry = { connection, done: work.catch(() => undefined) };
       this.running.add(entry);
       // The connection, the slot and the listener go when DuckDB is really done, even after a timeout answer.
       void entry.done.finally(() => {
         clearTimeout(timer);
+        clearInterval(watchdog);
         options.signal?.removeEventListener("abort", onAbort);
         this.running.delete(entry);
         try {
@@ -904,6 +924,14 @@ export class Canvas {
         const result = await Promise.race([work, deadline]);
         return { ...result, elapsed_ms: this.manager.now() - started };
       } catch (e) {
+        if (overMemory !== undefined) {
+          throw new ToolError(
+            "QUERY_REFUSED",
+            `The query was interrupted: the server's memory passed its ceiling (${Math.round(overMemory / 1048576)} MB resident, at most ${Math.round(ceiling / 1048576)} MB: CHEMATIC_PROCESS_MAX_MB, or 128 MB over the memory at the query's start)`,
+            { reason: "process_memory", resident_mb: Math.round(overMemory / 1048576), max_mb: Math.round(ceiling / 1048576) },
+            "Aggregate (GROUP BY), filter (WHERE) or add a LIMIT so the query builds less at once, then retry.",
+          );
+        }
         if (timedOut) throw new ToolError("QUERY_TIMEOUT", `The query ran past its ${timeoutMs} ms timeout and was interrupted`, { timeout_ms: timeoutMs });
         throw queryError(e, this.manager.dir, this.manager.memoryLimitMb);
       } finally {
@@ -921,7 +949,11 @@ export class Canvas {
     const own = new Set([...this.tables.keys()].map((t) => t.toLowerCase()));
     const catalog = this.catalog().toLowerCase();
     const serialised = await connection.runAndReadAll("SELECT json_serialize_sql($1::VARCHAR) AS ast", [sql]);
-    checkSyntaxTree(JSON.parse(String(serialised.getRowsJson()[0]![0])) as unknown, own, catalog, [...this.tables.keys()]);
+    const tree = JSON.parse(String(serialised.getRowsJson()[0]![0])) as unknown;
+    checkSyntaxTree(tree, own, catalog, [...this.tables.keys()]);
+    // ...building no value larger than one step may hold (a single call cannot be interrupted once it runs)...
+    const growth = findValueGrowth(tree);
+    if (growth) throw valueGrowthRefusal(growth);
     checkTableReferences(connection.getTableNames(sql, true), own, catalog, [...this.tables.keys()]);
     // ...and of type SELECT once prepared (binding happens here, under the locked-down configuration).
     const prepared = await extracted.prepare(0);
@@ -1005,6 +1037,8 @@ export class CanvasManager {
   readonly importMaxBytes: number;
   /** CHEMATIC_IMPORT_MAX_COLUMNS: data columns one import may bring. */
   readonly importMaxColumns: number;
+  /** CHEMATIC_PROCESS_MAX_MB, in bytes: the resident memory past which a running query is interrupted. */
+  readonly processMaxBytes: number;
   readonly querySlots: Semaphore;
   readonly now: () => number;
   readonly onChunk: ((rows: number, how: "appender" | "bulk") => void) | undefined;
@@ -1024,7 +1058,7 @@ export class CanvasManager {
 
   constructor(
     config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> &
-      Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes" | "importMaxColumns" | "replicaId">>,
+      Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes" | "importMaxColumns" | "processMaxBytes" | "replicaId">>,
     options: CanvasManagerOptions = {},
     private readonly offReason = "CHEMATIC_CANVAS=off",
   ) {
@@ -1045,6 +1079,7 @@ export class CanvasManager {
     this.importDir = config.importDir ?? null;
     this.importMaxBytes = config.importMaxBytes ?? 128 * 1024 * 1024;
     this.importMaxColumns = config.importMaxColumns ?? DEFAULT_IMPORT_MAX_COLUMNS;
+    this.processMaxBytes = config.processMaxBytes ?? defaultProcessMaxMb() * 1024 * 1024;
     this.querySlots = new Semaphore(this.maxConcurrentQueries);
     this.now = options.now ?? Date.now;
     this.log = options.log ?? (() => {});
