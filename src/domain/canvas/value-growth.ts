@@ -133,8 +133,7 @@ function childNodes(node: AstNode): AstNode[] {
     if (key === "value") continue;
     if (Array.isArray(v)) for (const item of v) if (isExpression(item)) out.push(item);
     if (isExpression(v)) out.push(v);
-    if (v && typeof v === "object" && !Array.isArray(v) && !isExpression(v))
-      for (const inner of Object.values(v)) if (isExpression(inner)) out.push(inner);
+    if (v && typeof v === "object" && !Array.isArray(v) && !isExpression(v)) for (const inner of Object.values(v)) if (isExpression(inner)) out.push(inner);
   }
   return out;
 }
