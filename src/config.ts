@@ -114,6 +114,10 @@ export interface CanvasConfig {
   importMaxColumns: number;
   /** CHEMATIC_PROCESS_MAX_MB, in bytes: the resident memory past which a running canvas query is interrupted. */
   processMaxBytes: number;
+  /** CHEMATIC_CANVAS_PER_CALLER (8): canvases one caller (token label, OAuth subject, the stdio process) holds at most. */
+  maxCanvasesPerCaller: number;
+  /** CHEMATIC_CANVAS_CALLER_MB (1024), in bytes: estimated data one caller's canvases hold at most together. */
+  callerMaxBytes: number;
   /**
    * CHEMATIC_REPLICA_ID: this process's name in the canvas IDs it mints (a load balancer routes canvas calls
    * by it); null (unset) picks a random name at each start.
@@ -127,6 +131,14 @@ export interface CanvasConfig {
  * any descriptor export a chemist stages (RDKit's full descriptor set is about 210 columns).
  */
 export const DEFAULT_IMPORT_MAX_COLUMNS = 1_000;
+
+/**
+ * Each caller's share of a replica's 32 canvases (CHEMATIC_CANVAS_PER_CALLER) and of their data (CHEMATIC_CANVAS_CALLER_MB):
+ * at its quota a caller loses its own oldest canvas, never another's (an audit saw 40 canvases of one bearer label
+ * close another label's). 8 canvases leave room for four callers at their quota; 1,024 MB is four full canvases.
+ */
+export const DEFAULT_CANVASES_PER_CALLER = 8;
+export const DEFAULT_CALLER_MB = 1_024;
 
 /**
  * The resident memory (MB) past which a running canvas query is interrupted (CHEMATIC_PROCESS_MAX_MB): half the
@@ -190,6 +202,8 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
     importMaxColumns: parseInteger("CHEMATIC_IMPORT_MAX_COLUMNS", env.CHEMATIC_IMPORT_MAX_COLUMNS, DEFAULT_IMPORT_MAX_COLUMNS, 1, 10_000),
     processMaxBytes: parseInteger("CHEMATIC_PROCESS_MAX_MB", env.CHEMATIC_PROCESS_MAX_MB, defaultProcessMaxMb(), 256, 1_048_576) * 1024 * 1024,
+    maxCanvasesPerCaller: parseInteger("CHEMATIC_CANVAS_PER_CALLER", env.CHEMATIC_CANVAS_PER_CALLER, DEFAULT_CANVASES_PER_CALLER, 1, 32),
+    callerMaxBytes: parseInteger("CHEMATIC_CANVAS_CALLER_MB", env.CHEMATIC_CANVAS_CALLER_MB, DEFAULT_CALLER_MB, 1, 1_048_576) * 1024 * 1024,
     replicaId: parseReplicaId(env.CHEMATIC_REPLICA_ID),
   };
 }

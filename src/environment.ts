@@ -204,6 +204,20 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     scope: "server",
   },
   {
+    name: "CHEMATIC_CANVAS_PER_CALLER",
+    default: "8",
+    summary: "Canvases one caller (token label, OAuth subject, the stdio process) holds at most; past it its oldest goes (1 to 32).",
+    format: "number",
+    scope: "server",
+  },
+  {
+    name: "CHEMATIC_CANVAS_CALLER_MB",
+    default: "1024",
+    summary: "Data (MB) one caller's canvases hold at most together; past it its oldest canvas goes.",
+    format: "number",
+    scope: "server",
+  },
+  {
     name: "CHEMATIC_PROCESS_MAX_MB",
     default: "half the machine's memory, 1024 to 4096",
     summary: "Resident memory (MB) past which a running canvas query is interrupted (QUERY_REFUSED process_memory).",

@@ -252,7 +252,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
       required: ["canvas_id", "table", "mode", "counts", "columns", "sample"],
       additionalProperties: false,
     },
-    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "CANVAS_FULL", "PATH_REFUSED", "TOOL_DISABLED", "QUERY_REFUSED"],
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "CANVAS_FULL", "PATH_REFUSED", "TOOL_DISABLED", "QUERY_REFUSED", "QUOTA_EXCEEDED"],
     budgetMs: MAX_TOOL_BUDGET_MS,
     progressBudgetMs: () => 300_000,
     content: markdownContent(renderImport),

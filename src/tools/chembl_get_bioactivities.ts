@@ -354,7 +354,7 @@ export function createChemblGetBioactivitiesTool(
       ],
       additionalProperties: false,
     },
-    errors: ["NOT_FOUND", "CANVAS_NOT_FOUND", "CANVAS_FULL", ...CHEMBL_ERRORS],
+    errors: ["NOT_FOUND", "CANVAS_NOT_FOUND", "CANVAS_FULL", "QUOTA_EXCEEDED", ...CHEMBL_ERRORS],
     budgetMs: CHEMBL_BUDGET_MS,
     // With a progress token a spill may walk for the whole CHEMBL_SPILL_DEADLINE_MS (its progress keeps the client waiting).
     progressBudgetMs: () => Math.max(CHEMBL_BUDGET_MS, spillBudgetMs(service().config.spillDeadlineMs)),

@@ -36,6 +36,8 @@ before(async () => {
     importMaxBytes: 128 * 1024 * 1024,
     importMaxColumns: 1_000,
     processMaxBytes: 4096 * 1024 * 1024,
+    maxCanvasesPerCaller: 8,
+    callerMaxBytes: 1024 * 1024 * 1024,
     replicaId: null,
   });
   pool = new WorkerPool({ size: 1 });

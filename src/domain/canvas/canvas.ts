@@ -25,7 +25,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
-import { DEFAULT_IMPORT_MAX_COLUMNS, defaultProcessMaxMb, type CanvasConfig } from "../../config.js";
+import { DEFAULT_CALLER_MB, DEFAULT_CANVASES_PER_CALLER, DEFAULT_IMPORT_MAX_COLUMNS, defaultProcessMaxMb, type CanvasConfig } from "../../config.js";
 import { findValueGrowth, valueGrowthRefusal } from "./value-growth.js";
 import { ToolError } from "../errors.js";
 import { Semaphore } from "../semaphore.js";
@@ -161,6 +161,10 @@ export interface QueryResult {
 export interface CanvasManagerOptions {
   loader?: DuckDbLoader;
   maxCanvases?: number;
+  /** Canvases one caller holds at most (default: CHEMATIC_CANVAS_PER_CALLER's). */
+  maxCanvasesPerCaller?: number;
+  /** Estimated data bytes one caller's canvases hold at most together (default: CHEMATIC_CANVAS_CALLER_MB's). */
+  callerMaxBytes?: number;
   idleMs?: number;
   memoryLimitMb?: number;
   threads?: number;
@@ -1023,6 +1027,10 @@ export class CanvasManager {
   readonly dir: string | null;
   readonly maxSpillRows: number;
   readonly maxCanvases: number;
+  /** CHEMATIC_CANVAS_PER_CALLER: canvases one caller (token label, OAuth subject, the stdio process) holds at most. */
+  readonly maxCanvasesPerCaller: number;
+  /** CHEMATIC_CANVAS_CALLER_MB, in bytes: estimated data one caller's canvases hold at most together. */
+  readonly callerMaxBytes: number;
   readonly idleMs: number;
   readonly memoryLimitMb: number;
   readonly threads: number;
@@ -1058,7 +1066,20 @@ export class CanvasManager {
 
   constructor(
     config: Pick<CanvasConfig, "enabled" | "dir" | "maxSpillRows"> &
-      Partial<Pick<CanvasConfig, "maxTableRows" | "maxBytes" | "importDir" | "importMaxBytes" | "importMaxColumns" | "processMaxBytes" | "replicaId">>,
+      Partial<
+        Pick<
+          CanvasConfig,
+          | "maxTableRows"
+          | "maxBytes"
+          | "importDir"
+          | "importMaxBytes"
+          | "importMaxColumns"
+          | "processMaxBytes"
+          | "maxCanvasesPerCaller"
+          | "callerMaxBytes"
+          | "replicaId"
+        >
+      >,
     options: CanvasManagerOptions = {},
     private readonly offReason = "CHEMATIC_CANVAS=off",
   ) {
@@ -1067,6 +1088,8 @@ export class CanvasManager {
     this.maxSpillRows = config.maxSpillRows;
     this.loader = options.loader ?? loadDuckDb;
     this.maxCanvases = options.maxCanvases ?? CANVAS_DEFAULTS.maxCanvases;
+    this.maxCanvasesPerCaller = Math.min(this.maxCanvases, options.maxCanvasesPerCaller ?? config.maxCanvasesPerCaller ?? DEFAULT_CANVASES_PER_CALLER);
+    this.callerMaxBytes = options.callerMaxBytes ?? config.callerMaxBytes ?? DEFAULT_CALLER_MB * 1024 * 1024;
     this.idleMs = options.idleMs ?? CANVAS_DEFAULTS.idleMs;
     this.memoryLimitMb = options.memoryLimitMb ?? memoryLimitFor(config.maxSpillRows);
     this.threads = options.threads ?? CANVAS_DEFAULTS.threads;
@@ -1206,7 +1229,8 @@ export class CanvasManager {
       why === "expired"
         ? `expired after ${Math.round(this.idleMs / 60_000)} minutes without use`
         : why === "evicted"
-          ? `was closed to make room (at most ${this.maxCanvases} canvases exist at once)`
+          ? `was closed to make room: your oldest canvas goes when you hold ${this.maxCanvasesPerCaller} canvases or ${Math.round(this.callerMaxBytes / 1048576)} MB of data, ` +
+            `and the caller holding the most gives one up when the server holds ${this.maxCanvases}`
           : why === "dropped"
             ? "was dropped"
             : "is unknown on this server (it may have expired, or the server restarted)";
@@ -1240,11 +1264,7 @@ export class CanvasManager {
     const duckdb = await this.module();
     if (!duckdb) throw this.disabledError();
     this.sweep();
-    if (this.canvases.size >= this.maxCanvases) {
-      const idle = [...this.canvases.values()].filter((c) => c.pins === 0).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
-      if (!idle) throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
-      await this.release(idle.id, "evicted");
-    }
+    await this.makeRoomFor(owner);
     const id = newCanvasId(this.origin);
     let instance: DuckDBInstance;
     let file: string | null;
@@ -1264,6 +1284,58 @@ export class CanvasManager {
     this.canvases.set(id, canvas);
     this.startSweeper();
     return canvas;
+  }
+
+  /**
+   * Room for one more canvas of `owner`, by the eviction rule (README, "Serving a team"): a caller at its quota of
+   * canvases (CHEMATIC_CANVAS_PER_CALLER) or of data (CHEMATIC_CANVAS_CALLER_MB) loses its own least recently used
+   * idle canvas, never another's; when the replica holds maxCanvases, the caller holding the most canvases (then the
+   * most data) loses its least recently used idle one. A canvas in use (a query or a write running) is never closed:
+   * with none idle where one must go, QUOTA_EXCEEDED (the caller's own) or BUSY (the replica's).
+   */
+  private async makeRoomFor(owner: string | null): Promise<void> {
+    const lru = (a: Canvas, b: Canvas) => a.lastUsedAt - b.lastUsedAt;
+    const own = () => [...this.canvases.values()].filter((c) => c.owner === owner);
+    const ownBytes = () => own().reduce((n, c) => n + c.usedBytes(), 0);
+    while (own().length >= this.maxCanvasesPerCaller || (own().length > 0 && ownBytes() >= this.callerMaxBytes)) {
+      const oldest = own()
+        .filter((c) => c.pins === 0)
+        .sort(lru)[0];
+      if (!oldest) {
+        // A caller allowed every canvas of the replica (one stdio process with CHEMATIC_CANVAS_PER_CALLER=32) is
+        // refused as the replica is: BUSY.
+        if (this.maxCanvasesPerCaller >= this.maxCanvases)
+          throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
+        const byCount = own().length >= this.maxCanvasesPerCaller;
+        throw new ToolError(
+          "QUOTA_EXCEEDED",
+          byCount
+            ? `You hold ${own().length} canvases, the most one caller may (CHEMATIC_CANVAS_PER_CALLER), and all are in use`
+            : `Your canvases hold about ${ownBytes()} bytes of data, the most one caller may (${this.callerMaxBytes}, CHEMATIC_CANVAS_CALLER_MB), and all are in use`,
+          {
+            reason: byCount ? "canvases" : "bytes",
+            canvases: own().length,
+            max_canvases_per_caller: this.maxCanvasesPerCaller,
+            max_bytes_per_caller: this.callerMaxBytes,
+          },
+          "Wait for your running queries to finish, or drop canvases you no longer need (chembl_dataframe_drop), then retry.",
+        );
+      }
+      await this.release(oldest.id, "evicted");
+    }
+    while (this.canvases.size >= this.maxCanvases) {
+      const holdings = new Map<string | null, { count: number; bytes: number; idle: Canvas[] }>();
+      for (const c of this.canvases.values()) {
+        const h = holdings.get(c.owner) ?? { count: 0, bytes: 0, idle: [] };
+        h.count++;
+        h.bytes += c.usedBytes();
+        if (c.pins === 0) h.idle.push(c);
+        holdings.set(c.owner, h);
+      }
+      const biggest = [...holdings.values()].filter((h) => h.idle.length > 0).sort((a, b) => b.count - a.count || b.bytes - a.bytes)[0];
+      if (!biggest) throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
+      await this.release(biggest.idle.sort(lru)[0]!.id, "evicted");
+    }
   }
 
   /**

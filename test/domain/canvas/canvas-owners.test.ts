@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError, loadCanvasConfig, parseReplicaId } from "../../../src/config.js";
 import { CanvasManager, canvasIdOrigin, newCanvasId, randomReplicaId, type ColumnSpec } from "../../../src/domain/canvas/canvas.js";
+import type { ToolError } from "../../../src/domain/errors.js";
 import { createChemblDataframeQueryTool } from "../../../src/tools/chembl_dataframe_query.js";
 import { createChemblDataframeDescribeTool } from "../../../src/tools/chembl_dataframe_describe.js";
 import { createChemblDataframeDropTool } from "../../../src/tools/chembl_dataframe_drop.js";
@@ -141,5 +142,39 @@ describe("canvases staged from one column list", () => {
     assert.deepEqual(work.pending, [{ row: 0, smiles: "CCN" }]);
     await manager.release(a.id);
     await manager.release(b.id);
+  });
+});
+
+describe("per-caller quotas (issue 37 item 2)", () => {
+  test("when the replica is full, the caller holding the most canvases gives up its least recently used one", async () => {
+    let now = 0;
+    const m = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 100 }, { maxCanvases: 6, maxCanvasesPerCaller: 4, now: () => ++now });
+    try {
+      const alice = [await m.create(false, "alice"), await m.create(false, "alice"), await m.create(false, "alice"), await m.create(false, "alice")];
+      const bob = [await m.create(false, "bob"), await m.create(false, "bob")];
+      await m.get(alice[0]!.id, "alice"); // alice's first is now her most recently used
+      const carol = await m.create(false, "carol");
+      const left = new Set(m.ids());
+      assert.ok(left.has(carol.id));
+      for (const c of bob) assert.ok(left.has(c.id), "bob holds fewer: none of his goes");
+      assert.equal(left.has(alice[1]!.id), false, "alice holds the most: her least recently used went");
+      assert.ok(left.has(alice[0]!.id));
+    } finally {
+      await m.close();
+    }
+  });
+
+  test("a caller at its quota with every canvas in use is refused QUOTA_EXCEEDED; another caller still gets one", async () => {
+    const m = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 100 }, { maxCanvases: 10, maxCanvasesPerCaller: 2 });
+    try {
+      const held = [await m.create(false, "alice"), await m.create(false, "alice")];
+      const holds = held.map((c) => c.hold(() => new Promise((r) => setTimeout(r, 300))));
+      await assert.rejects(m.create(false, "alice"), (e: ToolError) => e.code === "QUOTA_EXCEEDED" && e.details.reason === "canvases");
+      const bobs = await m.create(false, "bob");
+      assert.ok(m.ids().includes(bobs.id));
+      await Promise.all(holds);
+    } finally {
+      await m.close();
+    }
   });
 });

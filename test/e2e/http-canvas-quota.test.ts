@@ -1,0 +1,73 @@
+/**
+ * Canvases belong to their caller (issue 37 item 2), over HTTP with two bearer tokens: canvases were evicted least
+ * recently used across everyone, so 40 canvases made by one label closed another label's. Now a caller at its
+ * quota (CHEMATIC_CANVAS_PER_CALLER) loses its own oldest canvas, never another's; when the replica is full the
+ * caller holding the most gives one up; and a caller over its data quota (CHEMATIC_CANVAS_CALLER_MB) loses its own
+ * oldest too.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { tokenDigest } from "../../src/domain/auth/bearer.js";
+import { HttpServerProcess, modernPost } from "../helpers/http.js";
+
+const TOKENS = { alice: "alice-0123456789abcdef0123456789abcdef", bob: "bob-0123456789abcdef0123456789abcdef" };
+let dir: string;
+let server: HttpServerProcess;
+let url: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "chematic-quota-"));
+  const file = join(dir, "tokens");
+  writeFileSync(file, `alice sha256:${tokenDigest(TOKENS.alice)}\nbob sha256:${tokenDigest(TOKENS.bob)}\n`);
+  server = new HttpServerProcess(["--auth", "bearer"], { CHEMATIC_AUTH_TOKENS_FILE: file, CHEMATIC_CANVAS_PER_CALLER: "4", CHEMATIC_CANVAS_CALLER_MB: "1" });
+  url = await server.url;
+});
+after(async () => {
+  assert.equal(await server.stop(), 0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let id = 0;
+async function call(who: keyof typeof TOKENS, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const reply = await modernPost(url, ++id, "tools/call", { name, arguments: args }, { Authorization: `Bearer ${TOKENS[who]}` });
+  assert.equal(reply.status, 200, reply.text);
+  const body = JSON.parse(reply.text) as { result: { structuredContent: Record<string, unknown>; isError?: boolean } };
+  return body.result.isError ? { error: body.result.structuredContent.error } : body.result.structuredContent;
+}
+const newCanvas = async (who: keyof typeof TOKENS, smiles = ["CCO"]) => (await call(who, "canvas_import", { smiles_list: smiles })).canvas_id as string;
+const alive = async (who: keyof typeof TOKENS, canvasId: string) => {
+  const r = await call(who, "chembl_dataframe_describe", { canvas_id: canvasId });
+  return r.error === undefined;
+};
+
+test("a caller at its quota loses its own oldest canvas, never another's; the evicted one says why", async () => {
+  const bobs = [await newCanvas("bob"), await newCanvas("bob")];
+  const alices: string[] = [];
+  for (let i = 0; i < 10; i++) alices.push(await newCanvas("alice"));
+  for (const c of bobs) assert.ok(await alive("bob", c), "bob's canvases survive alice's ten");
+  const kept = [];
+  for (const c of alices) if (await alive("alice", c)) kept.push(c);
+  assert.deepEqual(kept, alices.slice(-4), "alice keeps her four newest");
+  const gone = (await call("alice", "chembl_dataframe_describe", { canvas_id: alices[0] })).error as {
+    code: string;
+    message: string;
+    details: { reason: string };
+  };
+  assert.equal(gone.code, "CANVAS_NOT_FOUND");
+  assert.equal(gone.details.reason, "evicted");
+  assert.match(gone.message, /your oldest canvas goes when you hold 4 canvases/);
+});
+
+test("a caller over its data quota loses its own oldest canvas when it makes a new one; another caller's canvases stay", async () => {
+  const alices = [await newCanvas("alice")];
+  // About 0.45 MB of SMILES text a canvas (estimated as staged): CHEMATIC_CANVAS_CALLER_MB=1.
+  const big = Array.from({ length: 2_000 }, (_, i) => `C${"C".repeat(i % 200)}O`);
+  const bobs: string[] = [];
+  for (let i = 0; i < 4; i++) bobs.push(await newCanvas("bob", big));
+  assert.equal(await alive("bob", bobs[0]!), false, "bob's oldest big canvas went once his canvases passed 1 MB");
+  assert.ok(await alive("bob", bobs[3]!), "the new one is there");
+  assert.ok(await alive("alice", alices[0]!), "alice's canvas is not bob's to lose");
+});
