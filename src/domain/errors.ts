@@ -31,6 +31,7 @@ export const ERROR_HINTS = {
   PATH_REFUSED:
     "Name a regular .smi, .csv, .sdf or .sdf.gz file inside the import directory, by a relative path without '..' (details.reason says what was wrong).",
   QUERY_REFUSED: "Send exactly one read-only SELECT or WITH statement against the staged tables.",
+  QUEUE_TIMEOUT: "The call waited its time for a free slot behind other callers' work and was not run; retry in a moment.",
   QUOTA_EXCEEDED:
     "You hold as many canvases (or as much canvas data) as one caller may and all are in use; wait for your queries to finish or drop canvases (chembl_dataframe_drop).",
   QUERY_TIMEOUT: "The SQL query exceeded its time budget; add filters or a LIMIT and retry.",

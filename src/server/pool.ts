@@ -84,6 +84,11 @@ export interface RunOptions {
   budgetMs: number;
   signal?: AbortSignal | undefined;
   onProgress?: ProgressReporter | undefined;
+  /**
+   * Who asked (a token label or OAuth subject; absent for the one stdio caller): waiting single calls are taken
+   * round-robin across callers, a caller with nothing running first (see takeQueued).
+   */
+  caller?: string | undefined;
 }
 
 interface Job {
@@ -515,7 +520,7 @@ export class WorkerPool {
    */
   private sendAhead(slot: Slot): void {
     if (!slot.job || slot.ahead || !slot.ready || this.closed) return;
-    const job = this.queue.shift();
+    const job = this.takeQueued();
     if (!job) return;
     const claim = slot.nextClaim;
     slot.nextClaim = (claim + 1) % CLAIM_SLOTS;
@@ -565,8 +570,36 @@ export class WorkerPool {
   /** Gives an idle worker the next waiting job, or a call sent ahead to a busy worker that has not begun it. */
   private next(slot: Slot): void {
     // Single calls first: a long list never makes a single call wait behind all its chunks.
-    const job = this.queue.shift() ?? this.chunks.shift() ?? this.takeBackAhead(slot);
+    const job = this.takeQueued() ?? this.chunks.shift() ?? this.takeBackAhead(slot);
     if (job) this.start(slot, job);
+  }
+
+  /** The caller whose call was taken last (round-robin starts after it). */
+  private lastCaller: string | undefined;
+
+  /**
+   * The next waiting single call, taken fairly: a caller with no call running (or sent ahead) before one with some,
+   * and among those round-robin from the caller served last; first come, first served within a caller. One caller's
+   * burst of slow calls then keeps another's call waiting for one of them at most, not for all (the audit saw 55 s).
+   */
+  private takeQueued(): Job | undefined {
+    if (this.queue.length <= 1) {
+      const only = this.queue.shift();
+      if (only) this.lastCaller = only.options.caller ?? "";
+      return only;
+    }
+    const busy = new Set<string>();
+    for (const s of this.slots) {
+      if (s.job) busy.add(s.job.options.caller ?? "");
+      if (s.ahead) busy.add(s.ahead.options.caller ?? "");
+    }
+    const callers = [...new Set(this.queue.map((j) => j.options.caller ?? ""))];
+    const after = this.lastCaller === undefined ? -1 : callers.indexOf(this.lastCaller);
+    const ring = after < 0 ? callers : [...callers.slice(after + 1), ...callers.slice(0, after + 1)];
+    const caller = ring.find((c) => !busy.has(c)) ?? ring[0]!;
+    const i = this.queue.findIndex((j) => (j.options.caller ?? "") === caller);
+    this.lastCaller = caller;
+    return this.queue.splice(i, 1)[0];
   }
 
   private takeBackAhead(idle: Slot): Job | undefined {

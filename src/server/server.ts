@@ -387,14 +387,14 @@ export class McpServer {
   private async execute(tool: AnyTool, args: JsonObject, ctx: CallContext): Promise<unknown> {
     const progress: ProgressReporter = ctx.progress ?? (() => {});
     if (tool.kind === "chem") {
-      if (!tool.resolveOnMain) return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress });
+      if (!tool.resolveOnMain) return this.pool.run(tool.name, args, { budgetMs: tool.budgetMs, signal: ctx.signal, onProgress: progress, caller: ctx.owner });
       // The one place main-thread data (a canvas query) becomes a chemistry tool's arguments; the worker then
       // gets what the budget has left.
       const resolve = tool.resolveOnMain;
       const started = Date.now();
       const resolved = (await this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => resolve(args, serviceCtx))) as JsonObject;
       const left = Math.max(1, tool.budgetMs - (Date.now() - started));
-      return this.pool.run(tool.name, resolved, { budgetMs: left, signal: ctx.signal, onProgress: progress });
+      return this.pool.run(tool.name, resolved, { budgetMs: left, signal: ctx.signal, onProgress: progress, caller: ctx.owner });
     }
     // A call with a progress token may get the tool's longer budget: its progress keeps the client waiting.
     const budgetMs =

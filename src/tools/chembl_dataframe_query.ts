@@ -113,7 +113,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
       required: ["canvas_id", "columns", "rows", "returned", "truncated", "truncated_by", "max_rows", "max_bytes", "elapsed_ms", "attribution"],
       additionalProperties: false,
     },
-    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "QUERY_REFUSED", "QUERY_TIMEOUT"],
+    errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "QUERY_REFUSED", "QUERY_TIMEOUT", "QUEUE_TIMEOUT"],
     budgetMs: 25_000,
     content: markdownContent(renderQuery),
     async run(args, ctx) {

@@ -3,7 +3,8 @@
  * recently used across everyone, so 40 canvases made by one label closed another label's. Now a caller at its
  * quota (CHEMATIC_CANVAS_PER_CALLER) loses its own oldest canvas, never another's; when the replica is full the
  * caller holding the most gives one up; and a caller over its data quota (CHEMATIC_CANVAS_CALLER_MB) loses its own
- * oldest too.
+ * oldest too. Waiting is fair (item 3): the two query slots go round-robin across callers, so bob's one-row query
+ * runs when the first of alice's long queries ends, not after all four; the queue wait is not charged to the query.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -70,4 +71,27 @@ test("a caller over its data quota loses its own oldest canvas when it makes a n
   assert.equal(await alive("bob", bobs[0]!), false, "bob's oldest big canvas went once his canvases passed 1 MB");
   assert.ok(await alive("bob", bobs[3]!), "the new one is there");
   assert.ok(await alive("alice", alices[0]!), "alice's canvas is not bob's to lose");
+});
+
+test("waiting is fair: one caller's one-row query runs when the first of another's four long queries ends (issue 37 item 3)", async () => {
+  const aliceCanvas = await newCanvas("alice");
+  const bobCanvas = await newCanvas("bob");
+  const LONG = "SELECT count(*) AS n FROM range(12000) a, range(12000) b WHERE (a.range + b.range) % 7 = 3";
+  const start = Date.now();
+  const done: Array<{ who: string; at: number; error?: unknown }> = [];
+  const run = (who: keyof typeof TOKENS, canvasId: string, sql: string) =>
+    call(who, "chembl_dataframe_query", { canvas_id: canvasId, sql }).then((r) => done.push({ who, at: Date.now() - start, error: r.error }));
+  const alices = Array.from({ length: 4 }, () => run("alice", aliceCanvas, LONG));
+  await new Promise((r) => setTimeout(r, 150));
+  const bob = run("bob", bobCanvas, "SELECT 1 AS one");
+  await Promise.all([...alices, bob]);
+  assert.deepEqual(
+    done.filter((d) => d.error !== undefined),
+    [],
+    "every query answered",
+  );
+  const aliceTimes = done.filter((d) => d.who === "alice").map((d) => d.at);
+  const bobAt = done.find((d) => d.who === "bob")!.at;
+  const sorted = [...aliceTimes].sort((a, b) => a - b);
+  assert.ok(bobAt < sorted[2]!, `bob's query (${bobAt} ms) is answered before alice's third (${sorted.join(", ")} ms)`);
 });

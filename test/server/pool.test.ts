@@ -267,3 +267,21 @@ test("the budget of a call sent ahead starts when the call before it is answered
     await pool.close();
   }
 });
+
+test("waiting calls are taken round-robin across callers: bob's call runs after one of alice's slow calls, not after all (issue 37 item 3)", async () => {
+  const pool = new WorkerPool({ size: 1 });
+  try {
+    await pool.run("parse_smiles", { smiles: "C" }, { budgetMs: 10_000 }); // warm
+    const done: string[] = [];
+    const alice = Array.from({ length: 4 }, (_, i) =>
+      pool.run("test_sleep", { ms: 300 }, { budgetMs: 20_000, caller: "alice" }).then(() => done.push(`alice${i}`)),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const bob = pool.run("parse_smiles", { smiles: "CCO" }, { budgetMs: 20_000, caller: "bob" }).then(() => done.push("bob"));
+    await Promise.all([...alice, bob]);
+    // One worker: alice0 runs (alice1 may already be sent ahead to it); bob comes next, before alice's others.
+    assert.ok(done.indexOf("bob") <= 2, `bob's call is taken before the rest of alice's: ${done.join(", ")}`);
+  } finally {
+    await pool.close();
+  }
+});

@@ -54,8 +54,12 @@ export const CANVAS_DEFAULTS = {
   threads: 2,
   queryTimeoutMs: 15_000,
   maxConcurrentQueries: 2,
-  /** How long a query waits for a free slot before BUSY. */
-  queueWaitMs: 3_000,
+  /**
+   * How long a query waits for a free slot before QUEUE_TIMEOUT: longer than one query may run, so a caller waiting
+   * behind another's long queries is served when the first of them ends (slots go round-robin across callers).
+   * Not charged to the query's own timeout.
+   */
+  queueWaitMs: 20_000,
   /** Rows per appended chunk (DuckDB's vector size): the event loop gets a turn between chunks. */
   appendChunkRows: 2048,
   /** Rows one table holds at most (CHEMATIC_CANVAS_MAX_TABLE_ROWS; never below CHEMBL_MAX_SPILL_ROWS, so a spill fits). */
@@ -855,11 +859,17 @@ export class Canvas {
   async query(sql: string, options: QueryOptions): Promise<QueryResult> {
     const checked = checkReadOnlySql(sql);
     return this.hold(async () => {
-      const release = await this.manager.querySlots.acquire(this.manager.queueWaitMs);
+      const arrived = this.manager.now();
+      // Slots go round-robin across callers (the canvas's owner is the caller); the wait has its own deadline.
+      const release = await this.manager.querySlots.acquire(this.manager.queueWaitMs, options.signal, this.owner ?? "");
+      const queuedMs = this.manager.now() - arrived;
       if (!release)
-        throw new ToolError("BUSY", "Other canvas queries are running; none finished in time to make room", {
-          max_concurrent_queries: this.manager.maxConcurrentQueries,
-        });
+        throw new ToolError(
+          "QUEUE_TIMEOUT",
+          `Other canvas queries held both query slots for ${queuedMs} ms; this one waited its ${this.manager.queueWaitMs} ms and did not run`,
+          { queued_ms: queuedMs, queue_wait_ms: this.manager.queueWaitMs, max_concurrent_queries: this.manager.maxConcurrentQueries },
+          "Retry in a moment; the query itself was not run.",
+        );
       if (this.closed) {
         release();
         throw this.manager.notFound(this.id, this.owner);
@@ -936,7 +946,12 @@ export class Canvas {
             "Aggregate (GROUP BY), filter (WHERE) or add a LIMIT so the query builds less at once, then retry.",
           );
         }
-        if (timedOut) throw new ToolError("QUERY_TIMEOUT", `The query ran past its ${timeoutMs} ms timeout and was interrupted`, { timeout_ms: timeoutMs });
+        if (timedOut)
+          throw new ToolError(
+            "QUERY_TIMEOUT",
+            `The query ran past its ${timeoutMs} ms timeout and was interrupted (it queued ${queuedMs} ms for a slot, then ran ${this.manager.now() - started} ms)`,
+            { timeout_ms: timeoutMs, queued_ms: queuedMs, ran_ms: this.manager.now() - started },
+          );
         throw queryError(e, this.manager.dir, this.manager.memoryLimitMb);
       } finally {
         clearTimeout(late);
