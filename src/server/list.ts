@@ -14,7 +14,7 @@ import { entryErrorSchema, type AnyTool, type ChemTool, type JsonSchema, type Pr
 import { MAX_ARRAY_LENGTH, MAX_RESPONSE_BYTES, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { inputFormatOf, molblockTitle, splitSdf } from "../domain/chem/input-format.js";
 import type { ListOutcome, WorkerPool } from "./pool.js";
-import { describeIssues } from "./registry.js";
+import { describeIssues } from "./schema-issues.js";
 
 /**
  * Bytes kept free in a list answer for the JSON-RPC envelope, the era's wrapping and the summary: the
