@@ -43,7 +43,7 @@ import { readFileSync } from "node:fs";
 import type { Reaction } from "@rdkit/rdkit";
 import { assetPath } from "../assets.js";
 import { ToolError } from "../errors.js";
-import { RDKIT_JSON_DEFAULTS, readRdkitJson, type RdkitJsonBond, type RdkitJsonDoc, type RdkitJsonMolecule } from "./graph.js";
+import { cloneGraph, graphJson, molGraph, type Graph, type GraphAtom, type GraphBond } from "./graph.js";
 import { hasMatch, substructMatches } from "./match.js";
 import type { RDKit, RDKitMol } from "./rdkit.js";
 import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
@@ -204,34 +204,24 @@ export function findBricsBonds(rdkit: RDKit, mol: RDKitMol): BricsBond[] {
   return out;
 }
 
-// ---- single cuts by MolJSON editing ----
+// ---- single cuts by graph editing ----
 
-/** The molecule of RDKit's JSON, edited as written: every field RDKit wrote goes back to get_mol(). */
-interface JsonMolecule extends RdkitJsonMolecule {
-  bonds: RdkitJsonBond[];
-}
-
-/** Cuts single BRICS bonds of one molecule; holds its MolJSON (no RDKit handle). */
+/** The molecule as graph.ts reads it, cut on the graph and written back with graphJson (one reader, one writer). */
 export class BricsCutter {
-  private readonly doc: RdkitJsonDoc;
-  private readonly molecule: JsonMolecule;
+  /** The molecule as graph.ts reads RDKit JSON (the one reader), in RDKit's atom and bond order. */
+  private readonly graph: Graph;
   private readonly bondIndex = new Map<string, number>();
-  private readonly defaultBo: number;
   /** Whether any atom or bond carries stereo (then a cut is read twice, see cutSmiles). */
   readonly hasStereo: boolean;
 
   constructor(mol: RDKitMol) {
-    const doc = readRdkitJson(mol);
-    const molecule = doc.molecules?.[0];
-    if (!molecule || !Array.isArray(molecule.atoms) || !Array.isArray(molecule.bonds)) throw new Error("Malformed MolJSON from RDKit");
-    this.doc = doc;
-    this.molecule = molecule as JsonMolecule;
-    this.defaultBo = doc.defaults?.bond?.bo ?? RDKIT_JSON_DEFAULTS.bond.bo;
-    const specified = (v: unknown): boolean => typeof v === "string" && v !== "unspecified";
-    this.hasStereo = molecule.atoms.some((a) => specified(a.stereo)) || molecule.bonds.some((b) => specified(b.stereo));
-    molecule.bonds.forEach((b, i) => {
-      this.bondIndex.set(`${b.atoms[0]},${b.atoms[1]}`, i);
-      this.bondIndex.set(`${b.atoms[1]},${b.atoms[0]}`, i);
+    const graph = molGraph(mol);
+    this.graph = { atoms: graph.atoms, bonds: graph.bonds };
+    const specified = (v: string): boolean => v !== "unspecified";
+    this.hasStereo = graph.atoms.some((a) => specified(a.stereo)) || graph.bonds.some((b) => specified(b.stereo));
+    graph.bonds.forEach((b, i) => {
+      this.bondIndex.set(`${b.begin},${b.end}`, i);
+      this.bondIndex.set(`${b.end},${b.begin}`, i);
     });
   }
 
@@ -240,23 +230,23 @@ export class BricsCutter {
     const [a, b] = bond.atoms;
     const k = this.bondIndex.get(`${a},${b}`);
     if (k === undefined) throw new Error(`No bond between atoms ${a} and ${b}`);
-    const m = this.molecule;
-    const n = m.atoms.length;
-    const bo = m.bonds[k]!.bo ?? this.defaultBo;
-    const atoms = [...m.atoms, { z: 0, isotope: bond.labels[0] }, { z: 0, isotope: bond.labels[1] }];
-    const bonds: RdkitJsonBond[] = m.bonds.map((x, i) => {
-      if (i === k) return x;
+    const g = cloneGraph(this.graph);
+    const n = g.atoms.length;
+    const bo = g.bonds[k]!.bo;
+    const dummy = (label: number): GraphAtom => ({ z: 0, chg: 0, isotope: label, hs: 0, nRad: 0, stereo: "unspecified", aromatic: false });
+    g.atoms.push(dummy(bond.labels[0]), dummy(bond.labels[1]));
+    for (const x of g.bonds) {
       // As RDKit's removeBond: a double bond next to the cut loses its stereo if a reference atom was across it.
       const refs = x.stereoAtoms;
-      if (refs && ((x.atoms.includes(a) && refs.includes(b)) || (x.atoms.includes(b) && refs.includes(a)))) {
-        const { stereo: _s, stereoAtoms: _r, ...rest } = x;
-        return rest;
+      const ends = [x.begin, x.end];
+      if (refs && ((ends.includes(a) && refs.includes(b)) || (ends.includes(b) && refs.includes(a)))) {
+        x.stereo = "unspecified";
+        delete x.stereoAtoms;
       }
-      return x;
-    });
-    bonds.splice(k, 1, { bo, atoms: [a, n] }, { bo, atoms: [b, n + 1] });
-    const { extensions: _ext, ...rest } = m;
-    return JSON.stringify({ ...this.doc, molecules: [{ ...rest, atoms, bonds }] });
+    }
+    const cut = (begin: number, end: number): GraphBond => ({ begin, end, bo, aromatic: false, stereo: "unspecified" });
+    g.bonds.splice(k, 1, cut(a, n), cut(b, n + 1));
+    return graphJson(g);
   }
 }
 

@@ -235,7 +235,9 @@ export function graphJson(g: Graph<GraphAtom>): string {
     if (b.stereoAtoms) out.stereoAtoms = b.stereoAtoms;
     return out;
   });
-  return JSON.stringify({ rdkitjson: { version: 11 }, defaults: RDKIT_JSON_DEFAULTS, molecules: [{ atoms, bonds }] });
+  // Dative bonds (bo 17) are rdkitjson 12's; everything else reads the same in 11.
+  const version = g.bonds.some((b) => b.bo === BO_DATIVE) ? 12 : 11;
+  return JSON.stringify({ rdkitjson: { version }, defaults: RDKIT_JSON_DEFAULTS, molecules: [{ atoms, bonds }] });
 }
 
 /**

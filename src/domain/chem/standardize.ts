@@ -770,10 +770,9 @@ export function parentNotOrganic(rdkit: RDKit, parent: string): boolean {
   const mol = rdkit.get_mol(parent);
   try {
     if (!mol?.is_valid()) return false;
-    const atoms = (JSON.parse(mol.get_json()) as { molecules: Array<{ atoms: Array<{ z?: number; chg?: number }> }> }).molecules.flatMap((m) => m.atoms);
-    // RDKit JSON leaves out defaults: z 6 (carbon), chg 0.
-    const carbons = atoms.filter((a) => (a.z ?? 6) === 6).length;
-    const ion = atoms.length === 1 && (atoms[0]!.chg ?? 0) !== 0;
+    const { atoms } = molGraph(mol);
+    const carbons = atoms.filter((a) => a.z === 6).length;
+    const ion = atoms.length === 1 && atoms[0]!.chg !== 0;
     return carbons === 0 || ion;
   } finally {
     mol?.delete();
