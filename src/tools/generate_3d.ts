@@ -11,7 +11,7 @@ import {
 } from "../domain/chem/conformers.js";
 import type { Conformer } from "../domain/chem/conformers.js";
 import { molGraph } from "../domain/chem/graph.js";
-import { parseSmiles, round } from "../domain/chem/rdkit.js";
+import { parseSmiles, rewrittenSmiles, round } from "../domain/chem/rdkit.js";
 import { inputFormatOf } from "../domain/chem/input-format.js";
 import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
@@ -78,13 +78,7 @@ function automorphisms(mol: RDKitMol): number[][] {
  */
 function withoutLooseHydrogens(rdkit: RDKit, smiles: string): string {
   if (!smiles.includes("[H]")) return smiles;
-  const again = rdkit.get_mol(smiles);
-  if (again === null) return smiles;
-  try {
-    return again.is_valid() ? again.get_smiles() : smiles;
-  } finally {
-    again.delete();
-  }
+  return rewrittenSmiles(rdkit, smiles) ?? smiles;
 }
 
 /**

@@ -12,7 +12,7 @@
  * decoded afterwards and written again by RDKit, so its atom order is the canonical one with map numbers.
  */
 import { cloneGraph, molGraph, molOf } from "./graph.js";
-import type { RDKit, RDKitMol } from "./rdkit.js";
+import { rewrittenSmiles, type RDKit, type RDKitMol } from "./rdkit.js";
 
 /** Above every real isotope (the heaviest nuclide known has mass number 295). */
 export const MAP_ISOTOPE_BASE = 300;
@@ -80,13 +80,7 @@ export function encodeAtomMaps(rdkit: RDKit, mol: RDKitMol): AtomMaps | undefine
   const decodeSmiles = (smiles: string): string => {
     const text = decodeText(smiles);
     if (text === smiles || /\s/.test(text)) return text;
-    const again = rdkit.get_mol(text);
-    if (again === null) return text;
-    try {
-      return again.is_valid() ? again.get_smiles() : text;
-    } finally {
-      again.delete();
-    }
+    return rewrittenSmiles(rdkit, text) ?? text;
   };
   const decodeAll = <T>(value: T): T => {
     if (typeof value === "string") return decodeSmiles(value) as T;

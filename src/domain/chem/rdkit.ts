@@ -193,6 +193,20 @@ function violationLine(log: string): string {
   return at >= 0 ? (lines[at + 1] ?? "") : "";
 }
 
+/**
+ * The canonical SMILES RDKit writes for a SMILES it reads back (perception and clean-up run again), or undefined
+ * when RDKit does not read or sanitise it. The handle is freed either way.
+ */
+export function rewrittenSmiles(rdkit: RDKit, smiles: string): string | undefined {
+  const mol = rdkit.get_mol(smiles);
+  if (mol === null) return undefined;
+  try {
+    return mol.is_valid() ? mol.get_smiles() : undefined;
+  } finally {
+    mol.delete();
+  }
+}
+
 /** Parses, runs `fn`, and always deletes the molecule. */
 export function withMol<T>(rdkit: RDKit, smiles: string, fn: (mol: RDKitMol) => T, options?: ParseOptions): T {
   const mol = parseSmiles(rdkit, smiles, options);

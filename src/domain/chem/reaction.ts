@@ -9,7 +9,7 @@
  * varies fastest).
  */
 import { ToolError } from "../errors.js";
-import { parseSmiles, withErrorLog, type RDKit, type RDKitMol } from "./rdkit.js";
+import { parseSmiles, rewrittenSmiles, withErrorLog, type RDKit, type RDKitMol } from "./rdkit.js";
 
 /** Unique products kept (then `truncated`). */
 export const REACTION_MAX_PRODUCTS = 10_000;
@@ -65,17 +65,6 @@ export function reactantTemplateCount(smarts: string): number {
     else if (bracket === 0 && depth === 0 && ch === ".") count++;
   }
   return count;
-}
-
-/** Canonical SMILES of an outcome's products after sanitisation, or undefined when they do not sanitise. */
-function sanitizedSmiles(rdkit: RDKit, raw: string): string | undefined {
-  const mol = rdkit.get_mol(raw);
-  if (mol === null) return undefined;
-  try {
-    return mol.is_valid() ? mol.get_smiles() : undefined;
-  } finally {
-    mol.delete();
-  }
 }
 
 export function enumerateReaction(
@@ -174,7 +163,8 @@ export function enumerateReaction(
           } finally {
             products.delete();
           }
-          const smiles = sanitizedSmiles(rdkit, parts.join("."));
+          // The products' canonical SMILES after sanitisation, undefined when they do not sanitise.
+          const smiles = rewrittenSmiles(rdkit, parts.join("."));
           if (smiles === undefined) {
             failures++;
             continue;

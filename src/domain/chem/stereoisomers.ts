@@ -23,7 +23,7 @@
  * (native 2022.09 with SetUseLegacyStereoPerception(False), ring double bonds of 8 and more added by the upstream rule).
  */
 import { cloneGraph, molGraph, molOf, type Graph, type GraphAtom } from "./graph.js";
-import type { RDKit, RDKitMol } from "./rdkit.js";
+import { rewrittenSmiles, type RDKit, type RDKitMol } from "./rdkit.js";
 
 /** Isomers answered (then the first ones in the fixed order, `truncated`). */
 export const STEREOISOMERS_MAX = 1_024;
@@ -73,13 +73,7 @@ function canonicalOf(rdkit: RDKit, g: Graph<GraphAtom>): string | undefined {
   } finally {
     mol.delete();
   }
-  const again = rdkit.get_mol(first);
-  if (again === null) return undefined;
-  try {
-    return again.is_valid() ? again.get_smiles() : undefined;
-  } finally {
-    again.delete();
-  }
+  return rewrittenSmiles(rdkit, first);
 }
 
 function stereoMarks(smiles: string): { atoms: number; bonds: number } {
