@@ -95,11 +95,17 @@ describe("the streaming spill", () => {
     const { canvas, table: earlier } = staged(await spill(service));
     const before = manager.size;
     const failing = testService(fake, { maxPageSize: 500, maxConcurrentPages: 1, deadlineMs: 1_500, requestTimeoutMs: 300 });
+    fake.delayMs = 0;
     for (const target of [canvas, undefined]) {
       let stagedRows = 0;
       await assert.rejects(
         spill(failing, {
           target,
+          // Pages after the first two come slowly, so staging reaches 1,000 rows (and breaks the upstream) before the
+          // walk can fetch the rest: on a loaded machine staging lagged the fetches and the walk finished first (CI).
+          onProgress: (fetched) => {
+            if (fetched >= 1_000 && fake.fault === undefined) fake.delayMs = 400;
+          },
           onStaged: (rows) => {
             stagedRows = rows;
             // The upstream breaks once the first pages are staged.
@@ -109,6 +115,7 @@ describe("the streaming spill", () => {
         (e: unknown) => e instanceof ToolError && e.code === "UPSTREAM_UNAVAILABLE",
       );
       fake.fault = undefined;
+      fake.delayMs = 0;
       assert.ok(stagedRows >= 1_000, "pages had been staged when the walk failed");
     }
     assert.equal(manager.size, before, "the failed spill onto a new canvas released it");
