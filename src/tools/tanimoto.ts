@@ -1,7 +1,7 @@
 import { fingerprintWords, morganBitVector, popcount, tanimoto } from "../domain/chem/morgan.js";
 import type { MorganOptions } from "../domain/chem/morgan.js";
 import { ToolError } from "../domain/errors.js";
-import { estimateInputAtoms, parseSmiles, round, withMol } from "../domain/chem/rdkit.js";
+import { estimateInputAtoms, round, withMol } from "../domain/chem/rdkit.js";
 import type { RDKit } from "../domain/chem/rdkit.js";
 import { morganOptionProperties, morganOptionsOf } from "./ecfp4.js";
 import type { MorganArgs } from "./ecfp4.js";
@@ -191,18 +191,7 @@ function bulkSimilarity(rdkit: RDKit, args: Args, options: MorganOptions, progre
           },
         );
       }
-      const argName = titles ? `sdf record ${i + 1}` : `smiles_list[${i}]`;
-      const mol = parseSmiles(rdkit, smiles, { argName });
-      try {
-        const parent = comparisonParent(rdkit, smiles, mol);
-        if (parent === undefined) words = fingerprintWords(morganBitVector(mol, options));
-        else {
-          words = withMol(rdkit, parent, (p) => fingerprintWords(morganBitVector(p, options)), { argName });
-          standardised.push({ argument: argName, parent_smiles: parent });
-        }
-      } finally {
-        mol.delete();
-      }
+      words = comparedFingerprint(rdkit, smiles, titles ? `sdf record ${i + 1}` : `smiles_list[${i}]`, options, standardised);
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
       invalidCount++;

@@ -1310,6 +1310,7 @@ export class CanvasManager {
    */
   private async makeRoomFor(owner: string | null): Promise<void> {
     const lru = (a: Canvas, b: Canvas) => a.lastUsedAt - b.lastUsedAt;
+    const allInUse = () => new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
     const own = () => [...this.canvases.values()].filter((c) => c.owner === owner);
     const ownBytes = () => own().reduce((n, c) => n + c.usedBytes(), 0);
     while (own().length >= this.maxCanvasesPerCaller || (own().length > 0 && ownBytes() >= this.callerMaxBytes)) {
@@ -1319,8 +1320,7 @@ export class CanvasManager {
       if (!oldest) {
         // A caller allowed every canvas of the replica (one stdio process with CHEMATIC_CANVAS_PER_CALLER=32) is
         // refused as the replica is: BUSY.
-        if (this.maxCanvasesPerCaller >= this.maxCanvases)
-          throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
+        if (this.maxCanvasesPerCaller >= this.maxCanvases) throw allInUse();
         const byCount = own().length >= this.maxCanvasesPerCaller;
         throw new ToolError(
           "QUOTA_EXCEEDED",
@@ -1348,7 +1348,7 @@ export class CanvasManager {
         holdings.set(c.owner, h);
       }
       const biggest = [...holdings.values()].filter((h) => h.idle.length > 0).sort((a, b) => b.count - a.count || b.bytes - a.bytes)[0];
-      if (!biggest) throw new ToolError("BUSY", `All ${this.maxCanvases} canvases are in use`, { max_canvases: this.maxCanvases });
+      if (!biggest) throw allInUse();
       await this.release(biggest.idle.sort(lru)[0]!.id, "evicted");
     }
   }
