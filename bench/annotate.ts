@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { CanvasManager } from "../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../src/domain/canvas/manager.js";
 import { createCanvasAnnotateTool } from "../src/tools/canvas_annotate.js";
 import { McpServer } from "../src/server/server.js";
 import { allTools } from "../src/tools/index.js";

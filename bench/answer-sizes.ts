@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { CanvasManager } from "../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../src/domain/canvas/manager.js";
 import { toolSuccess } from "../src/server/shape.js";
 import type { ContentBlock } from "../src/contract/tool.js";
 import { createChemblGetBioactivitiesTool } from "../src/tools/chembl_get_bioactivities.js";

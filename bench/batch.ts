@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { RDKit } from "../src/domain/chem/rdkit.js";
-import { CanvasManager } from "../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../src/domain/canvas/manager.js";
 import { canvasAnnotateRowTool, createCanvasAnnotateTool, planColumns } from "../src/tools/canvas_annotate.js";
 import { McpServer } from "../src/server/server.js";
 import { WorkerPool } from "../src/server/pool.js";

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CanvasManager } from "../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../src/domain/canvas/manager.js";
 import { ChemblService } from "../src/domain/chembl/service.js";
 import { createChemblGetBioactivitiesTool } from "../src/tools/chembl_get_bioactivities.js";
 import { loadDriver } from "../test/fixtures/chembl/dump.js";

@@ -7,7 +7,7 @@ import { allTools, selectedToolsets, toolsOutsideSets } from "./tools/index.js";
 import { getChemblService, initChemblService } from "./domain/chembl/service.js";
 import { chemblResourceProvider } from "./resources/chembl.js";
 import { CHEMBL_INSTRUCTIONS } from "./domain/chembl/instructions.js";
-import { initCanvasManager, type CanvasManager } from "./domain/canvas/canvas.js";
+import { initCanvasManager, type CanvasManager } from "./domain/canvas/manager.js";
 import type { RowStager } from "./server/answer-cap.js";
 import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
 import { SKILL_NAME, loadSkillTree } from "./domain/skills/skills.js";

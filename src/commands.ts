@@ -22,7 +22,7 @@ import { DEFAULT_DOCTOR_TIMEOUT_MS, formatReport, runDoctor } from "./doctor.js"
 import { PUBCHEM_DEFAULT_BASE_URL } from "./domain/net/pubchem.js";
 import { BearerAuthenticator, TOKENS_FILE_VARIABLE, TokenFileError } from "./domain/auth/bearer.js";
 import type { OAuthAuthenticator } from "./domain/auth/oauth.js";
-import { getCanvasManager } from "./domain/canvas/canvas.js";
+import { getCanvasManager } from "./domain/canvas/manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { ToolCallRefused } from "./server/server.js";
 import { firstSentence, type ContentBlock } from "./contract/tool.js";

@@ -3,7 +3,9 @@
  */
 import { ToolError } from "../domain/errors.js";
 import type { JsonSchema, ServiceContext, ToolAnnotations } from "../contract/tool.js";
-import { CANVAS_ID_MAX_LENGTH, CANVAS_ID_PATTERN, type CanvasManager, type Canvas } from "../domain/canvas/canvas.js";
+import { CANVAS_ID_MAX_LENGTH, CANVAS_ID_PATTERN } from "../domain/canvas/ids.js";
+import type { CanvasManager } from "../domain/canvas/manager.js";
+import type { Canvas } from "../domain/canvas/canvas.js";
 
 export const CANVAS_READ_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false };
 

@@ -5,16 +5,10 @@
  */
 import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
 import { arr, int, markdownContent, obj, str } from "./chembl-common.js";
-import {
-  getCanvasManager,
-  type Canvas,
-  type CanvasManager,
-  type CellValue,
-  type ColumnSpec,
-  type ColumnType,
-  type TableMeta,
-  ROW_KEY_COLUMN,
-} from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
+import type { Canvas } from "../domain/canvas/canvas.js";
+import type { CellValue, ColumnSpec, ColumnType, TableMeta } from "../domain/canvas/tables.js";
+import { ROW_KEY_COLUMN } from "../domain/canvas/annotations.js";
 import { csvSource, inferColumnType, readImportFile, sdfSource, smiSource, smilesListSource, toCell, type ImportSource } from "../domain/canvas/import.js";
 import { ToolError } from "../domain/errors.js";
 import { MAX_ARRAY_LENGTH, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS, clipText } from "../contract/limits.js";

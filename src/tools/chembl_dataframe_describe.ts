@@ -1,6 +1,6 @@
 import { mdCode, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
 import { SOURCE_SCHEMA, compactSource, type CompactSource, arr, int, markdownContent, nint, nstr, obj, str } from "./chembl-common.js";
-import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { Source } from "../domain/chembl/types.js";
 import type { JsonSchema, ServiceTool } from "../contract/tool.js";

@@ -1,6 +1,6 @@
 import { mdFields } from "./chembl-markdown.js";
 import { arr, markdownContent, str } from "./chembl-common.js";
-import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { ServiceTool } from "../contract/tool.js";
 

@@ -1,6 +1,7 @@
 import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
 import { arr, int, markdownContent, nstr, obj, str } from "./chembl-common.js";
-import { getCanvasManager, type CanvasManager, type QueryResult } from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
+import type { QueryResult } from "../domain/canvas/queries.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
 import type { JsonValue } from "../domain/canvas/values.js";

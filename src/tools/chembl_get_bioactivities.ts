@@ -33,7 +33,8 @@ import {
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
-import { CANVAS_ID_PATTERN, getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { CANVAS_ID_PATTERN } from "../domain/canvas/ids.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { SPILL_UNAVAILABLE, spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
 import { CANVAS_ID_ARGUMENT_MAX_LENGTH, CANVAS_ID_HEADER } from "./canvas-common.js";
 import type { JsonSchema, ServiceTool } from "../contract/tool.js";

@@ -9,7 +9,7 @@ import { entryErrorSchema, withExtraContent, type ChemTool, type WithExtraConten
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SMILES_MAX_LENGTH } from "./common.js";
 import { canvasFor, canvasIdProperty } from "./canvas-common.js";
-import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
 import type { ServiceContext } from "../contract/tool.js";
 

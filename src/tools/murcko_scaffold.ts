@@ -9,7 +9,7 @@ import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { ToolError } from "../domain/errors.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
-import { getCanvasManager, type CanvasManager } from "../domain/canvas/canvas.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { ChemTool, JsonSchema, ListSummary } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
 import { canvasIdProperty } from "./canvas-common.js";

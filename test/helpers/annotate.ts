@@ -5,7 +5,7 @@
  */
 import { ToolError } from "../../src/domain/errors.js";
 import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
-import type { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import type { CanvasManager } from "../../src/domain/canvas/manager.js";
 import type { ChemListOutcome, ChemRunner, ChemTool } from "../../src/contract/tool.js";
 
 export interface LocalRunner extends ChemRunner {

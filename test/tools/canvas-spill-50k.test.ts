@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ChemblService } from "../../src/domain/chembl/service.js";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { createChemblGetBioactivitiesTool } from "../../src/tools/chembl_get_bioactivities.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
 import { BULK_FIRST_ID, BULK_TARGET } from "../fixtures/chembl/bulk.js";

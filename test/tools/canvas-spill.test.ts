@@ -7,7 +7,8 @@
  */
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { CanvasManager, newCanvasId } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
+import { newCanvasId } from "../../src/domain/canvas/ids.js";
 import { ChemblService } from "../../src/domain/chembl/service.js";
 import { createChemblGetBioactivitiesTool } from "../../src/tools/chembl_get_bioactivities.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";

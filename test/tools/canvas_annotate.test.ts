@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { createCanvasAnnotateTool, planColumns } from "../../src/tools/canvas_annotate.js";
 import type { ToolError } from "../../src/domain/errors.js";
 import { calcPropertiesTool } from "../../src/tools/calc_properties.js";

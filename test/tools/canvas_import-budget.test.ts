@@ -6,7 +6,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import type { ChemRunner, ServiceContext } from "../../src/contract/tool.js";
 

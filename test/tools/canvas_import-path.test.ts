@@ -15,7 +15,7 @@ import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { loadCanvasConfig } from "../../src/config.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 

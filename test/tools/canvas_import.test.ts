@@ -15,7 +15,7 @@ import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { projectRoot } from "../../src/domain/assets.js";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { MAX_STRING_BYTES } from "../../src/contract/limits.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";

@@ -5,7 +5,7 @@
  */
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { createChemblGetBioactivitiesTool } from "../../src/tools/chembl_get_bioactivities.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
 import { ASPIRIN_SMILES } from "../fixtures/chembl/world.js";

@@ -6,7 +6,7 @@
  */
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import type { ChemblService } from "../../src/domain/chembl/service.js";
 import { createChemblGetBioactivitiesTool } from "../../src/tools/chembl_get_bioactivities.js";
 import { McpServer } from "../../src/server/server.js";

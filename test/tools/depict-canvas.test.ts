@@ -5,7 +5,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { initCanvasManager, newCanvasId, type CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { initCanvasManager, type CanvasManager } from "../../src/domain/canvas/manager.js";
+import { newCanvasId } from "../../src/domain/canvas/ids.js";
 import { depictTool } from "../../src/tools/depict.js";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";

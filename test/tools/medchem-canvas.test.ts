@@ -6,7 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { CanvasManager } from "../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { createMurckoScaffoldTool, murckoScaffoldTool } from "../../src/tools/murcko_scaffold.js";
 import { createClusterMoleculesTool, clusterMoleculesTool } from "../../src/tools/cluster_molecules.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";

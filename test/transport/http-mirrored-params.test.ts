@@ -9,7 +9,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createApp, type App } from "../../src/app.js";
-import { newCanvasId } from "../../src/domain/canvas/canvas.js";
+import { newCanvasId } from "../../src/domain/canvas/ids.js";
 import { silentLogger } from "../../src/logger.js";
 import { endpointOf } from "../../src/server/transport.js";
 import { serveHttp, type HttpTransport } from "../../src/transport/http.js";

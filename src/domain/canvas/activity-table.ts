@@ -7,7 +7,7 @@
  */
 import type { PotencyView } from "../chembl/service.js";
 import type { Activity } from "../chembl/types.js";
-import type { CellValue, ColumnSpec, ColumnType } from "./canvas.js";
+import type { CellValue, ColumnSpec, ColumnType } from "./tables.js";
 
 export const VIEW_TABLES: Record<PotencyView, string> = {
   potency_ranked: "bioactivities",

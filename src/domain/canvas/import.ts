@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { splitSdf } from "../chem/input-format.js";
 import { ToolError } from "../errors.js";
-import type { CellValue, ColumnType } from "./canvas.js";
+import type { CellValue, ColumnType } from "./tables.js";
 import { isInside } from "./paths.js";
 
 /** One molecule to import. */

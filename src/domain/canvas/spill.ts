@@ -13,7 +13,10 @@ import { SPILL_DEADLINE_CAP_MS } from "../../config.js";
 import type { ActivityQuery, ChemblService, WalkResult } from "../chembl/service.js";
 import type { Activity } from "../chembl/types.js";
 import { ACTIVITY_TABLE_COLUMNS, VIEW_TABLES, activityRows } from "./activity-table.js";
-import type { Canvas, CanvasManager, StageWriter, TableMeta } from "./canvas.js";
+import type { Canvas } from "./canvas.js";
+import type { CanvasManager } from "./manager.js";
+import type { StageWriter } from "./staging.js";
+import type { TableMeta } from "./tables.js";
 
 /** A spill's walk ends this long before the call's deadline, leaving the time to stage its rows in DuckDB. */
 export const STAGE_RESERVE_MS = 8_000;

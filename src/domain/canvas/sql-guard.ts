@@ -18,11 +18,14 @@
  * way DuckDB does; where DuckDB's reading could differ from ours, we refuse rather than guess.
  *
  * The second lock is DuckDB's own parser (one statement, of type SELECT, touching only the canvas's
- * tables): the checks below that canvas.ts runs on DuckDB's reading of the query (checkStatementCount,
- * checkSyntaxTree, checkTableReferences, checkSelect). The third is the instance's configuration
+ * tables, building no value past what one step may hold): prepareGuarded runs every check on DuckDB's reading
+ * of the query and is the only way a query reaches DuckDB (queries.ts). The third is the instance's configuration
  * (lockedDownOptions: external access off, configuration locked, extensions neither installed nor loaded).
  */
+import type { DuckDBConnection, DuckDBPreparedStatement } from "@duckdb/node-api";
 import { ToolError } from "../errors.js";
+import type { DuckDbModule } from "./duckdb.js";
+import { findValueGrowth, valueGrowthRefusal } from "./value-growth.js";
 
 export type RefusalReason =
   | "empty"
@@ -408,6 +411,39 @@ export function checkTableReferences(references: Iterable<string>, own: Readonly
 /** Once prepared (bound under the locked-down configuration), the statement must be a SELECT. */
 export function checkSelect(isSelect: boolean): void {
   if (!isSelect) throw refuse("not_select", "DuckDB does not read this as a SELECT statement");
+}
+
+/**
+ * The second lock as one step: `sql` (already through checkReadOnlySql) read by DuckDB's own parser and prepared
+ * only when it is exactly one statement, names no table but `tables` (a quoted path is a table name to DuckDB,
+ * and a replacement scan would read it), builds no value larger than one step may hold (a single call cannot be
+ * interrupted once it runs), and binds as a SELECT under the locked-down configuration. The caller destroys the
+ * statement it gets.
+ */
+export async function prepareGuarded(
+  duckdb: DuckDbModule,
+  connection: DuckDBConnection,
+  sql: string,
+  tables: readonly string[],
+  catalog: string,
+): Promise<DuckDBPreparedStatement> {
+  const extracted = await connection.extractStatements(sql);
+  checkStatementCount(extracted.count);
+  const own = new Set(tables.map((t) => t.toLowerCase()));
+  const serialised = await connection.runAndReadAll("SELECT json_serialize_sql($1::VARCHAR) AS ast", [sql]);
+  const tree = JSON.parse(String(serialised.getRowsJson()[0]![0])) as unknown;
+  checkSyntaxTree(tree, own, catalog.toLowerCase(), tables);
+  const growth = findValueGrowth(tree);
+  if (growth) throw valueGrowthRefusal(growth);
+  checkTableReferences(connection.getTableNames(sql, true), own, catalog.toLowerCase(), tables);
+  const prepared = await extracted.prepare(0);
+  try {
+    checkSelect(prepared.statementType === duckdb.StatementType.SELECT);
+  } catch (e) {
+    prepared.destroySync();
+    throw e;
+  }
+  return prepared;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolError } from "../../../src/domain/errors.js";
 import { loadCanvasConfig } from "../../../src/config.js";
-import { CanvasManager, estimateBytes, widenType, type ColumnSpec } from "../../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../../src/domain/canvas/manager.js";
+import { estimateBytes, widenType, type ColumnSpec } from "../../../src/domain/canvas/tables.js";
 
 let manager: CanvasManager;
 before(() => {

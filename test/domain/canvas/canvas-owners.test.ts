@@ -7,7 +7,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError, loadCanvasConfig, parseReplicaId } from "../../../src/config.js";
-import { CanvasManager, canvasIdOrigin, newCanvasId, randomReplicaId, type ColumnSpec } from "../../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../../src/domain/canvas/manager.js";
+import { canvasIdOrigin, newCanvasId, randomReplicaId } from "../../../src/domain/canvas/ids.js";
+import type { ColumnSpec } from "../../../src/domain/canvas/tables.js";
 import type { ToolError } from "../../../src/domain/errors.js";
 import { createChemblDataframeQueryTool } from "../../../src/tools/chembl_dataframe_query.js";
 import { createChemblDataframeDescribeTool } from "../../../src/tools/chembl_dataframe_describe.js";

@@ -16,7 +16,7 @@ import { McpServer } from "../../../src/server/server.js";
 import { WorkerPool } from "../../../src/server/pool.js";
 import { allTools } from "../../../src/tools/index.js";
 import { silentLogger } from "../../../src/logger.js";
-import { CanvasManager } from "../../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../../src/domain/canvas/manager.js";
 import { loadDuckDb, type DuckDbModule } from "../../../src/domain/canvas/duckdb.js";
 import { readImportFile } from "../../../src/domain/canvas/import.js";
 import { ToolError } from "../../../src/domain/errors.js";

@@ -5,7 +5,9 @@
  */
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { CANVAS_DEFAULTS, CanvasManager, type CellValue, type ColumnSpec } from "../../../src/domain/canvas/canvas.js";
+import { CANVAS_DEFAULTS } from "../../../src/domain/canvas/settings.js";
+import { CanvasManager } from "../../../src/domain/canvas/manager.js";
+import type { CellValue, ColumnSpec } from "../../../src/domain/canvas/tables.js";
 import { spillActivities, type SpillRequest } from "../../../src/domain/canvas/spill.js";
 import type { ChemblService } from "../../../src/domain/chembl/service.js";
 import { ToolError } from "../../../src/domain/errors.js";

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CanvasManager } from "../../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../../src/domain/canvas/manager.js";
 import { ChemblService } from "../../../src/domain/chembl/service.js";
 import { chemblResourceProvider } from "../../../src/resources/chembl.js";
 import { createChemblGetBioactivitiesTool } from "../../../src/tools/chembl_get_bioactivities.js";

@@ -17,7 +17,7 @@ import { RpcError } from "../../../src/protocol/jsonrpc.js";
 import { ResourceRegistry } from "../../../src/server/resources.js";
 import { SKILL_NAME, loadSkillTree } from "../../../src/domain/skills/skills.js";
 import { skillPathOf, skillResourceProvider } from "../../../src/resources/skills.js";
-import { CanvasManager } from "../../../src/domain/canvas/canvas.js";
+import { CanvasManager } from "../../../src/domain/canvas/manager.js";
 import { createChemblGetBioactivitiesTool } from "../../../src/tools/chembl_get_bioactivities.js";
 import { createChemblDataframeQueryTool } from "../../../src/tools/chembl_dataframe_query.js";
 import { FakeChembl } from "../../fixtures/chembl/fake-server.js";

@@ -1,0 +1,190 @@
+/**
+ * Computed columns on canvas tables (canvas_annotate): which columns of a table were computed, with which
+ * definition, and which rows already hold their values; getting a table ready for new columns and writing the
+ * values by row key. The chemistry is the tool's; this room only keeps the columns and their bookkeeping.
+ */
+import { randomBytes } from "node:crypto";
+import { ToolError } from "../errors.js";
+import type { Canvas } from "./canvas.js";
+import { appendWithAppender } from "./rows-in.js";
+import { createTableSql, quoteIdent, type AnnotationType, type CellValue, type ColumnSpec } from "./tables.js";
+
+/** The bookkeeping column canvas_annotate adds to a table it annotates: each row's number, 0-based, the key its values are written by. */
+export const ROW_KEY_COLUMN = "_row";
+
+/** A computed column: its name, type, description and `definition` (the kind and its parameters, as JSON). */
+export interface AnnotationColumn {
+  name: string;
+  type: AnnotationType;
+  description: string;
+  definition: string;
+}
+
+/** What is left to annotate: each pending row's key and SMILES text (null when the cell is NULL), and the table's row count. */
+export interface AnnotationWork {
+  pending: Array<{ row: number; smiles: string | null }>;
+  total: number;
+}
+
+type ColumnState = { definition: string; done: Uint8Array };
+
+/**
+ * Per table of one canvas: each computed column's definition and which rows (by ROW_KEY_COLUMN) hold its value.
+ * Kept beside the DuckDB instance it describes; re-staging or dropping a table forgets it.
+ */
+export class AnnotationBook {
+  private readonly tables = new Map<string, Map<string, ColumnState>>();
+
+  /** The columns computed on `table` (an import appending to it must not write into them). */
+  columns(table: string): string[] {
+    return [...(this.tables.get(table)?.keys() ?? [])];
+  }
+
+  forget(table: string): void {
+    this.tables.delete(table);
+  }
+
+  state(table: string): Map<string, ColumnState> | undefined {
+    return this.tables.get(table);
+  }
+
+  keep(table: string, state: Map<string, ColumnState>): void {
+    this.tables.set(table, state);
+  }
+}
+
+/**
+ * Gets a table ready for computed columns (canvas_annotate): checks the table, its SMILES column and the
+ * new columns' names (a name already taken by a staged column, or by a computed column of another
+ * definition, is an INVALID_ARGUMENTS), adds the missing columns (and ROW_KEY_COLUMN the first time), and
+ * answers the rows that do not yet hold every requested column, in row order.
+ */
+export function prepareAnnotation(canvas: Canvas, table: string, smilesColumn: string, columns: readonly AnnotationColumn[]): Promise<AnnotationWork> {
+  return canvas.write(async () => {
+    const meta = canvas.tables.get(table);
+    if (!meta) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        `No table ${table} on canvas ${canvas.id}`,
+        { path: "/table", tables: [...canvas.tables.keys()].sort() },
+        "Pick a table chembl_dataframe_describe lists.",
+      );
+    }
+    const state = canvas.annotations.state(table) ?? new Map<string, ColumnState>();
+    const source = meta.columns.find((c) => c.name === smilesColumn);
+    if (!source || source.type !== "VARCHAR" || state.has(smilesColumn) || smilesColumn === ROW_KEY_COLUMN) {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        source ? `Column ${smilesColumn} of ${table} holds no SMILES text` : `Table ${table} has no column ${smilesColumn}`,
+        { path: "/smiles_column", columns: meta.columns.filter((c) => c.type === "VARCHAR" && !state.has(c.name)).map((c) => c.name) },
+        "Name the table's SMILES column in smiles_column (details.columns lists its text columns).",
+      );
+    }
+    for (const column of columns) {
+      const taken = meta.columns.find((c) => c.name === column.name);
+      const known = state.get(column.name);
+      if (column.name === ROW_KEY_COLUMN || (taken && !known) || (known && known.definition !== column.definition)) {
+        throw new ToolError(
+          "INVALID_ARGUMENTS",
+          known
+            ? `Column ${column.name} of ${table} was computed with another definition (${known.definition})`
+            : `Table ${table} already has a column named ${column.name}`,
+          { path: "/columns", column: column.name, ...(known ? { definition: known.definition } : {}) },
+          "Give this column another name with `as` (parameterised and single-valued kinds take one).",
+        );
+      }
+    }
+    const connection = await canvas.instance.connect();
+    try {
+      const t = quoteIdent(table);
+      const key = quoteIdent(ROW_KEY_COLUMN);
+      if (!meta.columns.some((c) => c.name === ROW_KEY_COLUMN)) {
+        await connection.run(`ALTER TABLE ${t} ADD COLUMN ${key} BIGINT`);
+        meta.columns.push({
+          name: ROW_KEY_COLUMN,
+          type: "BIGINT",
+          description: "canvas_annotate's row number (0-based): the key its computed values are written by.",
+        });
+      }
+      // Rows staged or appended since the last call get keys above every key given so far.
+      await connection.run(`UPDATE ${t} SET ${key} = rowid + (SELECT coalesce(max(${key}), -1) + 1 FROM ${t}) WHERE ${key} IS NULL`);
+      for (const column of columns) {
+        if (state.has(column.name)) continue;
+        await connection.run(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(column.name)} ${column.type}`);
+        meta.columns.push({ name: column.name, type: column.type, description: column.description });
+        state.set(column.name, { definition: column.definition, done: new Uint8Array(0) });
+      }
+      canvas.annotations.keep(table, state);
+      const read = await connection.runAndReadAll(`SELECT ${key}, CAST(${quoteIdent(smilesColumn)} AS VARCHAR) FROM ${t} ORDER BY ${key}`);
+      const rows = read.getRows();
+      meta.row_count = rows.length;
+      const marks = columns.map((c) => state.get(c.name)!.done);
+      const pending: AnnotationWork["pending"] = [];
+      for (const [rawKey, smiles] of rows) {
+        const row = Number(rawKey);
+        if (marks.every((done) => row < done.length && done[row] === 1)) continue;
+        pending.push({ row, smiles: typeof smiles === "string" ? smiles : null });
+      }
+      return { pending, total: rows.length };
+    } finally {
+      connection.closeSync();
+    }
+  });
+}
+
+/**
+ * Writes computed values (row-major, one value per column, lists for VARCHAR[] columns) by row key, and
+ * records those rows as done for these columns.
+ */
+export function writeAnnotation(
+  canvas: Canvas,
+  table: string,
+  columns: readonly AnnotationColumn[],
+  rows: readonly number[],
+  values: readonly unknown[][],
+  signal?: AbortSignal,
+): Promise<void> {
+  return canvas.write(async () => {
+    const state = canvas.annotations.state(table);
+    if (!state || !canvas.tables.has(table)) throw new Error(`table ${table} is not being annotated`);
+    if (rows.length === 0) return;
+    const connection = await canvas.instance.connect();
+    const staging = `_annotate_${randomBytes(6).toString("hex")}`;
+    try {
+      // Lists travel as JSON text and are cast in the UPDATE (the appender takes scalars).
+      const specs: ColumnSpec[] = [
+        { name: "k", type: "BIGINT", description: "" },
+        ...columns.map((c, i): ColumnSpec => ({ name: `v${i}`, type: c.type === "VARCHAR[]" ? "VARCHAR" : c.type, description: "" })),
+      ];
+      const cells: CellValue[][] = rows.map((row, r) => [
+        row,
+        ...columns.map((c, i) => {
+          const v = values[r]![i];
+          if (v === null || v === undefined) return null;
+          return c.type === "VARCHAR[]" ? JSON.stringify(v) : (v as CellValue);
+        }),
+      ]);
+      await connection.run(createTableSql(staging, specs, true));
+      await appendWithAppender(canvas, connection, staging, specs, cells, signal);
+      const sets = columns
+        .map((c, i) => `${quoteIdent(c.name)} = ${c.type === "VARCHAR[]" ? `CAST(CAST(s.v${i} AS JSON) AS VARCHAR[])` : `s.v${i}`}`)
+        .join(", ");
+      await connection.run(
+        `UPDATE ${quoteIdent(table)} SET ${sets} FROM ${quoteIdent(staging)} s WHERE ${quoteIdent(table)}.${quoteIdent(ROW_KEY_COLUMN)} = s.k`,
+      );
+      const top = Math.max(...rows) + 1;
+      for (const column of columns) {
+        const entry = state.get(column.name)!;
+        if (entry.done.length < top) {
+          const grown = new Uint8Array(Math.max(top, entry.done.length * 2));
+          grown.set(entry.done);
+          entry.done = grown;
+        }
+        for (const row of rows) entry.done[row] = 1;
+      }
+    } finally {
+      await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
+      connection.closeSync();
+    }
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Why a canvas ID finds no canvas. The ID names another replica (the call was not routed to the replica holding
+ * it) or an earlier run of this one (it restarted since), or the canvas expired, was evicted or dropped (remembered
+ * here, boundedly). Whether a canvas of another owner exists, or existed, is never told: to anyone but its owner it
+ * answers as an unknown ID.
+ */
+import { ToolError } from "../errors.js";
+import { canvasIdOrigin, type CanvasIdOrigin } from "./ids.js";
+
+export type GoneWhy = "expired" | "evicted" | "dropped";
+
+/** What the not-found wording says about the bounds (how long a canvas may idle, the quotas that evict). */
+export interface LostContext {
+  origin: CanvasIdOrigin;
+  idleMs: number;
+  maxCanvases: number;
+  maxCanvasesPerCaller: number;
+  callerMaxBytes: number;
+}
+
+export class LostCanvases {
+  /** IDs that expired or were evicted lately, and whose they were, to tell their owner why (bounded). */
+  private readonly gone = new Map<string, { why: GoneWhy; owner: string | null }>();
+
+  remember(id: string, why: GoneWhy, owner: string | null): void {
+    this.gone.set(id, { why, owner });
+    while (this.gone.size > 1_000) this.gone.delete(this.gone.keys().next().value!);
+  }
+
+  /** CANVAS_NOT_FOUND for `id` asked by `owner`, saying why when that is known (see the file's comment). */
+  notFound(id: string, owner: string | null, context: LostContext): ToolError {
+    const origin = canvasIdOrigin(id);
+    const shown = origin ? id : "(malformed id)";
+    const details = { canvas_id: origin ? id : null };
+    const restage = "Re-run chembl_get_bioactivities without canvas_id (same filters) to stage the rows on a new canvas, then query the canvas_id it returns.";
+    const here = context.origin;
+    if (origin && origin.replica !== here.replica) {
+      return new ToolError(
+        "CANVAS_NOT_FOUND",
+        `Canvas ${shown} is held by replica ${origin.replica}; this call reached replica ${here.replica}`,
+        { ...details, reason: "other_replica", replica: here.replica, canvas_replica: origin.replica },
+        "A load balancer routes a canvas call to its replica by the Mcp-Param-Canvas-Id header, which 2026-07-28 clients send and " +
+          `clients of earlier protocol versions do not: use a 2026-07-28 client (or an address that reaches replica ${origin.replica}). ${restage}`,
+      );
+    }
+    if (origin && origin.run !== here.run) {
+      return new ToolError(
+        "CANVAS_NOT_FOUND",
+        `Canvas ${shown} was made before replica ${origin.replica} restarted; canvases live in the server's memory and do not survive a restart`,
+        { ...details, reason: "restarted", replica: here.replica },
+        restage,
+      );
+    }
+    const gone = this.gone.get(id);
+    const why = gone !== undefined && gone.owner === owner ? gone.why : undefined;
+    const what =
+      why === "expired"
+        ? `expired after ${Math.round(context.idleMs / 60_000)} minutes without use`
+        : why === "evicted"
+          ? `was closed to make room: your oldest canvas goes when you hold ${context.maxCanvasesPerCaller} canvases or ${Math.round(context.callerMaxBytes / 1048576)} MB of data, ` +
+            `and the caller holding the most gives one up when the server holds ${context.maxCanvases}`
+          : why === "dropped"
+            ? "was dropped"
+            : "is unknown on this server (it may have expired, or the server restarted)";
+    return new ToolError("CANVAS_NOT_FOUND", `Canvas ${shown} ${what}`, { ...details, reason: why ?? "unknown" }, restage);
+  }
+}
