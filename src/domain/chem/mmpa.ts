@@ -69,6 +69,12 @@ export interface Cut {
 
 const LABEL = /\[\*:(\d+)\]/g;
 
+/**
+ * The variable part of a hydrogen replaced by a group (Hussain-Rea's single cut at a hydrogen), as canonical_smiles
+ * writes it: Contrib/mmpa's indexing.py writes `[*:1][H]`, which RDKit reads back as `[H][*:1]`.
+ */
+const HYDROGEN_VARIABLE = "[H][*:1]";
+
 /** Atoms of a fragment SMILES other than its attachment dummies (as Contrib/mmpa indexing.py counts them); cached. */
 function variableSize(rdkit: RDKit, smiles: string, cache: Map<string, number>): number {
   const held = cache.get(smiles);
@@ -220,7 +226,7 @@ export function pairMolecules(
           const hkey = `${c.constant}\t[H]\t${other}`;
           if (seen.has(hkey)) continue;
           seen.add(hkey);
-          add(c.constant, { mol: other, variable: "[*:1][H]", cuts: 1, size: 0 });
+          add(c.constant, { mol: other, variable: HYDROGEN_VARIABLE, cuts: 1, size: 0 });
         }
       }
     }

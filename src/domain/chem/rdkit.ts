@@ -207,6 +207,17 @@ export function rewrittenSmiles(rdkit: RDKit, smiles: string): string | undefine
   }
 }
 
+/**
+ * The one writer of SMILES the server answers that it built (scaffolds, cores and substituents, MMP parts, parents,
+ * fragments): written, read back and written again, so the answer equals canonical_smiles of itself. A stereo mark
+ * on a bond or atom that stopped being stereogenic when the molecule was cut is dropped, and ring stereo is written
+ * the one way canonical_smiles writes it, so two stereo forms of a series give one scaffold. A SMILES RDKit cannot
+ * read back is answered as written.
+ */
+export function canonicalOutput(rdkit: RDKit, smiles: string): string {
+  return smiles === "" ? "" : (rewrittenSmiles(rdkit, smiles) ?? smiles);
+}
+
 /** Parses, runs `fn`, and always deletes the molecule. */
 export function withMol<T>(rdkit: RDKit, smiles: string, fn: (mol: RDKitMol) => T, options?: ParseOptions): T {
   const mol = parseSmiles(rdkit, smiles, options);

@@ -4,7 +4,7 @@
  * match), then process() assigns the R labels over the whole set, and each matched molecule's row holds its
  * labelled core and R groups as molecules, written here as canonical SMILES as native asSmiles=True does.
  */
-import type { RDKit, RDKitMol } from "./rdkit.js";
+import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
 
 export interface RGroupRow {
   /** Index of the molecule in the list given to decompose. */
@@ -56,7 +56,7 @@ export function decompose(rdkit: RDKit, core: RDKitMol, mols: ReadonlyArray<RDKi
         const groups: Array<[string, string]> = [];
         for (const label of Object.keys(row).sort(labelOrder)) {
           const mol = row[label];
-          if (mol) groups.push([label, mol.get_smiles()]);
+          if (mol) groups.push([label, canonicalOutput(rdkit, mol.get_smiles())]);
         }
         rows.push({ index: matched[k] ?? -1, groups });
       });

@@ -15,7 +15,7 @@
  * The generic scaffold is RDKit's MakeScaffoldGeneric of it: every heavy atom carbon, uncharged, without
  * stereo, every bond single, hydrogens by valence.
  */
-import type { RDKit, RDKitMol } from "./rdkit.js";
+import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
 import { molGraph, molOf, subgraph, type Graph, type GraphAtom, type MolGraph } from "./graph.js";
 
 /** The scaffold's graph: the kept atoms (in the input's order), with the hydrogens and labels RDKit gives them. */
@@ -139,7 +139,7 @@ function smilesOf(rdkit: RDKit, g: Graph): string | null {
   const mol = molOf(rdkit, g);
   if (mol === null) return null;
   try {
-    return mol.get_smiles();
+    return canonicalOutput(rdkit, mol.get_smiles());
   } finally {
     mol.delete();
   }

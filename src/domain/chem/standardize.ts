@@ -41,7 +41,7 @@ import {
 import { firstMatch, substructMatches } from "./match.js";
 import { bracketAtoms } from "./smiles-lexer.js";
 import { inputFormatOf } from "./input-format.js";
-import type { RDKit, RDKitMol } from "./rdkit.js";
+import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
 import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -298,7 +298,8 @@ function disconnectMetals(g0: Graph): { graph: Graph; changes: Change[] } {
 
 /** Canonical SMILES of a graph (null when RDKit rejects it). */
 function smilesOf(rdkit: RDKit, g: Graph): string | null {
-  return withGraphMol(rdkit, g, (m) => m.get_smiles()) ?? null;
+  const written = withGraphMol(rdkit, g, (m) => m.get_smiles());
+  return written === undefined ? null : canonicalOutput(rdkit, written);
 }
 
 /**
@@ -487,7 +488,7 @@ interface FragmentInfo {
 function fragmentInfos(rdkit: RDKit, g: Graph): FragmentInfo[] {
   return fragments(g).map((atoms) => {
     const graph = subgraph(g, atoms);
-    const props = withGraphMol(rdkit, graph, (m) => ({ smiles: m.get_smiles(), mass: (JSON.parse(m.get_descriptors()) as { exactmw: number }).exactmw }));
+    const props = withGraphMol(rdkit, graph, (m) => ({ smiles: canonicalOutput(rdkit, m.get_smiles()), mass: (JSON.parse(m.get_descriptors()) as { exactmw: number }).exactmw }));
     return {
       atoms,
       graph,
