@@ -10,7 +10,7 @@
  * constant part with different variable parts are a matched pair, and the transformation is the variable
  * part of one to that of the other. A hydrogen is also a variable part (as in Hussain & Rea): a molecule
  * whose canonical SMILES equals a single-cut constant part with its attachment replaced by hydrogen pairs
- * with the molecule that part came from ([*:1][H]).
+ * with the molecule that part came from ([H][*:1]).
  *
  * Attachment labels are canonical: a constant part's pieces are sorted by their SMILES without labels and
  * numbered 1, 2, 3 in that order (the variable part's labels follow), and where equal pieces leave a choice,
