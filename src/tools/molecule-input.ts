@@ -5,10 +5,10 @@
  * on the standardised parent, the one the standardize tool gives by default. Its own file, not common.ts:
  * it reads tools/standardize.ts, which itself imports common.ts.
  */
-import { INORGANIC_PARENT_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
+import { INORGANIC_PARENT_TEXT, METAL_COMPLEX_KEPT_TEXT, isMetal, keepsItselfAsParent, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
 import { inputFormatOf } from "../domain/chem/input-format.js";
 import { elementSymbol, molGraph } from "../domain/chem/graph.js";
-import { MAX_ATOMS, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
+import { MAX_ATOMS, canonicalOutput, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import type { JsonSchema } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
 import { STANDARDIZE_MAX_ATOMS } from "./standardize.js";
@@ -36,19 +36,15 @@ export interface FragmentWarning {
  *   [Zn+2], sodium chloride's [Na+]: salt stripping keeps the largest fragment, which for a metal salt of small
  *   anions is the metal) or a fragment without carbon; without parent, an input with no carbon (xenon, water).
  * - RADICAL: unpaired electrons ([CH3], a methyl radical, often meant as methane).
+ * - METAL_COMPLEX_KEPT: with parent: true, a molecule holding a metal whose standardised parent would be no organic
+ *   molecule (cisplatin's [Pt+4], zinc acetate's [Zn+2]) is computed as itself (standardize.ts keepsItselfAsParent).
  * - ORGANOMETALLIC: carbon bonded to a metal (a Grignard reagent C[Mg]Br).
  * Crippen logP, TPSA, QED, the ADMET rules and the filters are parametrised on closed-shell organic molecules.
  */
 export interface ParentWarning {
-  code: "INORGANIC_PARENT" | "RADICAL" | "ORGANOMETALLIC";
+  code: "INORGANIC_PARENT" | "METAL_COMPLEX_KEPT" | "RADICAL" | "ORGANOMETALLIC";
   message: string;
 }
-
-/**
- * Elements that are not metals here: the organic non-metals, halogens and noble gases, and the metalloids B, Si, Ge,
- * As, Se, Sb, Te (organoboron and organosilicon compounds are ordinary organic chemistry); 0 is a dummy atom.
- */
-const NOT_METALS = new Set([0, 1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53, 54, 85, 86]);
 
 /** Atoms listed by name in a caveat (then "..."). */
 const LISTED_ATOMS = 5;
@@ -81,7 +77,7 @@ export function caveatWarnings(mol: RDKitMol, text: string, parent: boolean): Pa
   const metalCarbon = new Map<string, number>();
   for (const b of bonds) {
     const [x, y] = [atoms[b.begin]!, atoms[b.end]!];
-    const metal = x.z === 6 && !NOT_METALS.has(y.z) ? y : y.z === 6 && !NOT_METALS.has(x.z) ? x : undefined;
+    const metal = x.z === 6 && isMetal(y.z) ? y : y.z === 6 && isMetal(x.z) ? x : undefined;
     if (metal !== undefined) metalCarbon.set(`C-${elementSymbol(metal.z)}`, (metalCarbon.get(`C-${elementSymbol(metal.z)}`) ?? 0) + 1);
   }
   if (metalCarbon.size > 0) {
@@ -143,19 +139,24 @@ export const SMILES_PARENT_INPUT: JsonSchema = {
 
 /** Output-schema properties of MoleculeNotes, spread into each tool's outputSchema.properties. */
 export const MOLECULE_NOTES_PROPERTIES: Record<string, JsonSchema> = {
-  parent_smiles: { type: "string", description: "With parent: true, the canonical SMILES of the standardised parent the values are for." },
+  parent_smiles: {
+    type: "string",
+    description:
+      "With parent: true, the canonical SMILES of the standardised parent the values are for (the input itself for a metal complex: METAL_COMPLEX_KEPT).",
+  },
   warnings: {
     type: "array",
     minItems: 1,
     description:
       "Present only when there is something to check. MULTIPLE_FRAGMENTS: the molecule computed has several disconnected fragments " +
       "(a salt, solvate or mixture) and every value is for all of them together; send parent: true or one fragment. " +
-      "INORGANIC_PARENT: no carbon, or with parent: true a parent that is a bare ion. RADICAL: unpaired electrons. " +
+      "INORGANIC_PARENT: no carbon, or with parent: true a parent that is a bare ion. METAL_COMPLEX_KEPT: with parent: true, the input holds a metal " +
+      "and has no organic parent, so it was computed as itself. RADICAL: unpaired electrons. " +
       "ORGANOMETALLIC: carbon bonded to a metal. In those three the numbers mean little.",
     items: {
       type: "object",
       properties: {
-        code: { type: "string", enum: ["MULTIPLE_FRAGMENTS", "INORGANIC_PARENT", "RADICAL", "ORGANOMETALLIC"] },
+        code: { type: "string", enum: ["MULTIPLE_FRAGMENTS", "INORGANIC_PARENT", "METAL_COMPLEX_KEPT", "RADICAL", "ORGANOMETALLIC"] },
         message: { type: "string", description: "What it means and what to do." },
         fragment_count: { type: "integer", minimum: 2, description: "MULTIPLE_FRAGMENTS: fragments, copies included." },
         fragments: {
@@ -208,11 +209,32 @@ export function fragmentWarning(rdkit: RDKit, mol: RDKitMol): FragmentWarning | 
   };
 }
 
-/** The standardised parent the standardize tool gives by default (strip salts, keep the largest fragment, neutralise). */
+/** The parent a per-molecule tool computes on, and the standardised parent it stands for when the input was kept. */
+export interface ChosenParent {
+  smiles: string;
+  /** Set when the input holds a metal and was kept as its own parent (METAL_COMPLEX_KEPT): the parent it replaces. */
+  instead_of?: string;
+}
+
+/**
+ * The standardised parent the standardize tool gives by default (strip salts, keep the largest fragment, neutralise),
+ * or the input itself when it holds a metal and that parent would be no organic molecule (keepsItselfAsParent).
+ */
+export function chooseParent(rdkit: RDKit, smiles: string, maxAtoms: number = MAX_ATOMS): ChosenParent {
+  return withMol(
+    rdkit,
+    smiles,
+    (mol) => {
+      const parent = standardize(rdkit, mol, smiles, { stripSalts: true, largestFragment: true, neutralize: true }).parent;
+      return keepsItselfAsParent(rdkit, mol, parent) ? { smiles: canonicalOutput(rdkit, mol.get_smiles()), instead_of: parent } : { smiles: parent };
+    },
+    { maxAtoms: Math.min(maxAtoms, STANDARDIZE_MAX_ATOMS) },
+  );
+}
+
+/** chooseParent's SMILES. */
 export function parentSmiles(rdkit: RDKit, smiles: string, maxAtoms: number = MAX_ATOMS): string {
-  return withMol(rdkit, smiles, (mol) => standardize(rdkit, mol, smiles, { stripSalts: true, largestFragment: true, neutralize: true }).parent, {
-    maxAtoms: Math.min(maxAtoms, STANDARDIZE_MAX_ATOMS),
-  });
+  return chooseParent(rdkit, smiles, maxAtoms).smiles;
 }
 
 /**
@@ -227,7 +249,8 @@ export function withInputMolecule<T extends object>(
   fn: (mol: RDKitMol, notes: MoleculeNotes) => T,
   options: ParseOptions = {},
 ): T & MoleculeNotes {
-  const used = parent === true ? parentSmiles(rdkit, smiles, options.maxAtoms) : smiles;
+  const chosen = parent === true ? chooseParent(rdkit, smiles, options.maxAtoms) : undefined;
+  const used = chosen?.smiles ?? smiles;
   return withMol(
     rdkit,
     used,
@@ -239,8 +262,11 @@ export function withInputMolecule<T extends object>(
       if (parent === true) notes.parent_smiles = used;
       const warnings: Array<FragmentWarning | ParentWarning> = [];
       if (warning) warnings.push(warning);
-      const inorganic = parent === true ? parentWarning(rdkit, used) : undefined;
-      if (inorganic) warnings.push(inorganic);
+      if (chosen?.instead_of !== undefined) warnings.push({ code: "METAL_COMPLEX_KEPT", message: METAL_COMPLEX_KEPT_TEXT(used, chosen.instead_of) });
+      else if (parent === true) {
+        const inorganic = parentWarning(rdkit, used);
+        if (inorganic) warnings.push(inorganic);
+      }
       warnings.push(...caveatWarnings(mol, used, parent === true));
       if (warnings.length > 0) notes.warnings = warnings;
       return { ...fn(mol, notes), ...notes };

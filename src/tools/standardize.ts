@@ -1,6 +1,6 @@
 import { molGraph } from "../domain/chem/graph.js";
-import { INORGANIC_PARENT_TEXT, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
-import { withMol } from "../domain/chem/rdkit.js";
+import { INORGANIC_PARENT_TEXT, METAL_COMPLEX_KEPT_TEXT, keepsItselfAsParent, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
+import { canonicalOutput, withMol } from "../domain/chem/rdkit.js";
 import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
@@ -22,6 +22,12 @@ interface Args {
 
 const str = (description: string) => ({ type: "string", description });
 const int = (description: string) => ({ type: "integer", description });
+
+const CITATIONS = [
+  "RDKit rdMolStandardize (MolStandardize, Release 2022.09; S. Leung, G. Landrum): Cleanup, LargestFragmentChooser, Uncharger, ChargeParent. https://www.rdkit.org",
+  "Swain M. MolVS: molecule validation and standardization. https://molvs.readthedocs.io (normalisation transforms, acid/base pairs).",
+  "RDKit Data/Salts.txt (G. Landrum, definitions from T. Zoller), as used by rdkit.Chem.SaltRemover.",
+];
 
 export const standardizeTool: ChemTool<Args> = {
   kind: "chem",
@@ -101,7 +107,8 @@ export const standardizeTool: ChemTool<Args> = {
       warnings: {
         type: "array",
         items: { type: "string" },
-        description: "Anything to check (metal complexes, skipped steps; INORGANIC_PARENT: the parent is a bare ion or has no carbon).",
+        description:
+          "Anything to check (metal complexes, skipped steps; INORGANIC_PARENT: the parent is a bare ion or has no carbon; METAL_COMPLEX_KEPT: the input holds a metal and has no organic parent, so it is its own parent).",
       },
       method: str("What was done."),
       citations: { type: "array", items: { type: "string" }, description: "Sources of the rules." },
@@ -126,6 +133,23 @@ export const standardizeTool: ChemTool<Args> = {
         if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
         if (keep_largest_fragment) steps.push("largest organic fragment");
         if (neutralize) steps.push("neutralisation (Uncharger), cleanup");
+        // A metal complex or salt with no organic parent is its own parent, as on every tool's parent: true.
+        const kept = keepsItselfAsParent(rdkit, mol, r.parent);
+        if (kept) {
+          const itself = canonicalOutput(rdkit, input);
+          return {
+            parent_smiles: itself,
+            input_smiles: input,
+            changed: itself !== input,
+            net_charge: netChargeOf(rdkit, itself),
+            changes: [],
+            fragments_removed: [],
+            charge_changes: [],
+            warnings: [`METAL_COMPLEX_KEPT: ${METAL_COMPLEX_KEPT_TEXT(itself, r.parent)}`],
+            method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}; a molecule holding a metal whose parent would be a bare ion or carbon-free is kept as it is.`,
+            citations: CITATIONS,
+          };
+        }
         const netCharge = netChargeOf(rdkit, r.parent);
         return {
           parent_smiles: r.parent,
@@ -138,11 +162,7 @@ export const standardizeTool: ChemTool<Args> = {
           // A bare ion or carbon-free parent is named with the same code the per-molecule tools' parent: true answers carry.
           warnings: parentNotOrganic(rdkit, r.parent) ? [...r.warnings, `INORGANIC_PARENT: ${INORGANIC_PARENT_TEXT(r.parent)}`] : r.warnings,
           method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}.`,
-          citations: [
-            "RDKit rdMolStandardize (MolStandardize, Release 2022.09; S. Leung, G. Landrum): Cleanup, LargestFragmentChooser, Uncharger, ChargeParent. https://www.rdkit.org",
-            "Swain M. MolVS: molecule validation and standardization. https://molvs.readthedocs.io (normalisation transforms, acid/base pairs).",
-            "RDKit Data/Salts.txt (G. Landrum, definitions from T. Zoller), as used by rdkit.Chem.SaltRemover.",
-          ],
+          citations: CITATIONS,
         };
       },
       { maxAtoms: STANDARDIZE_MAX_ATOMS },

@@ -488,7 +488,10 @@ interface FragmentInfo {
 function fragmentInfos(rdkit: RDKit, g: Graph): FragmentInfo[] {
   return fragments(g).map((atoms) => {
     const graph = subgraph(g, atoms);
-    const props = withGraphMol(rdkit, graph, (m) => ({ smiles: canonicalOutput(rdkit, m.get_smiles()), mass: (JSON.parse(m.get_descriptors()) as { exactmw: number }).exactmw }));
+    const props = withGraphMol(rdkit, graph, (m) => ({
+      smiles: canonicalOutput(rdkit, m.get_smiles()),
+      mass: (JSON.parse(m.get_descriptors()) as { exactmw: number }).exactmw,
+    }));
     return {
       atoms,
       graph,
@@ -778,6 +781,34 @@ export function parentNotOrganic(rdkit: RDKit, parent: string): boolean {
   } finally {
     mol?.delete();
   }
+}
+
+/**
+ * Elements that are not metals here: the organic non-metals, halogens and noble gases, and the metalloids B, Si, Ge,
+ * As, Se, Sb, Te (organoboron and organosilicon compounds are ordinary organic chemistry); 0 is a dummy atom.
+ */
+const NOT_METALS = new Set([0, 1, 2, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 32, 33, 34, 35, 36, 51, 52, 53, 54, 85, 86]);
+
+export function isMetal(z: number): boolean {
+  return !NOT_METALS.has(z);
+}
+
+/**
+ * Whether a molecule holding a metal keeps itself as its parent: when standardising it leaves no organic parent (a
+ * bare ion or no carbon), a metal complex or metal salt has no salt-stripped parent worth computing on. Cisplatin
+ * gives [Pt+4] here and ammonia (N) by native RDKit's ChargeParent, zinc acetate [Zn+2]: each would report the
+ * ion's or a ligand's values as the drug's. The input itself is the honest parent, said so (METAL_COMPLEX_KEPT).
+ */
+export function keepsItselfAsParent(rdkit: RDKit, mol: RDKitMol, parent: string): boolean {
+  return parentNotOrganic(rdkit, parent) && molGraph(mol).atoms.some((a) => isMetal(a.z));
+}
+
+/** What a METAL_COMPLEX_KEPT warning says, in standardize's warnings and the per-molecule tools'. */
+export function METAL_COMPLEX_KEPT_TEXT(input: string, parent: string): string {
+  return (
+    `${input} holds a metal, and standardising it leaves no organic parent (${parent}), so the input itself is the parent: ` +
+    "every value is the whole complex's or salt's, metal included. Send the ligand or counter-ion you mean to compute on it alone."
+  );
 }
 
 /** What a INORGANIC_PARENT warning says of a parent, in standardize's warnings and the per-molecule tools'. */
