@@ -39,7 +39,8 @@ export interface RunningQuery {
 
 /** Runs one guarded read-only query with its output capped and a timeout that interrupts DuckDB. */
 export async function runQuery(canvas: Canvas, sql: string, options: QueryOptions): Promise<QueryResult> {
-  const checked = checkReadOnlySql(sql);
+  const names = new Set([...canvas.tables.values()].flatMap((t) => [t.name, ...t.columns.map((c) => c.name)].map((n) => n.toLowerCase())));
+  const checked = checkReadOnlySql(sql, names);
   const host = canvas.host;
   return canvas.hold(async () => {
     const arrived = host.now();

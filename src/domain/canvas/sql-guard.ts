@@ -223,9 +223,12 @@ export interface CheckedSql {
 
 /**
  * The lexical check. Returns the statement to run (one trailing `;` and what follows it, whitespace and
- * comments only, removed) or throws QUERY_REFUSED.
+ * comments only, removed) or throws QUERY_REFUSED. `names` are the canvas's own table and column names (lower
+ * case): a statement keyword that is one of them (a table canvas_import made as `secret` or `load`) is read as the
+ * name it is, and DuckDB's parser, the second lock, still has to read the whole text as one SELECT over the
+ * canvas's tables. Outside a statement's first word such a keyword can only be a name in a SELECT.
  */
-export function checkReadOnlySql(input: string): CheckedSql {
+export function checkReadOnlySql(input: string, names: ReadonlySet<string> = new Set()): CheckedSql {
   if (input.length > MAX_SQL_LENGTH) throw refuse("too_long", `the SQL is longer than ${MAX_SQL_LENGTH} characters`);
   const tokens = tokenize(input);
   if (tokens.length === 0) throw refuse("empty", "the SQL holds no statement");
@@ -260,7 +263,7 @@ export function checkReadOnlySql(input: string): CheckedSql {
     // parser, the second lock, still has to read the whole statement as one SELECT.
     const prior = body[k - 1];
     const named = prior !== undefined && ((prior.kind === "word" && prior.value === "AS") || (prior.kind === "punct" && prior.value === "."));
-    if (t.kind === "word" && FORBIDDEN_KEYWORDS.has(t.value) && !named) {
+    if (t.kind === "word" && FORBIDDEN_KEYWORDS.has(t.value) && !named && !names.has(t.value.toLowerCase())) {
       throw refuse("forbidden_keyword", `${t.value} is not allowed: only a read-only SELECT over the staged tables runs here`, { keyword: t.value, at: t.at });
     }
     if (callsNext && t.kind === "word" && isForbiddenFunction(t.value)) {
