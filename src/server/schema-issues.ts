@@ -25,13 +25,31 @@ export function describeIssues(errors: ErrorObject[] | null | undefined, schema?
       e.keyword !== "if" &&
       !(e.instancePath === "" && (e.schemaPath === "#/oneOf" || e.schemaPath.startsWith("#/oneOf/") || e.schemaPath.startsWith("#/dependentSchemas/fields/"))),
   );
-  const issues = plain.map(describeIssue);
+  const issues = withoutWrongTypeAlternatives(plain).map(describeIssue);
   // fields without a list (list.ts's dependentSchemas): one issue, not each alternative's "required".
   if (all.some((e) => e.instancePath === "" && e.schemaPath.startsWith("#/dependentSchemas/fields/"))) {
     issues.push({ path: "/fields", message: "goes only with a list: send it with smiles_list or sdf, or leave it out" });
   }
   if (choiceFailed) issues.push(choiceIssue(schema, args ?? {}));
   return issues;
+}
+
+/**
+ * A value that fails an anyOf (canvas_annotate's column: a kind's name, or an object with its parameters) is told by
+ * the alternative of its own type: "must be one of [every kind]", not also "must be object" (the alternative it never
+ * meant) and "must match a schema in anyOf". When every alternative failed on its type, all are kept.
+ */
+function withoutWrongTypeAlternatives(errors: ErrorObject[]): ErrorObject[] {
+  const dropped = new Set<ErrorObject>();
+  for (const choice of errors.filter((e) => e.keyword === "anyOf")) {
+    const prefix = `${choice.schemaPath}/`;
+    const alternatives = errors.filter((e) => e.instancePath === choice.instancePath && e.schemaPath.startsWith(prefix));
+    const wrongType = alternatives.filter((e) => e.keyword === "type" && /^\d+\/type$/.test(e.schemaPath.slice(prefix.length)));
+    if (wrongType.length === alternatives.length) continue;
+    for (const e of wrongType) dropped.add(e);
+    dropped.add(choice);
+  }
+  return errors.filter((e) => !dropped.has(e));
 }
 
 /** A schema as the registry holds it (plain JSON). */

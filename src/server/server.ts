@@ -65,6 +65,8 @@ export interface CallContext {
 export const MAX_REPORTED_ISSUES = 20;
 /** Characters of one issue's path or message (a client-chosen key can be 256 KiB long). */
 const MAX_ISSUE_TEXT = 200;
+/** Characters of one issue's message at most: room for the longest enum of a schema (canvas_annotate's kinds). */
+const MAX_ISSUE_MESSAGE = 4_000;
 
 /** A tools/call that cannot be run as sent (no name, arguments not an object, unknown tool); the era picks the code. */
 export class ToolCallRefused extends Error {
@@ -343,7 +345,11 @@ export class McpServer {
       const all = describeIssues(entry.validateInput.errors, tool.inputSchema, args);
       // The answer stays small whatever the input (20,000 unknown keys once made a 1 MiB answer): the first
       // MAX_REPORTED_ISSUES issues, each clipped, and the total when there are more.
-      const issues = all.slice(0, MAX_REPORTED_ISSUES).map((i) => ({ path: clipText(i.path, MAX_ISSUE_TEXT), message: clipText(i.message, MAX_ISSUE_TEXT) }));
+      // A path can hold a client's key and is clipped short; a message is the schema's words (every allowed value of an
+      // enum, which an agent needs whole), clipped only far out.
+      const issues = all
+        .slice(0, MAX_REPORTED_ISSUES)
+        .map((i) => ({ path: clipText(i.path, MAX_ISSUE_TEXT), message: clipText(i.message, MAX_ISSUE_MESSAGE) }));
       const first = issues[0] ?? { path: "/", message: "is invalid" };
       const details: Record<string, unknown> = { path: first.path, issues };
       if (all.length > issues.length) details.issues_total = all.length;

@@ -12,6 +12,8 @@ export type GoneWhy = "expired" | "evicted" | "dropped";
 /** What the not-found wording says about the bounds (how long a canvas may idle, the quotas that evict). */
 export interface LostContext {
   origin: CanvasIdOrigin;
+  /** Whether replicas are named (CHEMATIC_REPLICA_ID): only then can an ID's replica or run tell another replica or a restart. */
+  replicated: boolean;
   idleMs: number;
   maxCanvases: number;
   maxCanvasesPerCaller: number;
@@ -34,6 +36,16 @@ export class LostCanvases {
     const details = { canvas_id: origin ? id : null };
     const restage = "Re-run chembl_get_bioactivities without canvas_id (same filters) to stage the rows on a new canvas, then query the canvas_id it returns.";
     const here = context.origin;
+    // One unnamed server (stdio, or HTTP without CHEMATIC_REPLICA_ID) draws a new random name each start: an ID of
+    // another name is a typo or a canvas of an earlier run, never a call routed to the wrong replica.
+    if (origin && !context.replicated && (origin.replica !== here.replica || origin.run !== here.run)) {
+      return new ToolError(
+        "CANVAS_NOT_FOUND",
+        `Canvas ${shown} was not made by this server process: check the ID (it is case-sensitive), or it was made before the server restarted (canvases do not survive a restart)`,
+        { ...details, reason: "unknown" },
+        `Use a canvas_id an earlier answer of this session gave, or ${restage.charAt(0).toLowerCase()}${restage.slice(1)}`,
+      );
+    }
     if (origin && origin.replica !== here.replica) {
       return new ToolError(
         "CANVAS_NOT_FOUND",

@@ -51,6 +51,8 @@ export class CanvasManager implements CanvasHost {
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
   /** The name and run tag this process puts in the canvas IDs it mints (see canvasIdOrigin). */
   readonly origin: CanvasIdOrigin;
+  /** CHEMATIC_REPLICA_ID is set: replicas are named, so an ID's replica part names one. */
+  readonly replicated: boolean;
   private readonly canvases = new Map<string, Canvas>();
   private readonly lost = new LostCanvases();
   private readonly files: CanvasFiles;
@@ -104,6 +106,7 @@ export class CanvasManager implements CanvasHost {
     this.log = options.log ?? (() => {});
     this.onChunk = options.onChunk;
     this.origin = { replica: config.replicaId ?? randomReplicaId(), run: options.runTag ?? newRunTag() };
+    this.replicated = config.replicaId !== undefined && config.replicaId !== null;
     this.files = new CanvasFiles(this.dir, (m) => this.log(m));
   }
 

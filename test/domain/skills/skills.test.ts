@@ -20,6 +20,8 @@ import { skillPathOf, skillResourceProvider } from "../../../src/resources/skill
 import { CanvasManager } from "../../../src/domain/canvas/manager.js";
 import { createChemblGetBioactivitiesTool } from "../../../src/tools/chembl_get_bioactivities.js";
 import { createChemblDataframeQueryTool } from "../../../src/tools/chembl_dataframe_query.js";
+import { createCanvasAnnotateTool } from "../../../src/tools/canvas_annotate.js";
+import { localRunner } from "../../helpers/annotate.js";
 import { FakeChembl } from "../../fixtures/chembl/fake-server.js";
 import { ok, serviceContext, testService } from "../../fixtures/chembl/harness.js";
 
@@ -162,12 +164,26 @@ describe("the SQL recipes run against staged tables", () => {
     const query = createChemblDataframeQueryTool(() => manager);
     const target = await stageBoth({ target_chembl_id: "CHEMBL203" });
     const compound = await stageBoth({ molecule_chembl_id: "CHEMBL113081" });
+    // Recipe 10 and the skill's own triage query read canvas_annotate's columns, as the skill tells the agent to add them.
+    const chem = await localRunner();
+    await ok(
+      createCanvasAnnotateTool(() => manager),
+      { canvas_id: target, table: "bioactivities", columns: ["qed", "pains", "brenk", "murcko_scaffold"] },
+      serviceContext(40_000, { chem }),
+    );
     const results = new Map<string, Array<Array<Record<string, unknown>>>>();
+    const get10 = () => [...results.entries()].find(([h]) => h.startsWith("10."))![1][1]!;
     for (const { heading, sql } of all) {
       const canvas = heading.startsWith("6.") ? compound : target;
       const { value } = await ok(query, { canvas_id: canvas, sql, max_rows: 200 });
       results.set(heading, [...(results.get(heading) ?? []), value.rows as Array<Record<string, unknown>>]);
     }
+    // 10: each alert counted by name; the skill's triage query (SKILL.md, step 3 of the hit triage) runs as written.
+    const alerts = get10();
+    assert.ok(alerts.length > 0 && alerts.every((r) => typeof r.alert === "string" && (r.rows_flagged as number) >= 1), JSON.stringify(alerts));
+    const inline = [...files.get(`${SKILL_NAME}/SKILL.md`)!.text.matchAll(/`(SELECT [^`]+)`/g)].map((m) => m[1]!.replace(/\s+/g, " ")).filter((q) => !q.includes("..."));
+    assert.ok(inline.length >= 1, "SKILL.md holds a runnable query");
+    for (const sql of inline) await ok(query, { canvas_id: target, sql, max_rows: 200 });
     const get = (prefix: string, i = 0) => [...results.entries()].find(([h]) => h.startsWith(prefix))![1][i]!;
     // 2: IC50, exact, wild type, no validity flag, no duplicate: only CHEMBL324340's two measurements remain.
     assert.deepEqual(get("2."), [{ parent_molecule_chembl_id: "CHEMBL324340", measurements: 2, forms: 1, documents: 2, median_pchembl: 5.6, best_pchembl: 5.6 }]);
