@@ -63,7 +63,13 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
     budgetMs: timeoutMs + 5_000,
     async run({ name }, { signal, deadline }) {
       const env = options.env?.() ?? process.env;
-      assertOnline("name_to_smiles", env);
+      try {
+        assertOnline("name_to_smiles", env);
+      } catch (e) {
+        // With ChEMBL's offline dump configured, a name can still be looked up: in ChEMBL's names and synonyms.
+        if (e instanceof ToolError && env.CHEMBL_SQLITE?.trim()) throw new ToolError(e.code, e.message, e.details, DUMP_LOOKUP_HINT);
+        throw e;
+      }
       const trimmed = name.trim();
       if (trimmed.length === 0) throw new ToolError("INVALID_ARGUMENTS", "The name is empty (only whitespace)", { path: "/name" });
       // eslint-disable-next-line no-control-regex
@@ -75,6 +81,11 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
         signal,
         timeoutMs: Math.min(timeoutMs, remaining),
         ...(options.ca ? { ca: options.ca } : {}),
+      }).catch((e: unknown) => {
+        // PubChem unreachable, and the offline dump there: the same way round as under CHEMATIC_OFFLINE.
+        const unreachable = e instanceof ToolError && (e.details.reason === "unavailable" || e.details.reason === "timeout");
+        if (unreachable && env.CHEMBL_SQLITE?.trim()) throw new ToolError(e.code, e.message, e.details, DUMP_LOOKUP_HINT);
+        throw e;
       });
       const out: Record<string, unknown> = { name: trimmed, smiles: match.smiles, source: "PubChem", cid: match.cid };
       if (match.otherCids.length > 0) out.other_cids = match.otherCids;
@@ -82,5 +93,10 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
     },
   };
 }
+
+/** Where a name goes when PubChem cannot be asked and the offline ChEMBL dump is there. */
+const DUMP_LOOKUP_HINT =
+  "ChEMBL's offline dump is configured (CHEMBL_SQLITE): look the name up with chembl_search_molecules (query: the name), " +
+  "whose molecules carry their canonical SMILES; or give the structure as SMILES.";
 
 export const nameToSmilesTool = createNameToSmilesTool();

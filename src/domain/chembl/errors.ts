@@ -155,10 +155,42 @@ export function networkFailure(purpose: RequestPurpose, timedOut: boolean, timeo
       )
     : new UpstreamError(
         "UPSTREAM_UNAVAILABLE",
-        `ChEMBL could not be reached for ${purpose.what}`,
-        { reason: "network" satisfies UpstreamReason },
-        { retryable: true, cause },
+        `ChEMBL could not be reached for ${purpose.what}${causeWords(networkCode(cause))}`,
+        { reason: "network" satisfies UpstreamReason, ...(networkCode(cause) !== undefined ? { cause_code: networkCode(cause) } : {}) },
+        { retryable: true, cause, hint: UNREACHABLE_HINT },
       );
+}
+
+/** What to do when ChEMBL cannot be reached: the offline dump is the way to work without it. */
+export const UNREACHABLE_HINT =
+  "If this machine has no internet access (or ChEMBL is blocked), point CHEMBL_SQLITE at an offline ChEMBL dump " +
+  "(`chematic-mcp chembl download`) and restart: every ChEMBL tool then answers from it. Otherwise check the network " +
+  "and proxy settings (`chematic-mcp doctor`) and retry.";
+
+/** The system error code behind a network failure (ENOTFOUND, ECONNREFUSED, a TLS code), from the fetcher's error or its causes. */
+function networkCode(cause: unknown): string | undefined {
+  let e = cause as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    if (typeof e.code === "string" && /^[A-Z][A-Z0-9_]{2,}$/.test(e.code) && e.code !== "network") return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+/** A network code in words, for the message (our words; the code itself is a fixed vocabulary, not upstream text). */
+function causeWords(code: string | undefined): string {
+  if (code === undefined) return "";
+  const known: Record<string, string> = {
+    ENOTFOUND: "the host name did not resolve: no DNS, or no network",
+    EAI_AGAIN: "the host name could not be resolved just now: DNS is unreachable",
+    ECONNREFUSED: "the connection was refused",
+    ECONNRESET: "the connection was reset",
+    ENETUNREACH: "the network is unreachable",
+    EHOSTUNREACH: "the host is unreachable",
+    EPROXY: "the proxy refused the request",
+  };
+  const words = known[code] ?? (/CERT|SSL|TLS|SELF_SIGNED/.test(code) ? "the TLS certificate was not accepted" : undefined);
+  return ` (${code}${words ? `: ${words}` : ""})`;
 }
 
 /**
@@ -190,5 +222,10 @@ export function deadlineExceeded(
 }
 
 export function offline(): ToolError {
-  return new ToolError("OFFLINE", "ChEMBL tools are disabled: CHEMATIC_OFFLINE is set", { setting: "CHEMATIC_OFFLINE" });
+  return new ToolError(
+    "OFFLINE",
+    "ChEMBL tools are disabled: CHEMATIC_OFFLINE is set",
+    { setting: "CHEMATIC_OFFLINE" },
+    "Point CHEMBL_SQLITE at an offline ChEMBL dump (`chematic-mcp chembl download`) and restart: the ChEMBL tools then answer from it, even under CHEMATIC_OFFLINE.",
+  );
 }
