@@ -15,7 +15,8 @@ import {
   type JsonObject,
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
-import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
+import { negotiateLegacyVersion } from "../protocol/meta.js";
+import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, type LegacyVersion } from "../protocol/eras.js";
 import type { AnyTool, ContentBlock, ChemListOptions, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
 import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";

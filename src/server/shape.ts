@@ -16,7 +16,7 @@
 import type { ToolError } from "../domain/errors.js";
 import { EXTRA_CONTENT_KEY, type ContentBlock } from "../contract/tool.js";
 import { LEGACY_TOOL_ERROR, RpcError, isJsonObject, type JsonObject } from "../protocol/jsonrpc.js";
-import { META_SERVER_INFO, type LegacyVersion } from "../protocol/meta.js";
+import { META_SERVER_INFO, type LegacyVersion } from "../protocol/eras.js";
 
 export type WireVersion = LegacyVersion | "2026-07-28";
 

@@ -52,7 +52,8 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
-import { META_PROTOCOL_VERSION, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
+import { progressTokenOf } from "../protocol/meta.js";
+import { DEFAULT_LEGACY_HTTP_VERSION, META_PROTOCOL_VERSION, type Era } from "../protocol/eras.js";
 import { logFailedCall, type OutboundMessage, type RequestEnvelope } from "../server/connection.js";
 import type { Caller, HttpAuthenticator } from "../contract/auth.js";
 import type { Endpoint, MirroredParam, Transport } from "../server/transport.js";
@@ -74,8 +75,6 @@ export const DEFAULT_MAX_CONNECTIONS = 256;
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 export const MAX_HEADER_BYTES = 32 * 1024;
 export const MAX_HEADER_FIELDS = 100;
-/** Without a header, a legacy request is 2025-03-26, the first version with this transport. */
-export const DEFAULT_LEGACY_HTTP_VERSION: LegacyVersion = "2025-03-26";
 export interface HttpOptions {
   /** Address to listen on (an IP literal). Whether it is loopback decides the Host check. */
   host?: string;

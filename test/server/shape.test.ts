@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
 import { EXTRA_CONTENT_KEY, type ContentBlock } from "../../src/contract/tool.js";
 import { LEGACY_TOOL_ERROR, RpcError } from "../../src/protocol/jsonrpc.js";
-import { META_SERVER_INFO } from "../../src/protocol/meta.js";
+import { META_SERVER_INFO } from "../../src/protocol/eras.js";
 import { serverInfoMeta, shapeOutcome, splitExtraContent, toolErrorOf, toolFailure, toolSuccess, type WireVersion } from "../../src/server/shape.js";
 
 const info = { name: "chematic-test", version: "9.9.9" };

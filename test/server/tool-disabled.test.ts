@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createApp, type App } from "../../src/app.js";
-import { MODERN_VERSION } from "../../src/protocol/meta.js";
+import { MODERN_VERSION } from "../../src/protocol/eras.js";
 import { shapeOutcome } from "../../src/server/shape.js";
 
 let app: App;
