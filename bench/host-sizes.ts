@@ -13,6 +13,7 @@ import { createApp } from "../src/app.js";
 import { TOOLSETS } from "../src/contract/tool.js";
 import { MODEL_FACING_BUDGET_BYTES, modelFacingBytes } from "../src/server/registry.js";
 import { MAX_ANSWER_BYTES } from "../src/server/answer-cap.js";
+import { MODERN_VERSION } from "../src/protocol/eras.js";
 import { allTools } from "../src/tools/index.js";
 
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   try {
     // tools/list, as a host sends it to the model.
-    const wire = app.server.registry.wire("full");
+    const wire = app.server.registry.wire(MODERN_VERSION);
     const declared = new Map(allTools({}).map((t) => [t.name, t]));
     lines.push(
       "## Model-facing tools/list (name + description + input schema, bytes)",

@@ -24,6 +24,7 @@ import { BearerAuthenticator, TOKENS_FILE_VARIABLE, TokenFileError } from "./dom
 import type { OAuthAuthenticator } from "./domain/auth/oauth.js";
 import { getCanvasManager } from "./domain/canvas/manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
+import { LATEST_LEGACY_VERSION, MODERN_VERSION, REFERENCE_VERSION } from "./protocol/eras.js";
 import { ToolCallRefused } from "./server/server.js";
 import { firstSentence, type ContentBlock } from "./contract/tool.js";
 import { environmentHelp } from "./environment.js";
@@ -305,17 +306,20 @@ async function serveStreamableHttp(options: ServeOptions): Promise<number> {
   }
   // Always written, whatever the log level: it names the URL (with --port 0, the port picked).
   const summary = authSummary(auth);
-  app.logger.notice(`Streamable HTTP (MCP 2026-07-28; legacy 2024-11-05 to 2025-11-25, stateless) listening on ${transport.url} (${summary.text})`, {
-    version: PACKAGE.version,
-    transport: "streamable-http",
-    address: transport.url,
-    workers: app.pool.size,
-    max_concurrency: options.maxConcurrency,
-    allowed_origins: options.allowedOrigins,
-    replica: getCanvasManager().origin.replica,
-    ...summary.fields,
-    ...networkFields(app),
-  });
+  app.logger.notice(
+    `Streamable HTTP (MCP ${MODERN_VERSION}; legacy ${REFERENCE_VERSION} to ${LATEST_LEGACY_VERSION}, stateless) listening on ${transport.url} (${summary.text})`,
+    {
+      version: PACKAGE.version,
+      transport: "streamable-http",
+      address: transport.url,
+      workers: app.pool.size,
+      max_concurrency: options.maxConcurrency,
+      allowed_origins: options.allowedOrigins,
+      replica: getCanvasManager().origin.replica,
+      ...summary.fields,
+      ...networkFields(app),
+    },
+  );
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());

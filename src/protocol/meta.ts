@@ -1,26 +1,24 @@
 /**
- * Protocol eras and the 2026-07-28 per-request `_meta` triple.
+ * The era decision and the 2026-07-28 per-request `_meta`.
  *
  * The era of a request is decided here and nowhere else (classifyEra): the Connection pins it, the server
  * shapes answers for it, and a transport only passes in what it carries beside the body (HTTP's
- * MCP-Protocol-Version header).
+ * MCP-Protocol-Version header). What each version does differently is in eras.ts.
  */
 import { HEADER_MISMATCH, INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION, isJsonObject, type JsonObject } from "./jsonrpc.js";
-
-export const MODERN_VERSION = "2026-07-28";
-export const SUPPORTED_MODERN_VERSIONS = [MODERN_VERSION] as const;
-/** Legacy versions this server negotiates in `initialize`, newest first. */
-export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
-export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
-export const LATEST_LEGACY_VERSION: LegacyVersion = "2025-11-25";
-
-export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
-export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-
-export type Era = "legacy" | "modern";
+import {
+  LATEST_LEGACY_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROGRESS_TOKEN,
+  META_PROTOCOL_VERSION,
+  SUPPORTED_MODERN_VERSIONS,
+  isLegacyVersion,
+  isModernVersion,
+  type Era,
+  type LegacyVersion,
+} from "./eras.js";
 
 export interface ClientMeta {
   protocolVersion: string;
@@ -70,13 +68,13 @@ export function classifyEra(method: string, params: JsonObject | undefined, hint
   if (hint === undefined) return { era: "legacy" };
   if (hint.error) return new RpcError(HEADER_MISMATCH, `Header mismatch: ${hint.error}`);
   if (hint.value === undefined) return defaultLegacy ? { era: "legacy", legacyVersion: defaultLegacy } : { era: "legacy" };
-  if ((LEGACY_VERSIONS as readonly string[]).includes(hint.value)) return { era: "legacy", legacyVersion: hint.value as LegacyVersion };
-  if ((SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(hint.value)) return { era: "modern" };
+  if (isLegacyVersion(hint.value)) return { era: "legacy", legacyVersion: hint.value };
+  if (isModernVersion(hint.value)) return { era: "modern" };
   return new RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: [...SUPPORTED_MODERN_VERSIONS], requested: hint.value });
 }
 
 export function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
-  const token = metaOf(params)?.progressToken;
+  const token = metaOf(params)?.[META_PROGRESS_TOKEN];
   return typeof token === "string" || (typeof token === "number" && Number.isFinite(token)) ? token : undefined;
 }
 
@@ -94,7 +92,7 @@ export function parseClientMeta(params: JsonObject | undefined): ClientMeta {
   if (typeof version !== "string" || version.length === 0) {
     throw new RpcError(INVALID_PARAMS, `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required (a protocol version string)`);
   }
-  if (!(SUPPORTED_MODERN_VERSIONS as readonly string[]).includes(version)) {
+  if (!isModernVersion(version)) {
     // The same list as a refused version hint (classifyEra): the 2026-07-28 versions. -32022 exists only in
     // that era, and a client that reads legacy versions here retries them in _meta (the conformance suite's
     // client then never finishes); legacy versions are negotiated by initialize.
@@ -123,5 +121,5 @@ export function parseClientMeta(params: JsonObject | undefined): ClientMeta {
 
 /** The version `initialize` answers: the client's when this server speaks it, otherwise the latest legacy one. */
 export function negotiateLegacyVersion(requested: unknown): LegacyVersion {
-  return (LEGACY_VERSIONS as readonly unknown[]).includes(requested) ? (requested as LegacyVersion) : LATEST_LEGACY_VERSION;
+  return isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
 }

@@ -24,16 +24,8 @@ import {
   type JsonRpcResponse,
 } from "../protocol/jsonrpc.js";
 import { clipText, MAX_RESPONSE_BYTES } from "../contract/limits.js";
-import {
-  META_PROTOCOL_VERSION,
-  classifyEra,
-  metaOf,
-  parseClientMeta,
-  progressTokenOf,
-  type Era,
-  type LegacyVersion,
-  type VersionHint,
-} from "../protocol/meta.js";
+import { classifyEra, metaOf, parseClientMeta, progressTokenOf, type VersionHint } from "../protocol/meta.js";
+import { META_PROTOCOL_VERSION, REFERENCE_VERSION, type Era, type LegacyVersion } from "../protocol/eras.js";
 import { CancelledError } from "../contract/errors.js";
 import type { McpServer } from "./server.js";
 import { toolErrorOf } from "./shape.js";
@@ -140,7 +132,7 @@ export class Connection {
     private readonly server: McpServer,
     private readonly options: ConnectionOptions,
   ) {
-    this.legacyVersion = options.legacyVersion ?? "2024-11-05";
+    this.legacyVersion = options.legacyVersion ?? REFERENCE_VERSION;
   }
 
   /**

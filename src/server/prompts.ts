@@ -6,6 +6,7 @@
  * does not take, a required one missing or empty, a value too long or with a line break where none belongs.
  */
 import { INTERNAL_ERROR, INVALID_PARAMS, RpcError, isJsonObject, type JsonObject } from "../protocol/jsonrpc.js";
+import { features, type ProtocolVersion } from "../protocol/eras.js";
 import type { Prompt, PromptMessage } from "../contract/prompt.js";
 
 /** prompts/list changes only with a new release or a restart with other tool sets, like tools/list. */
@@ -20,7 +21,7 @@ const FIXTURE_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 
-/** A prompts/list entry: title from 2025-06-18 (the protocol added it then). */
+/** A prompts/list entry: title in the versions that have it (from 2025-06-18, as a tool's). */
 export interface WirePrompt {
   name: string;
   title?: string;
@@ -64,11 +65,12 @@ export class PromptRegistry {
     return [...this.byName.values()];
   }
 
-  /** The prompts in declaration order, as prompts/list carries them (2024-11-05 and 2025-03-26 without title). */
-  list(withTitle: boolean): WirePrompt[] {
+  /** The prompts in declaration order, as prompts/list carries them in `version` (with a title where it has them). */
+  list(version: ProtocolVersion): WirePrompt[] {
+    const { promptTitles } = features(version);
     return [...this.byName.values()].map((p) => ({
       name: p.name,
-      ...(withTitle ? { title: p.title } : {}),
+      ...(promptTitles ? { title: p.title } : {}),
       description: p.description,
       arguments: p.arguments.map((a) => ({ name: a.name, description: a.description, required: a.required })),
     }));

@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import { features, type ProtocolVersion } from "../protocol/eras.js";
 import { withListSchemas } from "./list.js";
 import { hostInputSchema } from "./host-schema.js";
 import { withOverflowProperty } from "./answer-cap.js";
@@ -57,8 +58,6 @@ const WARM_UP_DELAY_MS = 300;
 /** How often a background compilation held back by calls in progress looks again. */
 const WARM_UP_RETRY_MS = 50;
 
-export type WireFlavour = "2024-11-05" | "2025-03-26" | "full";
-
 /**
  * What a host sends a model of the whole tool list (each tool's name, description and input schema; output
  * schemas stay with the host), at most: about 10k tokens, so a host's context is not spent before the first call.
@@ -100,7 +99,7 @@ export class ToolRegistry {
   /** Tools registered but switched off (CHEMATIC_TOOLSETS): a service tool may still run them in the pool. */
   private readonly hiddenByName = new Map<string, LazyEntry>();
   private warming = false;
-  private readonly wireCache = new Map<WireFlavour, WireTool[]>();
+  private readonly wireCache = new Map<ProtocolVersion, WireTool[]>();
   /** Each tool's parameters mirrored into Mcp-Param-* headers (x-mcp-header), checked at registration. */
   private readonly mirrored = new Map<string, readonly MirroredParam[]>();
 
@@ -198,13 +197,14 @@ export class ToolRegistry {
   }
 
   /**
-   * Tools as tools/list carries them. 2024-11-05 keeps the reference's fields (name, description,
-   * inputSchema, outputSchema); annotations exist from 2025-03-26; title from 2025-06-18. The input schema is
+   * Tools as tools/list carries them in `version`: the reference's fields (name, description, inputSchema,
+   * outputSchema), then annotations and title where the version has them (protocol/eras.ts). The input schema is
    * the host's form of the declared one (host-schema.ts): calls are still validated against the declared one.
    */
-  wire(flavour: WireFlavour): WireTool[] {
-    let cached = this.wireCache.get(flavour);
+  wire(version: ProtocolVersion): WireTool[] {
+    let cached = this.wireCache.get(version);
     if (!cached) {
+      const { toolAnnotations, toolTitles } = features(version);
       cached = this.order.map(({ tool }) => {
         const out: WireTool = {
           name: tool.name,
@@ -212,11 +212,11 @@ export class ToolRegistry {
           inputSchema: hostInputSchema(tool.inputSchema),
           outputSchema: tool.outputSchema,
         };
-        if (flavour !== "2024-11-05") out.annotations = { title: tool.title, ...tool.annotations };
-        if (flavour === "full") out.title = tool.title;
+        if (toolAnnotations) out.annotations = { title: tool.title, ...tool.annotations };
+        if (toolTitles) out.title = tool.title;
         return out;
       });
-      this.wireCache.set(flavour, cached);
+      this.wireCache.set(version, cached);
     }
     return cached;
   }

@@ -7,7 +7,6 @@ import { ToolError } from "../domain/errors.js";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
-  LEGACY_TOOL_ERROR,
   METHOD_NOT_FOUND,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   RpcError,
@@ -15,7 +14,18 @@ import {
   type JsonObject,
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
-import { MODERN_VERSION, SUPPORTED_MODERN_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from "../protocol/meta.js";
+import { negotiateLegacyVersion } from "../protocol/meta.js";
+import {
+  META_CLIENT_CAPABILITIES,
+  MODERN_VERSION,
+  SUPPORTED_MODERN_VERSIONS,
+  features,
+  lifecycleMethods,
+  readsMeta,
+  type Era,
+  type LegacyVersion,
+  type ProtocolVersion,
+} from "../protocol/eras.js";
 import type { AnyTool, ContentBlock, ChemListOptions, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
 import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
@@ -24,10 +34,10 @@ import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
 import type { ResourceProvider } from "../contract/resource.js";
 import type { Prompt } from "../contract/prompt.js";
 import { PROMPT_LIST_TTL_MS, PromptRegistry } from "./prompts.js";
-import { ToolRegistry, describeIssues, type WireFlavour } from "./registry.js";
+import { ToolRegistry, describeIssues } from "./registry.js";
 import { isListCall, runListCall } from "./list.js";
 import { capAnswer, type RowStager } from "./answer-cap.js";
-import { serverInfoMeta, shapeOutcome, splitExtraContent, type ServerInfo, type ToolOutcome, type WireVersion } from "./shape.js";
+import { shapeOutcome, splitExtraContent, wrapResult, type ServerInfo, type ToolOutcome } from "./shape.js";
 import type { Logger } from "../logger.js";
 
 /** tools/list and server/discover may be cached for a day: the registry only changes with a new release. */
@@ -146,50 +156,41 @@ export class McpServer {
     const params = request.params ?? {};
     switch (request.method) {
       case "server/discover":
-        return {
-          resultType: "complete",
-          supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
-          capabilities: this.capabilities(),
-          instructions: this.instructions,
-          ttlMs: REGISTRY_TTL_MS,
-          cacheScope: "public",
-          _meta: serverInfoMeta(this.info),
-        };
+        return wrapResult(
+          MODERN_VERSION,
+          { supportedVersions: [...SUPPORTED_MODERN_VERSIONS], capabilities: this.capabilities(), instructions: this.instructions },
+          this.info,
+          REGISTRY_TTL_MS,
+        );
       case "tools/list":
         this.checkCursor(params);
-        return {
-          resultType: "complete",
-          tools: this.registry.wire("full"),
-          ttlMs: REGISTRY_TTL_MS,
-          cacheScope: "public",
-          _meta: serverInfoMeta(this.info),
-        };
+        return wrapResult(MODERN_VERSION, { tools: this.registry.wire(MODERN_VERSION) }, this.info, REGISTRY_TTL_MS);
       case "tools/call":
         return this.callTool(params, MODERN_VERSION, ctx);
       case "resources/list":
       case "resources/templates/list":
       case "resources/read": {
-        const result = await this.handleResources(request.method, params, ctx);
-        return { resultType: "complete", ...result, cacheScope: "public", _meta: serverInfoMeta(this.info) };
+        const { ttlMs, ...payload } = await this.handleResources(request.method, params, ctx);
+        return wrapResult(MODERN_VERSION, payload, this.info, ttlMs);
       }
       case "prompts/list":
         this.checkPrompts(request.method, params);
         // Cacheable as tools/list is: the prompts change only with a release or other tool sets (a restart).
-        return { resultType: "complete", prompts: this.prompts.list(true), ttlMs: PROMPT_LIST_TTL_MS, cacheScope: "public", _meta: serverInfoMeta(this.info) };
+        return wrapResult(MODERN_VERSION, { prompts: this.prompts.list(MODERN_VERSION) }, this.info, PROMPT_LIST_TTL_MS);
       case "prompts/get":
         this.checkPrompts(request.method);
-        return { resultType: "complete", ...this.prompts.get(params), _meta: serverInfoMeta(this.info) };
+        return wrapResult(MODERN_VERSION, this.prompts.get(params), this.info);
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
   }
 
   /** Whether `method` is served in `era` (a request for one that is not pins no era on its connection). */
-  serves(era: "legacy" | "modern", method: string): boolean {
+  serves(era: Era, method: string): boolean {
     const resources = !this.resources.empty && (method === "resources/list" || method === "resources/templates/list" || method === "resources/read");
     const prompts = !this.prompts.empty && (method === "prompts/list" || method === "prompts/get");
     if (resources || prompts || method === "tools/list" || method === "tools/call") return true;
-    return era === "modern" ? method === "server/discover" : method === "initialize" || method === "ping";
+    return lifecycleMethods(era).includes(method);
   }
 
   private capabilities(): JsonObject {
@@ -206,8 +207,8 @@ export class McpServer {
   }
 
   /**
-   * resources/list, resources/templates/list, resources/read: the payload and its cache lifetime (ttlMs);
-   * legacy answers drop the 2026-07-28 cache fields. Without providers these methods do not exist.
+   * resources/list, resources/templates/list, resources/read: the payload and its cache lifetime (ttlMs, for the
+   * versions whose results carry it). Without providers these methods do not exist.
    */
   private async handleResources(method: string, params: JsonObject, ctx: CallContext): Promise<JsonObject & { ttlMs: number }> {
     if (this.resources.empty) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
@@ -246,30 +247,27 @@ export class McpServer {
           serverInfo: { name: this.info.name, version: this.info.version },
         };
         // 2024-11-05 answers exactly as the reference did; later versions also get the instructions.
-        if (negotiated !== "2024-11-05") result.instructions = this.instructions;
+        if (features(negotiated).instructions) result.instructions = this.instructions;
         return { result, negotiated };
       }
       case "ping":
         return { result: {} };
-      case "tools/list": {
-        const flavour: WireFlavour = version === "2024-11-05" ? "2024-11-05" : version === "2025-03-26" ? "2025-03-26" : "full";
-        return { result: { tools: this.registry.wire(flavour) } };
-      }
+      case "tools/list":
+        return { result: wrapResult(version, { tools: this.registry.wire(version) }, this.info, REGISTRY_TTL_MS) };
       case "tools/call":
         return { result: await this.callTool(params, version, ctx) };
       case "resources/list":
       case "resources/templates/list":
       case "resources/read": {
-        const { ttlMs: _ttl, ...result } = await this.handleResources(request.method, params, ctx);
-        return { result };
+        const { ttlMs, ...payload } = await this.handleResources(request.method, params, ctx);
+        return { result: wrapResult(version, payload, this.info, ttlMs) };
       }
       case "prompts/list":
         this.checkPrompts(request.method, params);
-        // A prompt's title exists from 2025-06-18, as a tool's.
-        return { result: { prompts: this.prompts.list(version !== "2024-11-05" && version !== "2025-03-26") } };
+        return { result: wrapResult(version, { prompts: this.prompts.list(version) }, this.info, PROMPT_LIST_TTL_MS) };
       case "prompts/get":
         this.checkPrompts(request.method);
-        return { result: { ...this.prompts.get(params) } };
+        return { result: wrapResult(version, this.prompts.get(params), this.info) };
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${request.method}`);
     }
@@ -281,15 +279,17 @@ export class McpServer {
   }
 
   /** tools/call: the call run once (runTool), then wrapped for the era (shape.ts). */
-  private async callTool(params: JsonObject, version: WireVersion, ctx: CallContext): Promise<JsonObject> {
+  private async callTool(params: JsonObject, version: ProtocolVersion, ctx: CallContext): Promise<JsonObject> {
     let outcome: ToolOutcome;
     try {
-      const call: CallContext =
-        version === MODERN_VERSION ? { ...ctx, clientCapabilities: ctx.clientCapabilities ?? {} } : { ...ctx, clientCapabilities: undefined };
+      // A version whose requests carry the client's capabilities has a call's required capabilities checked.
+      const call: CallContext = readsMeta(version, META_CLIENT_CAPABILITIES)
+        ? { ...ctx, clientCapabilities: ctx.clientCapabilities ?? {} }
+        : { ...ctx, clientCapabilities: undefined };
       outcome = await this.runTool(params.name, params.arguments, call);
     } catch (e) {
-      // 2024-11-05 reports every tools/call problem as -32000, as the reference did.
-      if (e instanceof ToolCallRefused) throw new RpcError(version === "2024-11-05" ? LEGACY_TOOL_ERROR : INVALID_PARAMS, e.message);
+      // The version picks the code: 2024-11-05 reports every tools/call problem as -32000, as the reference did.
+      if (e instanceof ToolCallRefused) throw new RpcError(features(version).refusedToolCallCode, e.message);
       throw e;
     }
     return shapeOutcome(version, outcome, this.info);

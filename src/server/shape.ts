@@ -1,6 +1,7 @@
 /**
- * Per-era wrapping of one tool outcome. A tool computes its result once; only this module knows how each
- * protocol version carries it (README, "How each era wraps a result").
+ * Per-era wrapping of one tool outcome, and the envelope every result gets. A tool computes its result once;
+ * only this module knows how each protocol version carries it (README, "How each era wraps a result"), from
+ * what the version table (protocol/eras.ts) says each version does.
  *
  * | era        | success                                          | tool failure                                     |
  * | 2026-07-28 | resultType, text JSON, structuredContent, _meta  | isError, structuredContent.error                 |
@@ -16,9 +17,7 @@
 import type { ToolError } from "../domain/errors.js";
 import { EXTRA_CONTENT_KEY, type ContentBlock } from "../contract/tool.js";
 import { LEGACY_TOOL_ERROR, RpcError, isJsonObject, type JsonObject } from "../protocol/jsonrpc.js";
-import { META_SERVER_INFO, type LegacyVersion } from "../protocol/meta.js";
-
-export type WireVersion = LegacyVersion | "2026-07-28";
+import { META_SERVER_INFO, features, writesMeta, type ProtocolVersion } from "../protocol/eras.js";
 
 export interface ServerInfo {
   name: string;
@@ -29,6 +28,21 @@ export function serverInfoMeta(info: ServerInfo): JsonObject {
   return { [META_SERVER_INFO]: { name: info.name, version: info.version } };
 }
 
+/**
+ * A result as `version` carries it: the payload, with resultType first, the cache hints (when the method's answer
+ * has a lifetime, `ttlMs`) and the server's `_meta` last where the version has them.
+ */
+export function wrapResult(version: ProtocolVersion, payload: JsonObject, info: ServerInfo, ttlMs?: number): JsonObject {
+  const { resultType, cacheHints } = features(version);
+  const result: JsonObject = resultType ? { resultType: "complete", ...payload } : { ...payload };
+  if (cacheHints && ttlMs !== undefined) {
+    result.ttlMs = ttlMs;
+    result.cacheScope = "public";
+  }
+  if (writesMeta(version, META_SERVER_INFO)) result._meta = serverInfoMeta(info);
+  return result;
+}
+
 function textBlock(value: unknown): { type: "text"; text: string } {
   return { type: "text", text: JSON.stringify(value) };
 }
@@ -37,18 +51,9 @@ function textBlock(value: unknown): { type: "text"; text: string } {
  * A tool's result. `blocks` replaces the text block only for test fixtures (ToolBase.content); `extra`
  * (taken out of the result by splitExtraContent) follows the text block, e.g. depict's image.
  */
-export function toolSuccess(version: WireVersion, value: JsonObject, info: ServerInfo, blocks?: ContentBlock[], extra: ContentBlock[] = []): JsonObject {
+export function toolSuccess(version: ProtocolVersion, value: JsonObject, info: ServerInfo, blocks?: ContentBlock[], extra: ContentBlock[] = []): JsonObject {
   const content = [...(blocks ?? [textBlock(value)]), ...extra];
-  switch (version) {
-    case "2024-11-05":
-    case "2025-03-26":
-      return { content };
-    case "2025-06-18":
-    case "2025-11-25":
-      return { content, structuredContent: value };
-    case "2026-07-28":
-      return { resultType: "complete", content, structuredContent: value, _meta: serverInfoMeta(info) };
-  }
+  return wrapResult(version, features(version).structuredContent ? { content, structuredContent: value } : { content }, info);
 }
 
 function isContentBlock(block: unknown): block is ContentBlock {
@@ -97,21 +102,15 @@ function remember<T extends object>(outcome: T, error: ToolError): T {
 export type ToolOutcome = { ok: true; value: JsonObject; blocks?: ContentBlock[]; extra: ContentBlock[] } | { ok: false; error: ToolError };
 
 /** The tools/call result of an outcome in one era (a 2024-11-05 failure throws its -32000). */
-export function shapeOutcome(version: WireVersion, outcome: ToolOutcome, info: ServerInfo): JsonObject {
+export function shapeOutcome(version: ProtocolVersion, outcome: ToolOutcome, info: ServerInfo): JsonObject {
   return outcome.ok ? toolSuccess(version, outcome.value, info, outcome.blocks, outcome.extra) : toolFailure(version, outcome.error, info);
 }
 
 /** A tool failure: a result the model can read, except on 2024-11-05 where the reference used -32000. */
-export function toolFailure(version: WireVersion, error: ToolError, info: ServerInfo): JsonObject {
+export function toolFailure(version: ProtocolVersion, error: ToolError, info: ServerInfo): JsonObject {
   const payload = { error: error.toPayload() };
-  switch (version) {
-    case "2024-11-05":
-      throw remember(new RpcError(LEGACY_TOOL_ERROR, error.message), error);
-    case "2025-03-26":
-    case "2025-06-18":
-    case "2025-11-25":
-      return remember({ content: [textBlock(payload)], isError: true }, error);
-    case "2026-07-28":
-      return remember({ resultType: "complete", content: [textBlock(payload)], structuredContent: payload, isError: true, _meta: serverInfoMeta(info) }, error);
-  }
+  const { toolFailure: form, structuredErrors } = features(version);
+  if (form === "rpc-error") throw remember(new RpcError(LEGACY_TOOL_ERROR, error.message), error);
+  const content = [textBlock(payload)];
+  return remember(wrapResult(version, structuredErrors ? { content, structuredContent: payload, isError: true } : { content, isError: true }, info), error);
 }

@@ -36,13 +36,8 @@ import type { AddressInfo, Socket } from "node:net";
 import {
   HEADER_MISMATCH,
   INTERNAL_ERROR,
-  INVALID_PARAMS,
   INVALID_REQUEST,
-  METHOD_NOT_FOUND,
-  MISSING_REQUIRED_CLIENT_CAPABILITY,
-  PARSE_ERROR,
   RpcError,
-  UNSUPPORTED_PROTOCOL_VERSION,
   decodeFrame,
   ID_PREFIX_BYTES,
   idOfPrefix,
@@ -52,7 +47,8 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { MAX_REQUEST_BYTES } from "../contract/limits.js";
-import { META_PROTOCOL_VERSION, progressTokenOf, type Era, type LegacyVersion } from "../protocol/meta.js";
+import { progressTokenOf } from "../protocol/meta.js";
+import { DEFAULT_LEGACY_HTTP_VERSION, META_PROTOCOL_VERSION, httpErrorStatus, mirroredHeaders, type Era, type MirroredHeaderRule } from "../protocol/eras.js";
 import { logFailedCall, type OutboundMessage, type RequestEnvelope } from "../server/connection.js";
 import type { Caller, HttpAuthenticator } from "../contract/auth.js";
 import type { Endpoint, MirroredParam, Transport } from "../server/transport.js";
@@ -74,8 +70,6 @@ export const DEFAULT_MAX_CONNECTIONS = 256;
 export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
 export const MAX_HEADER_BYTES = 32 * 1024;
 export const MAX_HEADER_FIELDS = 100;
-/** Without a header, a legacy request is 2025-03-26, the first version with this transport. */
-export const DEFAULT_LEGACY_HTTP_VERSION: LegacyVersion = "2025-03-26";
 export interface HttpOptions {
   /** Address to listen on (an IP literal). Whether it is loopback decides the Host check. */
   host?: string;
@@ -132,26 +126,11 @@ const ALWAYS: Record<string, string> = { "Cache-Control": "no-store", "X-Content
 
 /**
  * The HTTP status of a JSON-RPC answer, by the era the Connection answered it in (absent: 2026-07-28's
- * rules). Only the codes the 2026-07-28 transport maps get a 4xx; every other JSON-RPC error, -32603
- * included, is answered 200 with its body, as the official SDK's server does, so a client reads the typed
- * error (a resources/read failure's {code, hint}) instead of an HTTP failure.
+ * rules), as the version table says it (protocol/eras.ts): only the codes an era maps get a 4xx; every other
+ * JSON-RPC error, -32603 included, is answered 200 with its body.
  */
 export function statusFor(era: Era | undefined, errorCode: number | undefined): number {
-  if (errorCode === undefined) return 200;
-  if (errorCode === PARSE_ERROR || errorCode === INVALID_REQUEST) return 400;
-  // The 2025 transport carries a handler's JSON-RPC error in a 200 response (the official v1 SDK does so,
-  // and its client then raises the typed McpError); 2026-07-28 maps these codes to statuses.
-  if (era === "legacy") return 200;
-  if (errorCode === METHOD_NOT_FOUND) return 404;
-  if (
-    errorCode === INVALID_PARAMS ||
-    errorCode === HEADER_MISMATCH ||
-    errorCode === MISSING_REQUIRED_CLIENT_CAPABILITY ||
-    errorCode === UNSUPPORTED_PROTOCOL_VERSION
-  ) {
-    return 400;
-  }
-  return 200;
+  return errorCode === undefined ? 200 : httpErrorStatus(era ?? "modern", errorCode);
 }
 
 /** A transport-level rejection: a JSON-RPC error without an id, as the spec allows for these statuses. */
@@ -247,20 +226,20 @@ export function checkMirroredHeaders(
     if (decoded === undefined) return mismatch("the Mcp-Name header has a malformed =?base64?...?= value");
     if (decoded !== source.value) return mismatch(`Mcp-Name header value '${name.value}' does not match body value '${source.value}' (${source.field})`);
   }
-  const params = paramHeaderProblem(req, request, mirrored, true);
+  const params = paramHeaderProblem(req, request, mirrored, mirroredHeaders("modern"));
   return params === undefined ? undefined : mismatch(params);
 }
 
 /**
- * The Mcp-Param-* headers of a tools/call against its body: what is wrong, or undefined. `required`: a
- * 2026-07-28 request must send the header whenever the body carries the parameter; a legacy client sends
- * none, but one it does send must still name the body's value (a load balancer routed the request by it).
+ * The Mcp-Param-* headers of a tools/call against its body: what is wrong, or undefined. `rule` "required": a
+ * 2026-07-28 request must send the header whenever the body carries the parameter; "when-sent": a legacy client
+ * sends none, but one it does send must still name the body's value (a load balancer routed the request by it).
  */
 function paramHeaderProblem(
   req: IncomingMessage,
   request: JsonRpcRequest,
   mirrored: (tool: string) => readonly MirroredParam[],
-  required: boolean,
+  rule: MirroredHeaderRule,
 ): string | undefined {
   if (request.method !== "tools/call" || typeof request.params?.name !== "string") return undefined;
   for (const param of mirrored(request.params.name)) {
@@ -270,7 +249,7 @@ function paramHeaderProblem(
     if (sent.error) return sent.error.replace(header.toLowerCase(), header);
     const body = headerText(valueAt(request.params.arguments, param.path));
     if (sent.value === undefined) {
-      if (body === undefined || !required) continue;
+      if (body === undefined || rule === "when-sent") continue;
       return `the ${header} header is required when the body carries ${field}`;
     }
     const decoded = decodeMirroredValue(sent.value);
@@ -291,7 +270,7 @@ export function checkLegacyParamHeaders(
   request: JsonRpcRequest,
   mirrored: (tool: string) => readonly MirroredParam[] = () => [],
 ): RpcError | undefined {
-  const problem = paramHeaderProblem(req, request, mirrored, false);
+  const problem = paramHeaderProblem(req, request, mirrored, mirroredHeaders("legacy"));
   return problem === undefined ? undefined : new RpcError(INVALID_REQUEST, `Invalid request: header mismatch: ${problem}`);
 }
 

@@ -5,6 +5,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { HEADER_MISMATCH, INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION } from "../../src/protocol/jsonrpc.js";
+import { classifyEra, metaOf, negotiateLegacyVersion, parseClientMeta, progressTokenOf } from "../../src/protocol/meta.js";
 import {
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,
@@ -13,12 +14,7 @@ import {
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
   MODERN_VERSION,
-  classifyEra,
-  metaOf,
-  negotiateLegacyVersion,
-  parseClientMeta,
-  progressTokenOf,
-} from "../../src/protocol/meta.js";
+} from "../../src/protocol/eras.js";
 
 const modernMeta = (extra: Record<string, unknown> = {}) => ({
   _meta: { [META_PROTOCOL_VERSION]: MODERN_VERSION, [META_CLIENT_CAPABILITIES]: {}, ...extra },

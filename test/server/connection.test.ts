@@ -29,7 +29,7 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
 } from "../../src/protocol/jsonrpc.js";
-import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, MODERN_VERSION, type LegacyVersion } from "../../src/protocol/meta.js";
+import { META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, MODERN_VERSION, type LegacyVersion } from "../../src/protocol/eras.js";
 
 type ModernHandler = (request: JsonRpcRequest, ctx: CallContext) => Promise<JsonObject>;
 type LegacyHandler = (request: JsonRpcRequest, version: LegacyVersion, ctx: CallContext) => Promise<{ result: JsonObject; negotiated?: LegacyVersion }>;

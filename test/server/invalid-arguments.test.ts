@@ -8,7 +8,7 @@ import { silentLogger } from "../../src/logger.js";
 import { McpServer, MAX_REPORTED_ISSUES } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
-import { MODERN_VERSION } from "../../src/protocol/meta.js";
+import { MODERN_VERSION } from "../../src/protocol/eras.js";
 
 // A lazy pool spawns no worker: input validation answers before any chemistry runs.
 const pool = new WorkerPool({ size: 1, lazy: true });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createApp, type App } from "../../src/app.js";
 import { projectRoot } from "../../src/domain/assets.js";
 import { RpcError, type JsonObject, type JsonRpcRequest } from "../../src/protocol/jsonrpc.js";
-import { LEGACY_VERSIONS } from "../../src/protocol/meta.js";
+import { LEGACY_VERSIONS } from "../../src/protocol/eras.js";
 import { allPrompts } from "../../src/prompts/index.js";
 import { skillBody } from "../../src/prompts/chembl_guide.js";
 import { MAX_SERIES, seriesOf } from "../../src/prompts/compare_series.js";

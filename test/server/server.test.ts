@@ -25,7 +25,7 @@ import {
   type JsonObject,
   type JsonRpcRequest,
 } from "../../src/protocol/jsonrpc.js";
-import { LATEST_LEGACY_VERSION, LEGACY_VERSIONS, META_SERVER_INFO, type LegacyVersion } from "../../src/protocol/meta.js";
+import { LATEST_LEGACY_VERSION, LEGACY_VERSIONS, META_SERVER_INFO, type LegacyVersion } from "../../src/protocol/eras.js";
 import { toolErrorOf } from "../../src/server/shape.js";
 
 const info = { name: "chematic-test", version: "1.2.3" };

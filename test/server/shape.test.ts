@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { ToolError } from "../../src/domain/errors.js";
 import { EXTRA_CONTENT_KEY, type ContentBlock } from "../../src/contract/tool.js";
 import { LEGACY_TOOL_ERROR, RpcError } from "../../src/protocol/jsonrpc.js";
-import { META_SERVER_INFO } from "../../src/protocol/meta.js";
-import { serverInfoMeta, shapeOutcome, splitExtraContent, toolErrorOf, toolFailure, toolSuccess, type WireVersion } from "../../src/server/shape.js";
+import { META_SERVER_INFO, type ProtocolVersion } from "../../src/protocol/eras.js";
+import { serverInfoMeta, shapeOutcome, splitExtraContent, toolErrorOf, toolFailure, toolSuccess } from "../../src/server/shape.js";
 
 const info = { name: "chematic-test", version: "9.9.9" };
 const value = { atoms: 6, smiles: "c1ccccc1" };
@@ -16,7 +16,7 @@ const text = (v: unknown) => ({ type: "text", text: JSON.stringify(v) });
 const image: ContentBlock = { type: "image", data: "iVBOR", mimeType: "image/png" };
 const error = () => new ToolError("INVALID_SMILES", "bad SMILES at 3", { position: 3 });
 
-const ALL: WireVersion[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+const ALL: ProtocolVersion[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
 describe("serverInfoMeta", () => {
   test("carries name and version only, under the serverInfo key", () => {

@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createApp, type App } from "../../src/app.js";
-import { MODERN_VERSION } from "../../src/protocol/meta.js";
+import { MODERN_VERSION } from "../../src/protocol/eras.js";
 import { shapeOutcome } from "../../src/server/shape.js";
 
 let app: App;
@@ -16,7 +16,7 @@ before(() => {
 after(() => app.close());
 
 test("the disabled drop tool answers isError with TOOL_DISABLED and its enable hint, not Unknown tool", async () => {
-  assert.ok(!app.server.registry.wire("full").some((t) => t.name === "chembl_dataframe_drop"), "not listed");
+  assert.ok(!app.server.registry.wire(MODERN_VERSION).some((t) => t.name === "chembl_dataframe_drop"), "not listed");
   const outcome = await app.server.runTool("chembl_dataframe_drop", { canvas_id: "cv_aaaaaaaaaaaaaaaaaaaaaaaa" }, { signal: new AbortController().signal });
   assert.equal(outcome.ok, false);
   const wire = shapeOutcome(MODERN_VERSION, outcome, app.server.info) as {

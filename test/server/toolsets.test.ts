@@ -12,6 +12,7 @@ import { ConfigError } from "../../src/config.js";
 import { TOOLSETS } from "../../src/contract/tool.js";
 import { allTools, selectedToolsets } from "../../src/tools/index.js";
 import { CLI_PATH } from "../helpers/server-process.js";
+import { MODERN_VERSION } from "../../src/protocol/eras.js";
 
 const apps: App[] = [];
 after(() => Promise.all(apps.map((a) => a.close())));
@@ -47,7 +48,7 @@ test("each set lists exactly its tools, in the declared order, the same on every
     const expected = declared.filter((t) => (t.toolset === set || t.alsoIn?.includes(set)) && t.name !== "chembl_dataframe_drop").map((t) => t.name);
     assert.ok(expected.length > 0, `${set} has tools`);
     assert.deepEqual(
-      app.server.registry.wire("full").map((t) => t.name),
+      app.server.registry.wire(MODERN_VERSION).map((t) => t.name),
       expected,
       `${set}`,
     );

@@ -11,6 +11,7 @@ import { mirroredParams } from "../../src/server/mirrored-params.js";
 import { ERROR_CODES, ERROR_HINTS, isErrorCode } from "../../src/domain/errors.js";
 import { MAX_TOOL_BUDGET_MS } from "../../src/contract/limits.js";
 import type { JsonSchema } from "../../src/contract/tool.js";
+import { MODERN_VERSION } from "../../src/protocol/eras.js";
 
 const tools = allTools({ CHEMATIC_TEST_TOOLS: "1" });
 
@@ -89,7 +90,7 @@ test("every tool taking canvas_id declares it x-mcp-header Canvas-Id on a top-le
   // The wire form (list schemas included), as tools/list sends it: what a conforming client scans.
   const registry = new ToolRegistry(allTools({ CHEMATIC_TEST_TOOLS: "1" }, { dataframeDrop: true }));
   let canvasTools = 0;
-  for (const t of registry.wire("full")) {
+  for (const t of registry.wire(MODERN_VERSION)) {
     const declared = mirroredParams(t.inputSchema); // throws on a declaration the spec makes invalid
     const properties = (t.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
     if ("canvas_id" in properties) {
