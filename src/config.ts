@@ -13,7 +13,7 @@ export function parseBoolean(name: string, value: string | undefined, fallback: 
   throw new ConfigError(`${name} must be a boolean (true/false/1/0/yes/no/on/off), got "${value}"`);
 }
 
-export function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined || value === "") return fallback;
   if (!/^\d+$/.test(value.trim())) throw new ConfigError(`${name} must be a whole number, got "${value}"`);
   const n = Number(value.trim());
@@ -62,10 +62,10 @@ export interface ChemblConfig {
   sqlitePath?: string;
 }
 
-export const DEFAULT_SPILL_DEADLINE_MS = 45_000;
+const DEFAULT_SPILL_DEADLINE_MS = 45_000;
 /** A spill without a progress token answers within this (the client's 60 s timeout is not reset). */
 export const SPILL_DEADLINE_CAP_MS = 54_000;
-export const DEFAULT_PAGE_LIMIT = 25;
+const DEFAULT_PAGE_LIMIT = 25;
 /** ChEMBL's paginator refuses a limit above 1000. */
 export const CHEMBL_PAGE_CEILING = 1000;
 
@@ -150,7 +150,7 @@ export function defaultProcessMaxMb(): number {
 }
 
 /** A replica name (CHEMATIC_REPLICA_ID): 1 to 16 lower-case letters and digits, so an nginx map can match it plainly. */
-export const REPLICA_ID_PATTERN = /^[a-z0-9]{1,16}$/;
+const REPLICA_ID_PATTERN = /^[a-z0-9]{1,16}$/;
 
 export function parseReplicaId(value: string | undefined): string | null {
   if (value === undefined || value.trim() === "") return null;
@@ -159,7 +159,7 @@ export function parseReplicaId(value: string | undefined): string | null {
   return v;
 }
 
-export const DEFAULT_MAX_SPILL_ROWS = 50_000;
+const DEFAULT_MAX_SPILL_ROWS = 50_000;
 
 /**
  * CHEMATIC_CANVAS_DIR, guarded: an absolute path with no "." or ".." segment and no control character,

@@ -29,9 +29,9 @@ import { projectRoot } from "./domain/assets.js";
 import type { StructureIndexStatus } from "./domain/chembl/structures/format.js";
 import { PACKAGE } from "./version.js";
 
-export type CheckStatus = "ok" | "fail" | "skip";
+type CheckStatus = "ok" | "fail" | "skip";
 
-export interface CheckResult {
+interface CheckResult {
   name: string;
   status: CheckStatus;
   /** What was found (a version, a URL, a count). */

@@ -121,7 +121,7 @@ const CORES = [
  * names (syllables and a WHO stem, sometimes a salt), company research codes (AZD-9291, GSK2118436), trade
  * names, and systematic names built from substituents, groups and a core.
  */
-export function syntheticName(r: () => number): string {
+function syntheticName(r: () => number): string {
   const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)]!;
   const u = r();
   if (u < 0.35) {

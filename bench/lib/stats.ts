@@ -18,7 +18,7 @@ export function sortedCopy(values: readonly number[]): number[] {
   return Array.from(Float64Array.from(values).sort());
 }
 
-export const MiB = 2 ** 20;
+const MiB = 2 ** 20;
 
 export function mib(bytes: number): string {
   return (bytes / MiB).toFixed(1);

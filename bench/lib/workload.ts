@@ -18,8 +18,6 @@ export const MOLECULES = [
 /** The tools the issue benchmarks, in the order the tables show them. */
 export const BENCH_TOOLS = ["canonical_smiles", "calc_properties", "ecfp4", "sa_score"] as const;
 
-export type BenchTool = (typeof BENCH_TOOLS)[number];
-
 /** Arguments of call number i. */
 export function argsFor(_tool: string, i: number): Record<string, unknown> {
   return { smiles: MOLECULES[i % MOLECULES.length]! };

@@ -3,4 +3,4 @@
  * between src/domain/auth (which judges tokens) and src/transport/http.ts (which answers refusals and hands
  * the accepted caller's owner key to the tools).
  */
-export type { AuthRefusal, AuthVerdict, Caller, HttpAuthenticator } from "../domain/auth/types.js";
+export type { Caller, HttpAuthenticator } from "../domain/auth/types.js";

@@ -6,7 +6,7 @@
  */
 import type { ContentBlock } from "./tool.js";
 
-export interface PromptArgument {
+interface PromptArgument {
   /** snake_case; an argument that takes a molecule has `smiles` in its name. */
   name: string;
   description: string;

@@ -93,7 +93,7 @@ export interface ChemListOptions {
 /** One entry's outcome of ChemRunner.runList: its value, or the error it answered. */
 export type ChemListOutcome<R> = { ok: true; value: R } | { ok: false; error: DomainErrorPayload };
 
-export interface ToolBase {
+interface ToolBase {
   name: string;
   title: string;
   description: string;
@@ -155,7 +155,7 @@ export function withExtraContent<R extends Record<string, unknown>>(result: R, b
  * derives the list input and output schemas from the single ones, and runs the entries in chunks over all
  * workers as one call (src/server/list.ts).
  */
-export interface ListSpec {
+interface ListSpec {
   /** Most entries one call may carry (at most MAX_ARRAY_LENGTH). */
   maxItems: number;
   /** Time budget of a whole list call (at most MAX_TOOL_BUDGET_MS); entries not done by then answer TIMEOUT. */
@@ -182,7 +182,7 @@ export interface ListSummary {
  * an inline list): the server runs it as a service tool, under the tool's budget, when `applies` says the
  * arguments ask for it. It reaches the workers through ctx.chem.
  */
-export interface MainForm<A> {
+interface MainForm<A> {
   applies(args: A): boolean;
   /** The answer's schema, an alternative beside the tool's other answers. */
   outputSchema: JsonSchema;

@@ -31,7 +31,7 @@ export interface JsonRpcRequest {
   rawId?: string;
 }
 
-export interface JsonRpcNotification {
+interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: JsonObject;
@@ -84,7 +84,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function isValidId(value: unknown): value is JsonRpcId {
+function isValidId(value: unknown): value is JsonRpcId {
   return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
 }
 
@@ -324,7 +324,7 @@ export function decodeFrame(bytes: Uint8Array): Decoded {
 }
 
 /** Checks the JSON-RPC 2.0 envelope of a parsed message. */
-export function classify(value: unknown): Decoded {
+function classify(value: unknown): Decoded {
   if (Array.isArray(value)) {
     return {
       kind: "error",

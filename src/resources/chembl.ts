@@ -8,9 +8,9 @@ import { ToolError } from "../domain/errors.js";
 import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../contract/resource.js";
 import { callOptions, type ChemblService } from "../domain/chembl/service.js";
 
-export const CHEMBL_RESOURCE_BUDGET_MS = 55_000;
+const CHEMBL_RESOURCE_BUDGET_MS = 55_000;
 /** Records change only with a ChEMBL release (a few a year); an hour is a safe client cache. */
-export const CHEMBL_RESOURCE_TTL_MS = 3_600_000;
+const CHEMBL_RESOURCE_TTL_MS = 3_600_000;
 
 const MIME = "application/json";
 

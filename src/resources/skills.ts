@@ -7,9 +7,9 @@ import { ToolError } from "../domain/errors.js";
 import { SAFE_SEGMENT, SKILL_NAME, type SkillFile } from "../domain/skills/skills.js";
 import type { ResourceContents, ResourceEntry, ResourceProvider, ResourceTemplate } from "../contract/resource.js";
 
-export const SKILL_BUDGET_MS = 5_000;
+const SKILL_BUDGET_MS = 5_000;
 /** The skill changes only with a release. */
-export const SKILL_TTL_MS = 3_600_000;
+const SKILL_TTL_MS = 3_600_000;
 
 /**
  * The tree path a skill:// URI names, or null: every segment percent-decoded and checked on its own (no

@@ -39,7 +39,7 @@ export type RowStager = (request: {
   signal: AbortSignal;
 }) => Promise<{ canvasId: string; table: string }>;
 
-export interface Overflow {
+interface Overflow {
   key: string;
   rows: number;
   returned: number;
@@ -239,7 +239,7 @@ export async function capAnswer(value: Record<string, unknown>, ctx: CapContext)
 }
 
 /** The output-schema property describing `overflow`, added to every tool's answer schema by the registry. */
-export const OVERFLOW_SCHEMA: JsonSchema = {
+const OVERFLOW_SCHEMA: JsonSchema = {
   type: "object",
   description: `Present when the answer would pass ${MAX_ANSWER_BYTES} bytes: the list named by key was staged on a canvas (canvas_id, table, columns) or cut (next_index); only returned entries are shown.`,
   properties: {

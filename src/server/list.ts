@@ -20,7 +20,7 @@ import { describeIssues } from "./schema-issues.js";
  * Bytes kept free in a list answer for the JSON-RPC envelope, the era's wrapping and the summary: the
  * results are counted twice (structuredContent, and the text block that holds the same JSON escaped).
  */
-export const LIST_ENVELOPE_RESERVE = 16 * 1024;
+const LIST_ENVELOPE_RESERVE = 16 * 1024;
 
 const ERROR_SCHEMA = entryErrorSchema("Why this entry has no result (as a single call would answer).");
 

@@ -76,9 +76,9 @@ export interface ListRunOptions {
 }
 
 /** Most entries in one list chunk. */
-export const MAX_CHUNK = 100;
+const MAX_CHUNK = 100;
 /** How long past a list's deadline a worker still inside an entry is given before it is replaced. */
-export const CHUNK_GRACE_MS = 1_000;
+const CHUNK_GRACE_MS = 1_000;
 
 export interface RunOptions {
   budgetMs: number;
@@ -134,9 +134,9 @@ interface Slot {
  * atoms grew a worker's heap from 16 to 28 MiB, on 4,000 atoms to 88 MiB, and WASM memory is never given
  * back. Everyday molecules stay far below (a worker serving 100,000 drug-sized calls stays at its start size).
  */
-export const RECYCLE_HEAP_BYTES = 256 * 1024 * 1024;
+const RECYCLE_HEAP_BYTES = 256 * 1024 * 1024;
 
-export function defaultPoolSize(): number {
+function defaultPoolSize(): number {
   return Math.max(1, availableParallelism());
 }
 

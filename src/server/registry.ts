@@ -20,9 +20,9 @@ import { withListSchemas } from "./list.js";
 import { hostInputSchema } from "./host-schema.js";
 import { withOverflowProperty } from "./answer-cap.js";
 import { MirroredParamError, mirroredParams, type MirroredParam } from "./mirrored-params.js";
-import { describeIssues, type SchemaIssue } from "./schema-issues.js";
+import { describeIssues } from "./schema-issues.js";
 
-export { describeIssues, type SchemaIssue };
+export { describeIssues };
 
 export interface RegisteredTool {
   readonly tool: AnyTool;

@@ -64,6 +64,6 @@ export class ResourceRegistry {
   }
 }
 
-export function resourceNotFound(uri: string): RpcError {
+function resourceNotFound(uri: string): RpcError {
   return new RpcError(INVALID_PARAMS, "Resource not found", { uri });
 }

@@ -267,9 +267,9 @@ interface Result {
 }
 
 /** Rows one step sends to the pool (then writes): small enough that a budget cut loses little. */
-export const ANNOTATE_STEP_ROWS = 2_000;
+const ANNOTATE_STEP_ROWS = 2_000;
 /** Time kept at the end of a call for the last write and the answer. */
-export const ANNOTATE_WRITE_RESERVE_MS = 4_000;
+const ANNOTATE_WRITE_RESERVE_MS = 4_000;
 
 /** The requested kinds as columns (names, types, definitions) and as the worker's requests; typed errors for bad names. */
 export function planColumns(columns: readonly ColumnRequest[]): { columns: AnnotationColumn[]; kinds: KindRequest[] } {

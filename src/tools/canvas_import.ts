@@ -41,7 +41,7 @@ export interface ImportResult {
 }
 
 /** Records one inline call (smiles_list, sdf, csv) imports at most; a path imports up to the table cap. */
-export const IMPORT_MAX_INLINE_RECORDS = 10_000;
+const IMPORT_MAX_INLINE_RECORDS = 10_000;
 const SAMPLE_ROWS = 3;
 const FAILURES_SHOWN = 5;
 const INPUT_CLIP = 120;
@@ -56,7 +56,7 @@ const FIXED_COLUMNS: ColumnSpec[] = [
 ];
 const ID_COLUMN: ColumnSpec = { name: "id", type: "VARCHAR", description: "The identifier: the CSV's id_column, or a .smi line's name." };
 
-export function renderImport(r: ImportResult): string {
+function renderImport(r: ImportResult): string {
   const lines = [
     "**Canvas import**",
     mdFields([

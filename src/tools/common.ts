@@ -15,7 +15,7 @@ export function smilesProperty(description = "The molecule: SMILES, CXSMILES or 
 }
 
 /** The `input_format` result property: named only when the molecule was not sent as SMILES (so SMILES answers are unchanged). */
-export const INPUT_FORMAT_PROPERTY: JsonSchema = {
+const INPUT_FORMAT_PROPERTY: JsonSchema = {
   type: "string",
   enum: ["molblock", "cxsmiles"],
   description: "Present only when the molecule was sent as a molblock or CXSMILES instead of SMILES: which.",

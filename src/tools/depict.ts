@@ -66,7 +66,7 @@ interface GridResult extends Record<string, unknown> {
 const ECHO_MAX_CHARS = 1000;
 
 /** What a response may spend on the picture: the 1 MiB limit less room for the envelope and the small JSON. */
-export const IMAGE_RESPONSE_BUDGET = MAX_RESPONSE_BYTES - 32 * 1024;
+const IMAGE_RESPONSE_BUDGET = MAX_RESPONSE_BYTES - 32 * 1024;
 
 const size = (description: string, dflt: number) => ({ type: "integer", minimum: DEPICT_MIN_SIZE, maximum: DEPICT_MAX_SIZE, default: dflt, description });
 const intList = (description: string) => ({ type: "array", items: { type: "integer", minimum: 0 }, description });
@@ -249,7 +249,7 @@ function checkFormArguments(args: Args): void {
  * its lock-down (Canvas.query), and its rows become smiles_list (column smiles) and legends (column legend,
  * when there is one), at most GRID_MAX_ENTRIES of them; the worker then draws the grid as for smiles_list.
  */
-export async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvases: () => CanvasManager = getCanvasManager): Promise<Args> {
+async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvases: () => CanvasManager = getCanvasManager): Promise<Args> {
   if (args.canvas_id === undefined && args.sql === undefined) return args;
   const { canvas_id: canvasId, sql, ...rest } = args;
   if (canvasId === undefined || sql === undefined) {

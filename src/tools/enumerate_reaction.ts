@@ -18,7 +18,7 @@ const ENUMERATION_MS = 25_000;
  * Bytes of product JSON one answer carries: the result travels twice (structuredContent and its text block)
  * within the 1 MiB response, so about 400 KB of products fit (some 5,000 drug-sized products).
  */
-export const PRODUCTS_RESPONSE_BYTES = 400_000;
+const PRODUCTS_RESPONSE_BYTES = 400_000;
 
 export const enumerateReactionTool: ChemTool<EnumerateReactionArgs, EnumerateReactionResult> = {
   kind: "chem",

@@ -10,7 +10,7 @@ interface EnumerateStereoisomersArgs {
 }
 
 /** Atoms of the molecule (each candidate costs one perception pass per combination). */
-export const STEREOISOMERS_MAX_ATOMS = 500;
+const STEREOISOMERS_MAX_ATOMS = 500;
 /** Time the enumeration may take within the budget. */
 const ENUMERATION_MS = 15_000;
 

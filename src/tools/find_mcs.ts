@@ -15,8 +15,8 @@ import { ToolError } from "../domain/errors.js";
  * reference's cap, and it covers drugs, natural products and peptides of about 25 residues.
  */
 export const MCS_MAX_ATOMS = 200;
-export const MCS_MAX_MOLECULES = 50;
-export const MCS_MAX_TIMEOUT_S = 30;
+const MCS_MAX_MOLECULES = 50;
+const MCS_MAX_TIMEOUT_S = 30;
 const DEFAULT_TIMEOUT_S = 5;
 
 interface FindMcsArgs {

@@ -25,8 +25,8 @@ import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
  * no longer fits the 45 s budget, and MMFF geometries of such molecules are rarely what one call should give.
  */
 export const GENERATE_3D_MAX_HEAVY_ATOMS = 100;
-export const GENERATE_3D_MAX_CONFORMERS = 10;
-export const DEFAULT_SEED = 42;
+const GENERATE_3D_MAX_CONFORMERS = 10;
+const DEFAULT_SEED = 42;
 /** Hard budget under clients' 60 s; no new conformer starts after SOFT_MS, minimisation stops at HARD_MS. */
 const BUDGET_MS = 45_000;
 const SOFT_MS = 25_000;

@@ -12,16 +12,16 @@ import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
  * molecules 12 s; fragmentation (get_mmpa_frags and writing its pieces) is most of it. So 500 single-cut
  * molecules fit the 40 s budget with room. With up to 3 cuts, 300 of those molecules took 86 s, so 100 (about 29 s).
  */
-export const MMP_MAX_MOLECULES = 500;
+const MMP_MAX_MOLECULES = 500;
 export const MMP_MAX_MULTI_CUT = 100;
-export const MMP_MAX_ATOMS = 100;
-export const MMP_MAX_PAIRS = 10_000;
+const MMP_MAX_ATOMS = 100;
+const MMP_MAX_PAIRS = 10_000;
 const DEFAULT_MAX_PAIRS = 1_000;
 /** Hussain & Rea's default bound on a change (RDKit Contrib/mmpa indexing.py, --maxsize 10 heavy atoms). */
 const DEFAULT_MAX_VARIABLE_ATOMS = 10;
 const MAX_VARIABLE_ATOMS = 50;
 /** Transformations summarised at most (the most frequent first). */
-export const MMP_MAX_SUMMARY = 500;
+const MMP_MAX_SUMMARY = 500;
 
 interface Args {
   smiles_list: string[];

@@ -14,16 +14,16 @@ import { smilesProperty } from "./common.js";
 import { STANDARDIZE_MAX_ATOMS } from "./standardize.js";
 
 /** Distinct fragments listed in a MULTIPLE_FRAGMENTS warning (the largest first); fragment_count covers them all. */
-export const MAX_LISTED_FRAGMENTS = 20;
+const MAX_LISTED_FRAGMENTS = 20;
 
-export interface FragmentEntry {
+interface FragmentEntry {
   smiles: string;
   heavy_atoms: number;
   /** How many copies, when more than one (e.g. two Na+). */
   count?: number;
 }
 
-export interface FragmentWarning {
+interface FragmentWarning {
   code: "MULTIPLE_FRAGMENTS";
   message: string;
   fragment_count: number;
@@ -41,7 +41,7 @@ export interface FragmentWarning {
  * - ORGANOMETALLIC: carbon bonded to a metal (a Grignard reagent C[Mg]Br).
  * Crippen logP, TPSA, QED, the ADMET rules and the filters are parametrised on closed-shell organic molecules.
  */
-export interface ParentWarning {
+interface ParentWarning {
   code: "INORGANIC_PARENT" | "METAL_COMPLEX_KEPT" | "RADICAL" | "ORGANOMETALLIC";
   message: string;
 }
@@ -54,7 +54,7 @@ const LISTED_ATOMS = 5;
  * it was read from: a SMILES without a bracket atom holds no radical and no metal, and one with an organic-subset
  * carbon has carbon, so most molecules are decided without reading the graph.
  */
-export function caveatWarnings(mol: RDKitMol, text: string, parent: boolean): ParentWarning[] {
+function caveatWarnings(mol: RDKitMol, text: string, parent: boolean): ParentWarning[] {
   const smiles = inputFormatOf(text) === "smiles";
   const hasBracket = !smiles || text.includes("[");
   // Outside brackets only Cl starts with C.
@@ -106,7 +106,7 @@ export type MoleculeNotes = {
 };
 
 /** The INORGANIC_PARENT warning for a parent, when it applies. */
-export function parentWarning(rdkit: RDKit, parent: string): ParentWarning | undefined {
+function parentWarning(rdkit: RDKit, parent: string): ParentWarning | undefined {
   if (!parentNotOrganic(rdkit, parent)) return undefined;
   return {
     code: "INORGANIC_PARENT",
@@ -181,7 +181,7 @@ export const MOLECULE_NOTES_PROPERTIES: Record<string, JsonSchema> = {
 };
 
 /** The MULTIPLE_FRAGMENTS warning of `mol`, or undefined when it is one fragment. */
-export function fragmentWarning(rdkit: RDKit, mol: RDKitMol): FragmentWarning | undefined {
+function fragmentWarning(rdkit: RDKit, mol: RDKitMol): FragmentWarning | undefined {
   const pieces = mol.get_smiles().split(".");
   if (pieces.length < 2) return undefined;
   const counts = new Map<string, number>();
@@ -210,7 +210,7 @@ export function fragmentWarning(rdkit: RDKit, mol: RDKitMol): FragmentWarning | 
 }
 
 /** The parent a per-molecule tool computes on, and the standardised parent it stands for when the input was kept. */
-export interface ChosenParent {
+interface ChosenParent {
   smiles: string;
   /** Set when the input holds a metal and was kept as its own parent (METAL_COMPLEX_KEPT): the parent it replaces. */
   instead_of?: string;
@@ -220,7 +220,7 @@ export interface ChosenParent {
  * The standardised parent the standardize tool gives by default (strip salts, keep the largest fragment, neutralise),
  * or the input itself when it holds a metal and that parent would be no organic molecule (keepsItselfAsParent).
  */
-export function chooseParent(rdkit: RDKit, smiles: string, maxAtoms: number = MAX_ATOMS): ChosenParent {
+function chooseParent(rdkit: RDKit, smiles: string, maxAtoms: number = MAX_ATOMS): ChosenParent {
   return withMol(
     rdkit,
     smiles,
@@ -233,7 +233,7 @@ export function chooseParent(rdkit: RDKit, smiles: string, maxAtoms: number = MA
 }
 
 /** chooseParent's SMILES. */
-export function parentSmiles(rdkit: RDKit, smiles: string, maxAtoms: number = MAX_ATOMS): string {
+function parentSmiles(rdkit: RDKit, smiles: string, maxAtoms: number = MAX_ATOMS): string {
   return chooseParent(rdkit, smiles, maxAtoms).smiles;
 }
 
@@ -276,7 +276,7 @@ export function withInputMolecule<T extends object>(
 }
 
 /** Inputs named one by one in a SALT_STANDARDISED warning (the rest are counted). */
-export const MAX_LISTED_STANDARDISED = 20;
+const MAX_LISTED_STANDARDISED = 20;
 
 /**
  * Tools that compare molecules (tanimoto, matched_pairs) compare a multi-fragment input (a salt, solvate or mixture)

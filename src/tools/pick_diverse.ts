@@ -8,13 +8,13 @@ import type { ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL } from "./common.js";
 import { ECFP4_METHOD, INVALID_SCHEMA, listFingerprints, smilesListProperty, type InvalidEntry } from "./cluster_molecules.js";
 
-export const MAX_PICK_POOL = 10_000;
-export const MAX_FIRST_PICKS = 1_000;
+const MAX_PICK_POOL = 10_000;
+const MAX_FIRST_PICKS = 1_000;
 /**
  * Most picks one call makes: on 2 cores 1,000 of 10,000 take 15 s and 3,000 19 s (12 s of them fingerprints);
  * nearly all 10,000 would take 76 s, past the 50 s budget.
  */
-export const MAX_PICKS = 2_000;
+const MAX_PICKS = 2_000;
 
 interface Args {
   smiles_list: string[];

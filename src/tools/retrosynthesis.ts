@@ -8,8 +8,8 @@ import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /** The reference's atom cap (atoms in the molecule graph, hydrogens written as atoms included). */
 export const RETRO_MAX_ATOMS = 500;
-export const DEFAULT_MAX_DISCONNECTIONS = 50;
-export const MAX_DISCONNECTIONS = 500;
+const DEFAULT_MAX_DISCONNECTIONS = 50;
+const MAX_DISCONNECTIONS = 500;
 const BUDGET_MS = 30_000;
 /** Our own stop, before the pool's budget, so a long decomposition ends with a clean TIMEOUT. */
 const WORK_MS = 25_000;

@@ -5,8 +5,8 @@ import { ToolError } from "../domain/errors.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
-export const RGD_MAX_MOLECULES = 1_000;
-export const RGD_MAX_ATOMS = 200;
+const RGD_MAX_MOLECULES = 1_000;
+const RGD_MAX_ATOMS = 200;
 const CORE_MAX_LENGTH = 2_000;
 /** RDKit's own time limit on the decomposition (process()), inside the tool's budget. */
 const RGD_TIMEOUT_S = 25;

@@ -3,8 +3,8 @@ import { withMol, withQuery, type RDKitMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, SMILES_MAX_LENGTH, smilesProperty } from "./common.js";
 
-export const SMARTS_DEFAULT_MAX_MATCHES = 1000;
-export const SMARTS_MAX_MATCHES = 10_000;
+const SMARTS_DEFAULT_MAX_MATCHES = 1000;
+const SMARTS_MAX_MATCHES = 10_000;
 /**
  * At most this many atom indices are listed in atom_maps (the counts stay exact). An answer carries its
  * JSON twice (text block and structuredContent) under a 1 MiB response limit; 50,000 indices of up to five

@@ -10,9 +10,9 @@ import { splitSdf } from "../domain/chem/input-format.js";
 import { MOLECULE_TEXT_MAX_LENGTH, READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SALT_WARNINGS_PROPERTY, comparisonParent, saltStandardisedWarning } from "./molecule-input.js";
 
-export const MAX_LIST = 10_000;
-export const MAX_TOP_K = 1_000;
-export const DEFAULT_TOP_K = 100;
+const MAX_LIST = 10_000;
+const MAX_TOP_K = 1_000;
+const DEFAULT_TOP_K = 100;
 /** Invalid list entries described one by one (the rest are only counted). */
 export const MAX_INVALID_LISTED = 100;
 /** List SMILES longer than this are not echoed in results or invalid entries (the index identifies them). */

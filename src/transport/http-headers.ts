@@ -63,7 +63,7 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 /** localhost, 127.0.0.0/8 or ::1, given a URL hostname (lower case, IPv6 in brackets). */
-export function isLoopbackHostname(hostname: string): boolean {
+function isLoopbackHostname(hostname: string): boolean {
   if (hostname === "localhost" || hostname === "[::1]" || hostname === "::1") return true;
   return isIPv4(hostname) && hostname.startsWith("127.");
 }

@@ -55,21 +55,21 @@ import type { Endpoint, MirroredParam, Transport } from "../server/transport.js"
 import { MCP_PARAM_PREFIX, headerText, valueAt } from "../server/mirrored-params.js";
 import { acceptAdmits, decodeMirroredValue, isAllowedOrigin, isHeaderSafe, isJsonContentType, isLoopbackAddress, isLoopbackHost } from "./http-headers.js";
 
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_BIND = "127.0.0.1";
 export const DEFAULT_MAX_CONCURRENCY = 16;
 /** Receiving a request (headers and body) and an idle keep-alive connection are each bounded by this. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Receiving a body once the request head is in (at most DEFAULT_REQUEST_TIMEOUT_MS in all). */
-export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** Connections whose request head is in and whose body is still arriving; past it the oldest is closed. */
-export const DEFAULT_MAX_READERS = 32;
+const DEFAULT_MAX_READERS = 32;
 /** Open connections; past it a new connection closes the oldest one that is not serving a request. */
-export const DEFAULT_MAX_CONNECTIONS = 256;
-export const MAX_REQUEST_LINE_BYTES = 8 * 1024;
-export const MAX_HEADER_BYTES = 32 * 1024;
-export const MAX_HEADER_FIELDS = 100;
+const DEFAULT_MAX_CONNECTIONS = 256;
+const MAX_REQUEST_LINE_BYTES = 8 * 1024;
+const MAX_HEADER_BYTES = 32 * 1024;
+const MAX_HEADER_FIELDS = 100;
 export interface HttpOptions {
   /** Address to listen on (an IP literal). Whether it is loopback decides the Host check. */
   host?: string;
@@ -200,7 +200,7 @@ function quote(value: string): string {
  * Missing, repeated, non-ASCII, malformed or different: -32020. A load balancer routes on these headers
  * (canvas calls by Mcp-Param-Canvas-Id), so the body the server runs must be the one the header named.
  */
-export function checkMirroredHeaders(
+function checkMirroredHeaders(
   req: IncomingMessage,
   request: JsonRpcRequest,
   bodyVersion: string,
@@ -265,7 +265,7 @@ function paramHeaderProblem(
  * A legacy request's Mcp-Param-* headers, when it sends any: each must name the body's value. Refused as an
  * invalid request (400 in every era), since the legacy dialect has no header-mismatch code.
  */
-export function checkLegacyParamHeaders(
+function checkLegacyParamHeaders(
   req: IncomingMessage,
   request: JsonRpcRequest,
   mirrored: (tool: string) => readonly MirroredParam[] = () => [],

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { bearerToken, type AuthVerdict, type HttpAuthenticator } from "./types.js";
 
 export const TOKENS_FILE_VARIABLE = "CHEMATIC_AUTH_TOKENS_FILE";
-export const BEARER_CHALLENGE = 'Bearer realm="chematic-mcp"';
+const BEARER_CHALLENGE = 'Bearer realm="chematic-mcp"';
 
 /** A label: what the log names, 1 to 64 letters, digits and . _ @ - (no spaces, so a line splits plainly). */
 const LABEL = /^[A-Za-z0-9._@-]{1,64}$/;

@@ -27,9 +27,9 @@ import { getJson, httpRequest, HttpFailure } from "../net/http-client.js";
 import { bearerToken, quoted, type AuthVerdict, type HttpAuthenticator } from "./types.js";
 
 /** Signature algorithms accepted: asymmetric only (a JWKS is public, so an HMAC key in it would be known to all). */
-export const ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
+const ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
 /** Clock skew tolerated on exp, nbf and iat. */
-export const CLOCK_SKEW_S = 60;
+const CLOCK_SKEW_S = 60;
 const PRM_PATH = "/.well-known/oauth-protected-resource";
 const METADATA_TIMEOUT_MS = 10_000;
 const METADATA_MAX_BYTES = 1024 * 1024;

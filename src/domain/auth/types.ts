@@ -13,7 +13,7 @@ export interface Caller {
 }
 
 /** A refused request: its status, the WWW-Authenticate header, and a message a person can read (never the token). */
-export interface AuthRefusal {
+interface AuthRefusal {
   status: 400 | 401 | 403 | 503;
   challenge: string;
   message: string;

@@ -76,7 +76,7 @@ export const ACTIVITY_TABLE_COLUMNS: ColumnSpec[] = [
 const FIELDS = Object.keys(ACTIVITY_COLUMNS) as ActivityColumn[];
 
 /** One activity as a row of ACTIVITY_TABLE_COLUMNS. */
-export function activityRow(a: Activity, position: number): CellValue[] {
+function activityRow(a: Activity, position: number): CellValue[] {
   const row = new Array<CellValue>(FIELDS.length + 5);
   row[0] = position;
   for (let i = 0; i < FIELDS.length; i++) row[i + 1] = a[FIELDS[i]!];

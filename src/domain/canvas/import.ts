@@ -18,7 +18,7 @@ import type { CellValue, ColumnType } from "./tables.js";
 import { isInside } from "./paths.js";
 
 /** One molecule to import. */
-export interface ImportRecord {
+interface ImportRecord {
   /** What the row's `input` column keeps: the SMILES as given, or an SDF record's title ("sdf record N" when blank). */
   input: string;
   /** The text canonical SMILES is computed from (the SMILES, or the record's molblock). */
@@ -67,7 +67,7 @@ export function toCell(type: ColumnType, raw: string | null | undefined): CellVa
  * The refusal of an import with more data columns than CHEMATIC_IMPORT_MAX_COLUMNS allows, made before its rows are
  * read: QUERY_REFUSED with details.reason too_many_columns (the shared conventions' code for it).
  */
-export function tooManyColumns(columns: number, maxColumns: number, what: string, path: string): ToolError {
+function tooManyColumns(columns: number, maxColumns: number, what: string, path: string): ToolError {
   return new ToolError(
     "QUERY_REFUSED",
     `The ${what} has ${columns} data columns; an import takes at most ${maxColumns} (CHEMATIC_IMPORT_MAX_COLUMNS)`,

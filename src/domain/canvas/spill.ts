@@ -19,7 +19,7 @@ import type { StageWriter } from "./staging.js";
 import type { TableMeta } from "./tables.js";
 
 /** A spill's walk ends this long before the call's deadline, leaving the time to stage its rows in DuckDB. */
-export const STAGE_RESERVE_MS = 8_000;
+const STAGE_RESERVE_MS = 8_000;
 
 export interface SpillRequest {
   query: ActivityQuery & { includeAlternateForms?: boolean };
@@ -51,7 +51,7 @@ export interface SpillRequest {
  * How long a spill's walk may read pages: CHEMBL_SPILL_DEADLINE_MS, held to SPILL_DEADLINE_CAP_MS (54 s)
  * unless the call carries a progress token, whose progress keeps the client's timeout alive.
  */
-export function spillWalkDeadlineMs(spillDeadlineMs: number, progressTracked: boolean): number {
+function spillWalkDeadlineMs(spillDeadlineMs: number, progressTracked: boolean): number {
   return progressTracked ? spillDeadlineMs : Math.min(spillDeadlineMs, SPILL_DEADLINE_CAP_MS);
 }
 

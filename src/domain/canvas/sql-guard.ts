@@ -57,7 +57,7 @@ export interface Token {
 }
 
 /** Statement keywords refused anywhere as bare words: no read-only SELECT needs them. */
-export const FORBIDDEN_KEYWORDS: ReadonlySet<string> = new Set([
+const FORBIDDEN_KEYWORDS: ReadonlySet<string> = new Set([
   "ATTACH",
   "DETACH",
   "COPY",
@@ -122,7 +122,7 @@ const FORBIDDEN_FUNCTIONS: readonly RegExp[] = [
   /^(install|load)_/,
 ];
 
-export function isForbiddenFunction(name: string): boolean {
+function isForbiddenFunction(name: string): boolean {
   const lower = name.toLowerCase();
   return FORBIDDEN_FUNCTIONS.some((re) => re.test(lower));
 }
@@ -291,12 +291,12 @@ export function checkReadOnlySql(input: string, names: ReadonlySet<string> = new
 // The second lock: DuckDB's own reading of the query
 
 /** DuckDB's parser must read exactly one statement. */
-export function checkStatementCount(count: number): void {
+function checkStatementCount(count: number): void {
   if (count !== 1) throw refuse("multiple_statements", `DuckDB reads ${count} statements; send exactly one`);
 }
 
 /** Table functions a query may call: they generate rows and read nothing. */
-export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "generate_series", "unnest"]);
+const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "generate_series", "unnest"]);
 
 /**
  * The second lock, on DuckDB's own parse tree (json_serialize_sql): exactly one statement; every table it
@@ -304,7 +304,7 @@ export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(["range", "g
  * defines, never a system view (duckdb_databases, pg_settings, ...) or a path; every table function is a
  * row generator (range, generate_series, unnest); no function the lexical check forbids, whatever its quoting.
  */
-export function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
+function checkSyntaxTree(tree: unknown, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
   const t = tree as { error?: boolean; error_message?: string; statements?: unknown[] };
   if (t.error) throw new Error(`Parser Error: ${t.error_message ?? "syntax error"}`);
   if (!Array.isArray(t.statements) || t.statements.length !== 1)
@@ -396,7 +396,7 @@ export function leadingName(reference: string): string[] {
  * unqualified, main., or this canvas's catalog's main. (a quoted path is a table name to DuckDB, and a
  * replacement scan would read it).
  */
-export function checkTableReferences(references: Iterable<string>, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
+function checkTableReferences(references: Iterable<string>, own: ReadonlySet<string>, catalog: string, tables: readonly string[]): void {
   for (const reference of references) {
     const parts = leadingName(reference).map((p) => p.toLowerCase());
     const name = parts.at(-1) ?? "";
@@ -412,7 +412,7 @@ export function checkTableReferences(references: Iterable<string>, own: Readonly
 }
 
 /** Once prepared (bound under the locked-down configuration), the statement must be a SELECT. */
-export function checkSelect(isSelect: boolean): void {
+function checkSelect(isSelect: boolean): void {
   if (!isSelect) throw refuse("not_select", "DuckDB does not read this as a SELECT statement");
 }
 

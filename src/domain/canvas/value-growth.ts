@@ -16,7 +16,7 @@
 import { ToolError } from "../errors.js";
 
 /** The largest value one expression may build (64 KiB), by the estimate above. */
-export const MAX_BUILT_VALUE_BYTES = 64 * 1024;
+const MAX_BUILT_VALUE_BYTES = 64 * 1024;
 /** A column's value in the estimate: no canvas column a chemist stages holds more in one cell. */
 const COLUMN_VALUE_BYTES = 4 * 1024;
 /** Bytes of a list element in the estimate (a BIGINT). */

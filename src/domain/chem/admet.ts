@@ -17,13 +17,13 @@ import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 // ---- published coefficients ----
 
 /** Clark, J. Pharm. Sci. 1999, 88, 815-821: logBB = -0.0148 PSA + 0.152 ClogP + 0.139 (n = 55, r = 0.887). */
-export const CLARK_LOGBB = Object.freeze({ psa: -0.0148, clogp: 0.152, intercept: 0.139 });
+const CLARK_LOGBB = Object.freeze({ psa: -0.0148, clogp: 0.152, intercept: 0.139 });
 
 /** Delaney, J. Chem. Inf. Comput. Sci. 2004, 44, 1000-1005: logS = 0.16 - 0.63 clogP - 0.0062 MWT + 0.066 RB - 0.74 AP. */
-export const DELANEY_ESOL = Object.freeze({ intercept: 0.16, clogp: -0.63, mw: -0.0062, rb: 0.066, ap: -0.74 });
+const DELANEY_ESOL = Object.freeze({ intercept: 0.16, clogp: -0.63, mw: -0.0062, rb: 0.066, ap: -0.74 });
 
 /** Gleeson, J. Med. Chem. 2008, 51, 817-834: ADMET parameters worsen above MW 400 and clogP 4. */
-export const GLEESON = Object.freeze({ mw: 400, clogp: 4 });
+const GLEESON = Object.freeze({ mw: 400, clogp: 4 });
 
 /** SwissADME's log S solubility classes (Daina, Michielin & Zoete, Sci. Rep. 2017, 7, 42717). */
 const SOLUBILITY_CLASSES: ReadonlyArray<readonly [number, string]> = [
@@ -34,7 +34,7 @@ const SOLUBILITY_CLASSES: ReadonlyArray<readonly [number, string]> = [
   [0, "very soluble"],
 ];
 
-export const CITATIONS = Object.freeze({
+const CITATIONS = Object.freeze({
   clark:
     "Clark, D. E. Rapid calculation of polar molecular surface area and its application to the prediction of transport phenomena. 2. Prediction of blood-brain barrier penetration. J. Pharm. Sci. 1999, 88, 815-821, doi:10.1021/js980402t",
   delaney:
@@ -51,7 +51,7 @@ export const CITATIONS = Object.freeze({
   ertl: "Ertl, P.; Rohde, B.; Selzer, P. Fast Calculation of Molecular Polar Surface Area as a Sum of Fragment-Based Contributions. J. Med. Chem. 2000, 43, 3714-3717 (RDKit TPSA)",
 });
 
-export const DISCLAIMER =
+const DISCLAIMER =
   "Rule-based screening estimates from published equations and substructure rules applied to computed descriptors " +
   "(Crippen logP, TPSA, MW); they are not measurements and not predictions of a trained model. Use them to triage or " +
   "rank compounds, never as experimental values. Values null here need pKa or an equation that could not be verified; " +
@@ -83,7 +83,7 @@ function loadRules(): RulesAsset {
   return data as RulesAsset;
 }
 
-export const ADMET_RULES: Readonly<RulesAsset> = loadRules();
+const ADMET_RULES: Readonly<RulesAsset> = loadRules();
 
 interface CompiledRule {
   rule: NamedSmarts;
@@ -112,10 +112,10 @@ const rulesFor = compiledPerRdkit((rdkit): CompiledRules =>
 // ---- inputs ----
 
 export const IONIZATION_CLASSES = ["acid", "base", "zwitterion", "permanent_cation", "neutral"] as const;
-export type IonizationClass = (typeof IONIZATION_CLASSES)[number];
+type IonizationClass = (typeof IONIZATION_CLASSES)[number];
 
 /** Everything the models read, so they can be checked against native RDKit values. */
-export interface AdmetInputs {
+interface AdmetInputs {
   mw: number;
   logp: number;
   /** TPSA, N and O only (RDKit default). */
@@ -135,7 +135,7 @@ export interface AdmetInputs {
 }
 
 /** Reads the inputs of `mol` with one get_descriptors() and one get_json() call plus the rule SMARTS. */
-export function admetInputs(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors = descriptorsOf(mol)): AdmetInputs {
+function admetInputs(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors = descriptorsOf(mol)): AdmetInputs {
   const rules = rulesFor(rdkit);
   const graph = polarGraphInfo(mol);
   const hits = (list: CompiledRule[]): string[] => list.filter((r) => hasMatch(mol, r.query)).map((r) => r.rule.name);
@@ -158,7 +158,7 @@ export function admetInputs(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescr
 
 // ---- models ----
 
-export function clarkLogBB(tpsa: number, logp: number): number {
+function clarkLogBB(tpsa: number, logp: number): number {
   return CLARK_LOGBB.psa * tpsa + CLARK_LOGBB.clogp * logp + CLARK_LOGBB.intercept;
 }
 
@@ -168,7 +168,7 @@ export function esolLogS(logp: number, mw: number, rotatableBonds: number, aroma
   return DELANEY_ESOL.intercept + DELANEY_ESOL.clogp * logp + DELANEY_ESOL.mw * mw + DELANEY_ESOL.rb * rotatableBonds + DELANEY_ESOL.ap * ap;
 }
 
-export function solubilityClass(logS: number): string {
+function solubilityClass(logS: number): string {
   for (const [upper, label] of SOLUBILITY_CLASSES) if (logS < upper) return label;
   return "highly soluble";
 }
@@ -177,7 +177,7 @@ export function solubilityClass(logS: number): string {
  * The class from the groups found. A permanent cation (quaternary ammonium...) is positive at every pH: with an
  * acidic group it makes a zwitterion (a betaine), alone it is its own class, not a base (it has no proton to lose).
  */
-export function ionizationClass(acidic: readonly string[], basic: readonly string[], cations: readonly string[] = []): IonizationClass {
+function ionizationClass(acidic: readonly string[], basic: readonly string[], cations: readonly string[] = []): IonizationClass {
   if (acidic.length > 0 && (basic.length > 0 || cations.length > 0)) return "zwitterion";
   if (acidic.length > 0) return "acid";
   if (basic.length > 0) return "base";
@@ -185,13 +185,13 @@ export function ionizationClass(acidic: readonly string[], basic: readonly strin
   return "neutral";
 }
 
-export interface RiskRule {
+interface RiskRule {
   name: string;
   met: boolean;
 }
 
 /** Gleeson 2008 trends: hERG inhibition rises with MW and clogP and is highest for bases (and zwitterions). */
-export function hergRules(inputs: Pick<AdmetInputs, "mw" | "logp">, ion: IonizationClass): RiskRule[] {
+function hergRules(inputs: Pick<AdmetInputs, "mw" | "logp">, ion: IonizationClass): RiskRule[] {
   return [
     { name: "basic_center (base or zwitterion)", met: ion === "base" || ion === "zwitterion" },
     { name: `clogp_gt_${GLEESON.clogp}`, met: inputs.logp > GLEESON.clogp },
@@ -200,14 +200,14 @@ export function hergRules(inputs: Pick<AdmetInputs, "mw" | "logp">, ion: Ionizat
 }
 
 /** Gleeson 2008 trends: CYP3A4 inhibition rises with MW and clogP. */
-export function cyp3a4Rules(inputs: Pick<AdmetInputs, "mw" | "logp">): RiskRule[] {
+function cyp3a4Rules(inputs: Pick<AdmetInputs, "mw" | "logp">): RiskRule[] {
   return [
     { name: `clogp_gt_${GLEESON.clogp}`, met: inputs.logp > GLEESON.clogp },
     { name: `mw_gt_${GLEESON.mw}`, met: inputs.mw > GLEESON.mw },
   ];
 }
 
-export function riskScore(rules: readonly RiskRule[]): number {
+function riskScore(rules: readonly RiskRule[]): number {
   return round(rules.filter((r) => r.met).length / rules.length, 2);
 }
 
@@ -215,7 +215,7 @@ export function riskScore(rules: readonly RiskRule[]): number {
  * ECCS class (Varma et al. 2015) from ionization, MW (400) and permeability; the permeability call
  * (high/low) is the BOILED-Egg passive-absorption call here, not a measured Papp.
  */
-export function eccsClass(ion: IonizationClass, mw: number, highPermeability: boolean): { eccs: string; mechanism: string } {
+function eccsClass(ion: IonizationClass, mw: number, highPermeability: boolean): { eccs: string; mechanism: string } {
   const acidic = ion === "acid" || ion === "zwitterion";
   if (highPermeability) {
     if (!acidic) return { eccs: "2", mechanism: "metabolism" };
@@ -227,7 +227,7 @@ export function eccsClass(ion: IonizationClass, mw: number, highPermeability: bo
 
 // ---- the payload ----
 
-export interface MethodNote {
+interface MethodNote {
   method: string;
   citation: string;
   note?: string;
@@ -270,7 +270,7 @@ export interface AdmetPayload {
 const NO_PKA =
   "No published rule-based pKa method is implemented, so no pKa is given; acidic and basic groups are only detected " + "(see alerts and ionization_class).";
 
-export function admetPayload(inputs: AdmetInputs): AdmetPayload {
+function admetPayload(inputs: AdmetInputs): AdmetPayload {
   const ion = ionizationClass(inputs.acidicGroups, inputs.basicGroups, inputs.permanentCations);
   const egg: EggResult = classifyEgg(inputs.tpsaSP, inputs.logp);
   const logS = esolLogS(inputs.logp, inputs.mw, inputs.rotatableBonds, inputs.aromaticAtoms, inputs.heavyAtoms);

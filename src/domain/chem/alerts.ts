@@ -25,7 +25,7 @@ import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 export type AlertSetName = "pains" | "brenk";
 
-export interface AlertEntry {
+interface AlertEntry {
   name: string;
   /** PAINS: "A", "B" or "C"; Brenk: "Brenk" (the set has no sub-families). */
   family: string;

@@ -17,7 +17,7 @@ import { rewrittenSmiles, type RDKit, type RDKitMol } from "./rdkit.js";
 /** Above every real isotope (the heaviest nuclide known has mass number 295). */
 export const MAP_ISOTOPE_BASE = 300;
 /** RDKit stores an isotope in 16 bits: at most this many distinct map numbers can ride in one molecule. */
-export const MAX_ENCODED_MAPS = Math.floor(65_535 / MAP_ISOTOPE_BASE) - 1;
+const MAX_ENCODED_MAPS = Math.floor(65_535 / MAP_ISOTOPE_BASE) - 1;
 
 /** A bracket atom with a map class, in RDKit's SMILES: [isotope? ... :map]. */
 const MAPPED_ATOM = /\[(\d*)([^\]:]*):(\d+)\]/g;

@@ -20,7 +20,7 @@
 import { molGraph } from "./graph.js";
 import type { RDKitMol } from "./rdkit.js";
 
-export interface EggEllipse {
+interface EggEllipse {
   /** Centre, TPSA (Å²). */
   centerTpsa: number;
   /** Centre, WLOGP. */
@@ -34,7 +34,7 @@ export interface EggEllipse {
 }
 
 /** HIA ("white"): passive gastrointestinal absorption. */
-export const WHITE_ELLIPSE: Readonly<EggEllipse> = Object.freeze({
+const WHITE_ELLIPSE: Readonly<EggEllipse> = Object.freeze({
   centerTpsa: 71.051,
   centerWlogp: 2.292,
   axisTpsa: 142.081,
@@ -43,7 +43,7 @@ export const WHITE_ELLIPSE: Readonly<EggEllipse> = Object.freeze({
 });
 
 /** BBB ("yolk"): passive blood-brain-barrier permeation. */
-export const YOLK_ELLIPSE: Readonly<EggEllipse> = Object.freeze({
+const YOLK_ELLIPSE: Readonly<EggEllipse> = Object.freeze({
   centerTpsa: 38.117,
   centerWlogp: 3.177,
   axisTpsa: 82.061,
@@ -51,7 +51,7 @@ export const YOLK_ELLIPSE: Readonly<EggEllipse> = Object.freeze({
   angleDeg: -0.171887,
 });
 
-export const ELLIPSE_SOURCE =
+const ELLIPSE_SOURCE =
   "Ellipse parameters as published for BOILED-Egg (Daina & Zoete 2016) and carried identically by two independent public " +
   "reimplementations (one states they are the original publication's); checked against the paper's 660-molecule HIA and " +
   "260-molecule BBB data sets (docs/boiled-egg.md).";
@@ -60,7 +60,7 @@ export const ELLIPSE_SOURCE =
  * Normalised squared distance of (tpsa, wlogp) from the ellipse centre in the ellipse's own axes:
  * below 1 inside, 1 on the border, above 1 outside.
  */
-export function ellipseDistance(e: Readonly<EggEllipse>, tpsa: number, wlogp: number): number {
+function ellipseDistance(e: Readonly<EggEllipse>, tpsa: number, wlogp: number): number {
   const t = (e.angleDeg * Math.PI) / 180;
   const dx = tpsa - e.centerTpsa;
   const dy = wlogp - e.centerWlogp;
@@ -69,7 +69,7 @@ export function ellipseDistance(e: Readonly<EggEllipse>, tpsa: number, wlogp: nu
   return (u / (e.axisTpsa / 2)) ** 2 + (v / (e.axisWlogp / 2)) ** 2;
 }
 
-export type EggZone = "yolk" | "white" | "grey";
+type EggZone = "yolk" | "white" | "grey";
 
 export interface EggResult {
   giAbsorbed: boolean;
@@ -172,8 +172,8 @@ export function polarGraphInfo(mol: RDKitMol): PolarGraphInfo {
 
 // ---- the boiled_egg payload ----
 
-export const EGG_METHOD = "BOILED-Egg (Daina & Zoete 2016)";
-export const EGG_CITATION =
+const EGG_METHOD = "BOILED-Egg (Daina & Zoete 2016)";
+const EGG_CITATION =
   "Daina, A.; Zoete, V. A BOILED-Egg To Predict Gastrointestinal Absorption and Brain Penetration of Small Molecules. " +
   "ChemMedChem 2016, 11, 1117-1121, doi:10.1002/cmdc.201600182";
 

@@ -57,7 +57,7 @@ const RDKIT_MAX_MATCHES = 1000;
 
 // ---- the rule tables ----
 
-export interface BricsRule {
+interface BricsRule {
   /** Rule group (the first environment's label group, e.g. "L1"); groups run in asset order. */
   group: string;
   /** Environment names of the two link atoms, e.g. ["L1", "L5"]. */
@@ -331,7 +331,7 @@ export interface DecomposeResult {
   nodes: number;
 }
 
-export const DEFAULT_MAX_NODES = 50_000;
+const DEFAULT_MAX_NODES = 50_000;
 
 function decomposeTimeout(message: string, details: Record<string, unknown>): ToolError {
   return new ToolError("TIMEOUT", message, details, "Ask for single cuts (mode 'single', the default) or send a smaller molecule.");

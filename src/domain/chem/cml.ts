@@ -22,7 +22,7 @@
  */
 import type { MolJson } from "./moljson.js";
 
-export const CML_NAMESPACE = "http://www.xml-cml.org/schema";
+const CML_NAMESPACE = "http://www.xml-cml.org/schema";
 
 export interface CmlOptions {
   /** The molecule's id attribute (default "m1"); must be an XML name. */

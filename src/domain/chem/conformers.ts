@@ -318,7 +318,7 @@ function largestEigenvalue(m: number[][]): number {
 }
 
 /** RMSD of two equal-length point sets after optimal superposition (Horn's quaternion method, 1987). */
-export function superposedRmsd(a: number[][], b: number[][]): number {
+function superposedRmsd(a: number[][], b: number[][]): number {
   const n = a.length;
   if (n === 0 || n !== b.length) return n === 0 ? 0 : Number.NaN;
   const centre = (pts: number[][]) => [0, 1, 2].map((k) => pts.reduce((s, p) => s + p[k]!, 0) / n);

@@ -16,7 +16,7 @@ export const DEPICT_MAX_SIZE = 1200;
 /** Drawing time grows with size (about 11 s for 1,050 atoms here); larger pictures are unreadable anyway. */
 export const DEPICT_MAX_ATOMS = 1000;
 /** Highlighting caps the matches it collects (enough to cover any drawable molecule). */
-export const DEPICT_MAX_MATCHES = 1000;
+const DEPICT_MAX_MATCHES = 1000;
 
 export interface DepictOptions {
   width: number;

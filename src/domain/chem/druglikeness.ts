@@ -16,7 +16,7 @@
 import type { RDKitDescriptors } from "./rdkit.js";
 import { round } from "./rdkit.js";
 
-export type DrugProperty = "mw" | "logp" | "mr" | "tpsa" | "rotb" | "hbd" | "hba" | "atoms" | "rings" | "carbons" | "heteroatoms";
+type DrugProperty = "mw" | "logp" | "mr" | "tpsa" | "rotb" | "hbd" | "hba" | "atoms" | "rings" | "carbons" | "heteroatoms";
 
 /** One criterion: the property, its bounds as published (inclusive unless marked exclusive). */
 export interface Criterion {
@@ -42,7 +42,7 @@ export interface RuleSet {
 }
 
 export const DRUG_RULE_KEYS = ["lipinski", "veber", "egan", "ghose", "muegge", "ro3"] as const;
-export type DrugRuleKey = (typeof DRUG_RULE_KEYS)[number];
+type DrugRuleKey = (typeof DRUG_RULE_KEYS)[number];
 
 /** The rule sets, thresholds as published. */
 export const DRUG_RULES: readonly RuleSet[] = [
@@ -174,7 +174,7 @@ export function drugValues(d: RDKitDescriptors, carbons: number): DrugValues {
 
 const DIGITS: Partial<Record<DrugProperty, number>> = { mw: 2, tpsa: 2, logp: 3, mr: 3 };
 
-export interface RuleResult {
+interface RuleResult {
   /** At most the rule set's allowed violations (none, but one for Lipinski's rule of five). */
   pass: boolean;
   /** How many criteria are not met. */
@@ -188,13 +188,13 @@ export interface RuleResult {
   citation: string;
 }
 
-export function valueOf(v: DrugValues, rule: RuleSet, p: DrugProperty): number {
+function valueOf(v: DrugValues, rule: RuleSet, p: DrugProperty): number {
   if (rule.lipinskiCounts && p === "hbd") return v.lipinskiHbd;
   if (rule.lipinskiCounts && p === "hba") return v.lipinskiHba;
   return v[p];
 }
 
-export function evaluateRule(v: DrugValues, rule: RuleSet): RuleResult {
+function evaluateRule(v: DrugValues, rule: RuleSet): RuleResult {
   const values: Partial<Record<DrugProperty, number>> = {};
   const thresholds: Partial<Record<DrugProperty, string>> = {};
   const failed: DrugProperty[] = [];

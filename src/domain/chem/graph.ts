@@ -23,9 +23,6 @@ const ELEMENT_SYMBOLS: readonly string[] = (
 
 const ATOMIC_NUMBERS = new Map(ELEMENT_SYMBOLS.map((s, z) => [s, z]));
 
-/** The highest atomic number with a symbol (Og). */
-export const MAX_ATOMIC_NUMBER = ELEMENT_SYMBOLS.length - 1;
-
 /**
  * The element symbol of atomic number `z` (0-118): "*" for 0, RDKit's dummy atom; case as in the periodic
  * table ("Cl"). Throws for any other number: RDKit never writes one, so it is a programming error.
@@ -39,17 +36,6 @@ export function elementSymbol(z: number): string {
 /** The atomic number of an element symbol (case-sensitive, "*" is 0), or undefined when it names no element. */
 export function atomicNumber(symbol: string): number | undefined {
   return ATOMIC_NUMBERS.get(symbol);
-}
-
-/** The atomic numbers of a comma-separated list of symbols ("Li,Na,K"); throws on an unknown symbol. */
-export function atomicNumbers(symbols: string): Set<number> {
-  return new Set(
-    symbols.split(",").map((s) => {
-      const z = atomicNumber(s.trim());
-      if (z === undefined) throw new Error(`Unknown element symbol ${s}`);
-      return z;
-    }),
-  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -73,7 +59,7 @@ export interface RdkitJsonBond {
   [key: string]: unknown;
 }
 
-export interface RdkitJsonExtension {
+interface RdkitJsonExtension {
   name?: string;
   aromaticAtoms?: number[];
   aromaticBonds?: number[];
@@ -89,7 +75,7 @@ export interface RdkitJsonMolecule {
   [key: string]: unknown;
 }
 
-export interface RdkitJsonDoc {
+interface RdkitJsonDoc {
   defaults?: { atom?: RdkitJsonAtom; bond?: Partial<RdkitJsonBond> };
   molecules: RdkitJsonMolecule[];
   [key: string]: unknown;
@@ -105,12 +91,12 @@ export const RDKIT_JSON_DEFAULTS = {
 export const BO_DATIVE = 17;
 
 /** RDKit's JSON document of `mol`, parsed (one get_json() call). */
-export function readRdkitJson(mol: RDKitMol): RdkitJsonDoc {
+function readRdkitJson(mol: RDKitMol): RdkitJsonDoc {
   return JSON.parse(mol.get_json()) as RdkitJsonDoc;
 }
 
 /** The extension RDKit writes its aromaticity and ring perception into, if any. */
-export function rdkitRepresentation(molecule: RdkitJsonMolecule): RdkitJsonExtension | undefined {
+function rdkitRepresentation(molecule: RdkitJsonMolecule): RdkitJsonExtension | undefined {
   return (molecule.extensions ?? []).find((e) => e.name === "rdkitRepresentation" || e.name === "rdkit-representation");
 }
 
@@ -164,7 +150,7 @@ export interface MolGraph extends Graph {
 }
 
 /** The graph of an RDKit JSON document (its first molecule; an empty graph when it has none). */
-export function graphFromJson(doc: RdkitJsonDoc): MolGraph {
+function graphFromJson(doc: RdkitJsonDoc): MolGraph {
   const m = doc.molecules?.[0];
   if (m === undefined) return { atoms: [], bonds: [], atomRings: [], inRing: [], coords: null };
   const da = { ...RDKIT_JSON_DEFAULTS.atom, ...doc.defaults?.atom };
@@ -247,7 +233,7 @@ export function graphJson(g: Graph<GraphAtom>): string {
  * reference atoms are RDKit's own, written by get_json(); get_smiles() still perceives and cleans stereo
  * (atoms or bonds that are no longer stereo centres lose their labels) when it writes the SMILES.
  */
-export const JSON_READ_OPTIONS = JSON.stringify({ assignStereo: false });
+const JSON_READ_OPTIONS = JSON.stringify({ assignStereo: false });
 
 /** An RDKit molecule from RDKit JSON, its double-bond stereo kept (caller deletes); null when RDKit rejects it. */
 export function molFromJson(rdkit: RDKit, json: string): RDKitMol | null {

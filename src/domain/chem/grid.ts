@@ -26,19 +26,19 @@ export const GRID_MAX_PER_ROW = 12;
  */
 export const GRID_MAX_PIXELS = 4_000_000;
 /** Atoms of one cell: a larger molecule is unreadable in a cell and slow to draw (it is marked instead). */
-export const GRID_MAX_CELL_ATOMS = 200;
+const GRID_MAX_CELL_ATOMS = 200;
 /**
  * Smallest atom-label font, in pixels (RDKit's default is 6): a drug-sized molecule in a 250x200 cell
  * would otherwise get labels too small to read.
  */
-export const GRID_MIN_FONT_PX = 11;
+const GRID_MIN_FONT_PX = 11;
 /**
  * Longest bond, as a share of the cell's shorter side (30 px in a 250x200 cell): RDKit otherwise scales
  * every molecule to fill its cell, so ethanol came out at four times the scale of imatinib next to it.
  * A molecule that does not fit at this length is shrunk to fit, as before. (RDKit's fixedBondLength is
  * pixels per coordinate unit, and its 2D bonds are 1.5 units long.)
  */
-export const GRID_BOND_SHARE = 0.15;
+const GRID_BOND_SHARE = 0.15;
 
 /** RDKit drawing options of a w x h cell (readable labels, bonds no longer than GRID_BOND_SHARE of the cell). */
 export function cellDrawOptions(w: number, h: number): Record<string, unknown> {
@@ -82,13 +82,13 @@ export interface GridDrawing {
 }
 
 /** Rows and columns for `count` cells, `perRow` at most per row (default up to 4). */
-export function gridLayout(count: number, perRow?: number): { rows: number; cols: number } {
+function gridLayout(count: number, perRow?: number): { rows: number; cols: number } {
   const cols = Math.max(1, Math.min(count, perRow ?? 4));
   return { rows: Math.ceil(count / cols), cols };
 }
 
 /** Refuses a grid whose legends do not pair with the entries, or whose picture would be too large. */
-export function checkGrid(count: number, options: GridOptions): { rows: number; cols: number } {
+function checkGrid(count: number, options: GridOptions): { rows: number; cols: number } {
   if (options.legends !== undefined && options.legends.length !== count) {
     throw new ToolError(
       "INVALID_ARGUMENTS",

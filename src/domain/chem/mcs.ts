@@ -41,7 +41,7 @@ const ATOM_COMPARE: Record<AtomCompare, string> = { elements: "Elements", any: "
 const BOND_COMPARE: Record<BondCompare, string> = { order: "Order", any: "Any", order_exact: "OrderExact" };
 
 /** The JSON details MinimalLib's get_mcs_* functions read (RDKit's parseMCSParametersJSON keys). */
-export function mcsDetails(options: McsOptions): string {
+function mcsDetails(options: McsOptions): string {
   return JSON.stringify({
     Timeout: options.timeoutS,
     AtomCompare: ATOM_COMPARE[options.atomCompare],
@@ -108,7 +108,7 @@ interface SmartsGraph {
  * Reads the SMARTS FMCS writes: every atom bracketed, bonds as operator strings, branches and ring closures.
  * Atoms are numbered in the order written, as RDKit's SMARTS parser numbers them. Undefined for anything else.
  */
-export function parseFmcsSmarts(smarts: string): SmartsGraph | undefined {
+function parseFmcsSmarts(smarts: string): SmartsGraph | undefined {
   const g: SmartsGraph = { atoms: [], bonds: [] };
   const stack: number[] = [];
   const open = new Map<string, { atom: number; token: string }>();
@@ -247,7 +247,7 @@ function bridges(atomCount: number, bonds: ReadonlyArray<readonly [number, numbe
  * on a ring of the MCS itself. Bonds breaking it are removed (with the atoms only they held) and the largest
  * connected part remains (most bonds, then most atoms). Undefined when the result already keeps the rule.
  */
-export function trimPartialRings(rdkit: RDKit, mols: readonly RDKitMol[], smarts: string): Pick<McsResult, "smarts" | "atomCount" | "bondCount"> | undefined {
+function trimPartialRings(rdkit: RDKit, mols: readonly RDKitMol[], smarts: string): Pick<McsResult, "smarts" | "atomCount" | "bondCount"> | undefined {
   const g = parseFmcsSmarts(smarts);
   if (g === undefined) return undefined;
   const query = rdkit.get_qmol(smarts);

@@ -20,7 +20,7 @@
 import type { RDKit, RDKitMol } from "./rdkit.js";
 
 /** RDKit's FragmentMol default maxCutBonds: molecules with more cuttable bonds are not fragmented. */
-export const MMPA_MAX_CUT_BONDS = 20;
+const MMPA_MAX_CUT_BONDS = 20;
 
 /** One fragmentation as RDKit answers it: core "" for a single cut; side chains joined by ".". */
 export interface RawFragment {
@@ -175,12 +175,6 @@ export interface MatchedPair {
   /** Reaction SMILES variable(from)>>variable(to). */
   transformation: string;
   cuts: number;
-}
-
-export interface PairsResult {
-  pairs: MatchedPair[];
-  /** Distinct molecule pairs found (before max_pairs). */
-  total: number;
 }
 
 /**

@@ -35,16 +35,16 @@ import {
 } from "./graph.js";
 import { withErrorLog, type RDKit, type RDKitMol } from "./rdkit.js";
 
-export const MOLJSON_FORMAT = "chematic-moljson";
-export const MOLJSON_VERSION = 1;
+const MOLJSON_FORMAT = "chematic-moljson";
+const MOLJSON_VERSION = 1;
 /** Atoms a MolJSON document may hold (input), and the most smiles_to_moljson writes (so replies stay far under 1 MiB). */
-export const MOLJSON_MAX_ATOMS = 10_000;
-export const MOLJSON_MAX_BONDS = 20_000;
+const MOLJSON_MAX_ATOMS = 10_000;
+const MOLJSON_MAX_BONDS = 20_000;
 export const MOLJSON_OUTPUT_MAX_ATOMS = 2_000;
 
-export type Winding = "cw" | "ccw";
+type Winding = "cw" | "ccw";
 
-export interface MolJsonChirality {
+interface MolJsonChirality {
   winding: Winding;
   neighbors: number[];
 }
@@ -60,7 +60,7 @@ export interface MolJsonAtom {
   radical_electrons?: number;
 }
 
-export interface MolJsonBondStereo {
+interface MolJsonBondStereo {
   config: "cis" | "trans";
   atoms: [number, number];
 }
@@ -296,7 +296,7 @@ type JsonObject = Record<string, unknown>;
  * may be 0 and dative false (each meaning "absent"); a chirality's neighbour count is checked against the
  * bonds below instead, so that the message can name them.
  */
-export const MOLJSON_INPUT_SCHEMA: JsonObject = (() => {
+const MOLJSON_INPUT_SCHEMA: JsonObject = (() => {
   const schema = structuredClone(SCHEMA) as unknown as JsonObject;
   const props = (s: unknown) => (s as { properties: Record<string, JsonObject> }).properties;
   const top = props(schema);
@@ -576,7 +576,7 @@ function oddPermutation(from: readonly number[], to: readonly number[]): boolean
 }
 
 /** The rdkitjson document RDKit's get_mol() reads for a validated MolJSON. */
-export function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
+function molJsonToRdkitJson(m: MolJson, toolkitVersion: string): string {
   const neighbours = neighbourLists(m.atoms.length, m.bonds);
   const atoms: RdkitJsonAtom[] = m.atoms.map((a, i) => {
     const out: RdkitJsonAtom = { z: atomicNumber(a.element)!, impHs: a.implicit_hydrogens };
@@ -649,7 +649,7 @@ function rdkitFailure(log: string): ToolError {
 }
 
 /** Builds the RDKit molecule of a validated MolJSON. Caller deletes. Throws INVALID_MOLJSON. */
-export function molJsonToMol(rdkit: RDKit, m: MolJson): RDKitMol {
+function molJsonToMol(rdkit: RDKit, m: MolJson): RDKitMol {
   const json = molJsonToRdkitJson(m, rdkit.version());
   // assignStereo false: with it, MinimalLib 2026.09 drops the cis/trans of every double bond read from JSON (its own
   // get_json() output included); tetrahedral tags survive either way. The SMILES read-back below re-perceives stereo.

@@ -78,7 +78,7 @@ function deltaMass(rdkit: RDKit, z: number, isotope: number): number {
 }
 
 /** RDKit's connectivity (ECFP) invariant of every atom, ring membership included. */
-export function atomInvariants(rdkit: RDKit, graph: MolGraph): Uint32Array {
+function atomInvariants(rdkit: RDKit, graph: MolGraph): Uint32Array {
   const degree = new Uint32Array(graph.atoms.length);
   // Hydrogen atoms bonded to each atom: RDKit counts them with getTotalNumHs(true) ([2H]C, [H][H]).
   const hNeighbours = new Uint32Array(graph.atoms.length);

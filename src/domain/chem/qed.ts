@@ -86,8 +86,6 @@ const ASSET = loadAsset();
 
 export const ADS_PARAMETERS: Readonly<Record<QedPropertyName, Readonly<AdsParameter>>> = ASSET.ads_parameters;
 export const WEIGHT_MEAN: QedWeights = ASSET.weights.WEIGHT_MEAN;
-export const WEIGHT_MAX: QedWeights = ASSET.weights.WEIGHT_MAX;
-export const WEIGHT_NONE: QedWeights = ASSET.weights.WEIGHT_NONE;
 
 // ---- compiled queries: once per RDKit module (i.e. per thread), never deleted ----
 
@@ -165,7 +163,7 @@ function aromProperty(mol: RDKitMol, descriptors: RDKitDescriptors, queries: Qed
  * The eight QED inputs of `mol`, exactly as RDKit's QED.properties(). `descriptors` must be
  * descriptorsOf(mol); `graph` may pass an already parsed molGraph(mol) to save a get_json() call.
  */
-export function qedProperties(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors, graph?: MolGraph): QedProperties {
+function qedProperties(rdkit: RDKit, mol: RDKitMol, descriptors: RDKitDescriptors, graph?: MolGraph): QedProperties {
   const queries = queriesFor(rdkit);
   let parsed = graph;
   const lazyGraph = (): MolGraph => (parsed ??= molGraph(mol));
@@ -190,7 +188,7 @@ export function ads(x: number, p: Readonly<AdsParameter>): number {
 }
 
 /** Weighted geometric mean of the desirabilities (QED.py's qed() with given properties). */
-export function qedFromProperties(properties: QedProperties, weights: QedWeights = WEIGHT_MEAN): number {
+function qedFromProperties(properties: QedProperties, weights: QedWeights = WEIGHT_MEAN): number {
   let t = 0;
   let wsum = 0;
   for (const name of QED_PROPERTY_NAMES) {

@@ -72,7 +72,7 @@ function preview(text: string): string {
 }
 
 /** Quick upper bound of atoms in a SMILES, so a huge input is refused before RDKit builds it. */
-export function estimateSmilesAtoms(smiles: string): number {
+function estimateSmilesAtoms(smiles: string): number {
   let count = 0;
   for (let i = 0; i < smiles.length; i++) {
     const c = smiles.charCodeAt(i);
@@ -107,7 +107,7 @@ export interface ParseOptions {
 export const SMILES_MAX_LENGTH = 100_000;
 
 /** The hint of an InChI input: RDKit MinimalLib has no InChI reader. */
-export const INCHI_HINT =
+const INCHI_HINT =
   "RDKit here cannot read InChI: resolve it to a SMILES with name_to_smiles (it sends InChI= strings to PubChem's InChI lookup), then call again.";
 
 /**

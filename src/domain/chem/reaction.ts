@@ -12,20 +12,20 @@ import { ToolError } from "../errors.js";
 import { parseSmiles, rewrittenSmiles, withErrorLog, type RDKit, type RDKitMol } from "./rdkit.js";
 
 /** Unique products kept (then `truncated`). */
-export const REACTION_MAX_PRODUCTS = 10_000;
+const REACTION_MAX_PRODUCTS = 10_000;
 /** Outcomes of one combination, as native RunReactants' default maxProducts. */
-export const REACTION_MAX_OUTCOMES_PER_COMBINATION = 1_000;
+const REACTION_MAX_OUTCOMES_PER_COMBINATION = 1_000;
 /** Reactant templates a reaction may have. */
 export const REACTION_MAX_TEMPLATES = 4;
 /** Atoms of one reactant. */
-export const REACTANT_MAX_ATOMS = 1_000;
+const REACTANT_MAX_ATOMS = 1_000;
 
 export interface ReactionProduct {
   smiles: string;
   reactant_indices: number[];
 }
 
-export interface InvalidReactant {
+interface InvalidReactant {
   template: number;
   index: number;
   code: string;

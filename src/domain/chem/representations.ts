@@ -61,7 +61,7 @@ export const TASK_FORMATS: Record<Task, { format: RoutedFormat; reason: string }
   },
 };
 
-export interface Representations {
+interface Representations {
   canonical_smiles?: string;
   inchi?: string | null;
   inchikey?: string | null;
@@ -89,7 +89,7 @@ export interface RepresentationOptions {
  * Wedge (W) and hash (H) bonds of a molfile, by 0-based bond index, with the 0-based atom at the narrow end.
  * V2000 bond lines carry stereo 1 (wedge) / 6 (hash); V3000 bond lines CFG=1 / CFG=3.
  */
-export function molblockWedges(molblock: string): Map<number, { begin: number; kind: "W" | "H" }> {
+function molblockWedges(molblock: string): Map<number, { begin: number; kind: "W" | "H" }> {
   const wedges = new Map<number, { begin: number; kind: "W" | "H" }>();
   const lines = molblock.split("\n");
   const counts = lines[3] ?? "";

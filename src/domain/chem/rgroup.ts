@@ -6,7 +6,7 @@
  */
 import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
 
-export interface RGroupRow {
+interface RGroupRow {
   /** Index of the molecule in the list given to decompose. */
   index: number;
   /** Column name (Core, R1, R2, ...) -> SMILES, in RDKit's column order. */

@@ -44,7 +44,7 @@ export const SA_SCORE_METHOD =
   "penalties, plus a symmetry correction, scaled to 1-10";
 
 /** Contribution of an environment that is not in the table (sascorer.py's default). */
-export const UNKNOWN_FRAGMENT_SCORE = -4;
+const UNKNOWN_FRAGMENT_SCORE = -4;
 
 // ---- the fragment table ----
 
@@ -127,7 +127,7 @@ export function fragmentScoreOf(id: number, t: FragmentTable = fragmentTable()):
 
 // ---- the score ----
 
-export interface SaScoreTerms {
+interface SaScoreTerms {
   /** Atoms in the molecule graph (heavy atoms plus any hydrogens kept as atoms). */
   atoms: number;
   /** Environments (with multiplicity) and distinct environment ids. */

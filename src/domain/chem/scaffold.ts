@@ -19,7 +19,7 @@ import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
 import { molGraph, molOf, subgraph, type Graph, type GraphAtom, type MolGraph } from "./graph.js";
 
 /** The scaffold's graph: the kept atoms (in the input's order), with the hydrogens and labels RDKit gives them. */
-export function murckoGraph(g: MolGraph): Graph {
+function murckoGraph(g: MolGraph): Graph {
   const n = g.atoms.length;
   const neighbours: Array<Array<{ atom: number; bond: number }>> = g.atoms.map(() => []);
   g.bonds.forEach((b, i) => {
@@ -112,7 +112,7 @@ function impliedHydrogens(atom: GraphAtom, valence: number): number {
 }
 
 /** RDKit's MakeScaffoldGeneric of a graph: heavy atoms carbon, uncharged, no stereo; bonds single; hydrogens by valence. */
-export function genericGraph(g: Graph): Graph {
+function genericGraph(g: Graph): Graph {
   const degree = g.atoms.map(() => 0);
   for (const b of g.bonds) {
     degree[b.begin]!++;

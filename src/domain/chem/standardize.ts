@@ -185,7 +185,7 @@ function allMatches(mol: RDKitMol, query: RDKitMol): number[][] {
 // ---------------------------------------------------------------------------------------------------------
 // Steps. Each returns the new graph and what it changed.
 
-export interface Change {
+interface Change {
   step: "metal_disconnection" | "normalization" | "reionization" | "salt_stripping" | "largest_fragment" | "neutralization";
   description: string;
   removed?: string[];
@@ -559,7 +559,7 @@ function largestFragment(rdkit: RDKit, g: Graph): { graph: Graph; changes: Chang
   };
 }
 
-export interface ChargeChange {
+interface ChargeChange {
   element: string;
   charge_before: number;
   charge_after: number;
@@ -694,7 +694,7 @@ function fmtCharge(c: number): string {
   return c === 0 ? "0" : c > 0 ? `+${c === 1 ? "" : c}` : `-${c === -1 ? "" : -c}`;
 }
 
-export interface RemovedFragment {
+interface RemovedFragment {
   smiles: string;
   reason: "salt_or_solvent" | "smaller_fragment";
   pattern?: string;

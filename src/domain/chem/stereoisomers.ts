@@ -26,7 +26,7 @@ import { cloneGraph, molGraph, molOf, type Graph, type GraphAtom } from "./graph
 import { rewrittenSmiles, type RDKit, type RDKitMol } from "./rdkit.js";
 
 /** Isomers answered (then the first ones in the fixed order, `truncated`). */
-export const STEREOISOMERS_MAX = 1_024;
+const STEREOISOMERS_MAX = 1_024;
 
 export interface StereoisomerResult {
   isomers: string[];

@@ -29,7 +29,7 @@ export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 export type HttpFailureKind = "timeout" | "aborted" | "network" | "status" | "too_large" | "invalid_json";
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 const STATUS_BODY_SNIPPET_BYTES = 4096;
 
 export class HttpFailure extends Error {
@@ -84,7 +84,7 @@ export interface HttpResponse {
   url: string;
 }
 
-export function redactUrl(url: URL): string {
+function redactUrl(url: URL): string {
   if (url.username === "" && url.password === "") return url.href;
   const copy = new URL(url.href);
   copy.username = "";

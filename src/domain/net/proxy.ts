@@ -31,14 +31,14 @@ function firstSet(upper: string, upperValue: string | undefined, lowerValue: str
 }
 
 /** Host of a URL without IPv6 brackets, lower-cased, without a trailing dot. */
-export function bareHost(url: URL): string {
+function bareHost(url: URL): string {
   let host = url.hostname.toLowerCase();
   if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
   if (host.endsWith(".")) host = host.slice(0, -1);
   return host;
 }
 
-export function defaultPort(url: URL): number {
+function defaultPort(url: URL): number {
   if (url.port !== "") return Number(url.port);
   return url.protocol === "https:" ? 443 : 80;
 }

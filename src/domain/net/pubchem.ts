@@ -25,12 +25,12 @@ import { HttpFailure, getJson } from "./http-client.js";
 
 export const PUBCHEM_DEFAULT_BASE_URL = "https://pubchem.ncbi.nlm.nih.gov";
 export const PUBCHEM_TIMEOUT_MS = 10_000;
-export const PUBCHEM_MAX_RESPONSE_BYTES = 1024 * 1024;
+const PUBCHEM_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const NAME_MAX_LENGTH = 500;
 const PROPERTIES = "SMILES,IsomericSMILES";
 const MAX_OTHER_CIDS = 20;
 
-export type PubChemFailureReason = "not_found" | "unavailable" | "timeout";
+type PubChemFailureReason = "not_found" | "unavailable" | "timeout";
 
 export interface PubChemMatch {
   smiles: string;
@@ -52,7 +52,7 @@ function failed(reason: PubChemFailureReason, message: string, details: Record<s
 }
 
 /** PUBCHEM_API_BASE_URL (default PubChem itself), without a trailing slash. */
-export function pubchemBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+function pubchemBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   const raw = env.PUBCHEM_API_BASE_URL?.trim() || PUBCHEM_DEFAULT_BASE_URL;
   let url: URL;
   try {
@@ -77,7 +77,7 @@ function plausibleSmiles(value: unknown): value is string {
 }
 
 /** Whether a lookup string is an InChI, which goes to PubChem's InChI lookup instead of its name lookup. */
-export function isInchiString(name: string): boolean {
+function isInchiString(name: string): boolean {
   return name.startsWith("InChI=");
 }
 
