@@ -15,12 +15,11 @@ import {
   normalizeMechanism,
   normalizeMolecule,
   normalizeWarning,
-  toFlag,
-  toText,
   type RawIndication,
   type RawMechanism,
   type RawWarning,
 } from "./normalise.js";
+import { toFlag, toText } from "./coerce.js";
 import { HAS_MOLECULE_ID, type Call, type ChemblRequests, type Param } from "./request.js";
 import type { Indication, Mechanism, MoleculeRow, Source, Warning } from "./types.js";
 

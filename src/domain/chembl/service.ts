@@ -18,7 +18,8 @@ import { ASSAY_LOOKUP, DOCUMENT_LOOKUP, lookupByChemblIds, type BatchLookup, typ
 import type { ResponseCache } from "./cache.js";
 import { drugInfo, type DrugInfo } from "./drug-info.js";
 import type { RequestPurpose } from "./errors.js";
-import { MOLECULE_FIELDS, TARGET_FIELDS, normalizeMolecule, normalizeTarget, toText, type RawMolecule, type RawTarget } from "./normalise.js";
+import { MOLECULE_FIELDS, TARGET_FIELDS, normalizeMolecule, normalizeTarget, type RawMolecule, type RawTarget } from "./normalise.js";
+import { toText } from "./coerce.js";
 import type { Pacer } from "./pacer.js";
 import {
   SUBSTRUCTURE_CEILING,
