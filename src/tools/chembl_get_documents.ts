@@ -16,7 +16,7 @@ import {
   nstr,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
-import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
+import { MAX_ABSTRACT_CHARS } from "../domain/chembl/records/document.js";
 import type { ChemblDocument } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 

@@ -2,7 +2,7 @@
  * Coercion of one ChEMBL wire value. ChEMBL sends numbers as strings ("5.60"), changed field types between
  * releases (max_phase 4 in release 24-25, "4.0" from 33 on; flags as booleans, 0/1 or "0"/"1") and leaves
  * fields absent or empty. The rule: a value that is absent, empty or unreadable becomes null, never 0 or false.
- * The normalisers (normalise.ts) read every value through these.
+ * The record declarations (records/) name these as the readings of their fields.
  */
 import type { Json } from "./request.js";
 
