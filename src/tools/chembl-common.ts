@@ -1,11 +1,14 @@
 /**
- * Output schema fragments and tool plumbing shared by the six ChEMBL tools: nullable field helpers, the
- * source (release + attribution) object, the molecule and target row shapes, the annotations, budget and
- * error codes of a ChEMBL tool, and its markdown content hook. (The call options a tool hands the service
- * come from callOptions in domain/chembl/service.ts.)
+ * Output schema fragments and tool plumbing shared by the six ChEMBL tools: nullable field helpers, the schema
+ * of a declared ChEMBL record (domain/chembl/records/), the source (release + attribution) object, the molecule
+ * row's default columns, the annotations, budget and error codes of a ChEMBL tool, and its markdown content hook.
+ * (The call options a tool hands the service come from callOptions in domain/chembl/service.ts.)
  */
 import type { ErrorCode } from "../domain/errors.js";
 import type { ContentBlock, JsonSchema, ToolAnnotations } from "../contract/tool.js";
+import { MOLECULE } from "../domain/chembl/records/molecule.js";
+import type { Field, FieldName, RecordDecl } from "../domain/chembl/records/record.js";
+import { TARGET } from "../domain/chembl/records/target.js";
 import { ID_LOOKUP_CAP } from "../domain/chembl/service.js";
 import type { Source, TargetRow } from "../domain/chembl/types.js";
 import { NO_LINE } from "./chembl-markdown.js";
@@ -74,46 +77,35 @@ export function rowObj(description: string, properties: Record<string, JsonSchem
   return { type: "object", description: `${description} Null fields and empty lists are left out.`, properties, required, additionalProperties: false };
 }
 
-export const REFS_SCHEMA = arr(
-  "ChEMBL's references for the record (label, trial or paper).",
-  obj("One reference.", {
-    ref_type: nstr("Reference source, e.g. FDA, ClinicalTrials, PubMed."),
-    ref_id: nstr("Identifier within that source."),
-    ref_url: nstr("Link."),
-  }),
-);
+/** The field names of a declared record, in its order (a row's columns). */
+export function fieldNames<D extends RecordDecl>(decl: D): Array<FieldName<D>> {
+  return decl.fields.map((f) => f.name);
+}
 
-export const MOLECULE_ROW_PROPERTIES: Record<string, JsonSchema> = {
-  molecule_chembl_id: nstr("ChEMBL molecule ID."),
-  pref_name: nstr("Preferred name, or null for most research compounds."),
-  parent_chembl_id: nstr(
-    "The family parent (the molecule itself when it is a parent; a salt names its parent). Merge data on it. Null when ChEMBL records no hierarchy.",
-  ),
-  molecule_type: nstr("Small molecule, Protein, Antibody, Oligonucleotide, ..."),
-  max_phase: nnum(
-    "Highest development phase reached by this form: 4 approved (kept after a withdrawal), 3, 2, 1, 0.5 early phase 1, 0 preclinical, -1 unknown; null if unrecorded.",
-  ),
-  first_approval: nint("Year of first approval of this form, or null."),
-  withdrawn_flag: nbool("ChEMBL's withdrawn flag for this form, or null."),
-  black_box_warning: nbool("ChEMBL's black-box warning flag for this form, or null."),
-  therapeutic_flag: nbool("Whether ChEMBL marks it as a therapeutic, or null."),
-  canonical_smiles: nstr("ChEMBL's canonical SMILES (null for biologics)."),
-  standard_inchi_key: nstr("Standard InChIKey."),
-  full_molformula: nstr("Molecular formula of the full form (salt included)."),
-  mw_freebase: nnum("Molecular weight of the parent (free base), g/mol."),
-  alogp: nnum("Calculated logP (ChEMBL)."),
-  psa: nnum("Polar surface area, Å²."),
-  hba: nint("H-bond acceptors."),
-  hbd: nint("H-bond donors."),
-  num_ro5_violations: nint("Rule-of-five violations."),
-  qed_weighted: nnum("QED (weighted) drug-likeness, 0 to 1."),
-  similarity: nnum("Tanimoto similarity to the query in percent (similarity search only; null otherwise)."),
-};
+/** The properties of a declared record's schema: each field's type (null too unless it is never null) and description. */
+export function recordProperties(decl: RecordDecl): Record<string, JsonSchema> {
+  return Object.fromEntries(decl.fields.map((f) => [f.name, fieldSchema(f)]));
+}
 
-export const MOLECULE_ROW_SCHEMA = rowObj("One molecule: the default columns, plus those asked for in fields.", MOLECULE_ROW_PROPERTIES);
+/** The schema of one declared record: a compact row (its null fields left out), or an object with every field. */
+export function recordSchema(decl: RecordDecl): JsonSchema {
+  const description = decl.description ?? "";
+  return decl.compact ? rowObj(description, recordProperties(decl)) : obj(description, recordProperties(decl));
+}
+
+function fieldSchema(f: Field): JsonSchema {
+  if (f.type === "object") return obj(f.description, recordProperties(f.of), f.nullable !== false);
+  if (f.type === "array") return arr(f.description, "fields" in f.items ? recordSchema(f.items) : { type: f.items.type, description: f.items.description });
+  const type = f.nullable === false ? f.type : [f.type, "null"];
+  return f.minimum === undefined ? { type, description: f.description } : { type, minimum: f.minimum, description: f.description };
+}
+
+export const MOLECULE_ROW_PROPERTIES = recordProperties(MOLECULE);
+
+export const MOLECULE_ROW_SCHEMA = recordSchema(MOLECULE);
 
 /** The columns of a default molecule row: identity, family, structure, development status and safety flags. */
-export const DEFAULT_MOLECULE_FIELDS: readonly string[] = [
+export const DEFAULT_MOLECULE_FIELDS: ReadonlyArray<FieldName<typeof MOLECULE>> = [
   "molecule_chembl_id",
   "pref_name",
   "parent_chembl_id",
@@ -159,27 +151,7 @@ export function dropNulls<T extends object>(value: T, keep: readonly string[] = 
   return Object.fromEntries(Object.entries(value).filter(([k, v]) => v !== null || keep.includes(k))) as T;
 }
 
-export const TARGET_ROW_PROPERTIES: Record<string, JsonSchema> = {
-  target_chembl_id: nstr("ChEMBL target ID (the ID chembl_get_bioactivities takes)."),
-  pref_name: nstr("Target name."),
-  target_type: nstr("SINGLE PROTEIN, PROTEIN COMPLEX, PROTEIN FAMILY, CELL-LINE, ORGANISM, ..."),
-  organism: nstr("Organism."),
-  tax_id: nint("NCBI taxonomy ID."),
-  species_group_flag: nbool("Whether the target groups several species."),
-  component_count: int("Components the target has (the list below stops at 25)."),
-  components: arr(
-    "Its components (proteins, RNA), at most 25.",
-    rowObj("One component.", {
-      accession: nstr("UniProt accession (null for RNA and some components)."),
-      component_type: nstr("PROTEIN, RNA, ..."),
-      relationship: nstr("Its role, e.g. SINGLE PROTEIN, PROTEIN SUBUNIT, GROUP MEMBER."),
-      description: nstr("Component name."),
-      gene_symbols: arr("Gene symbols (trimmed).", { type: "string", description: "A gene symbol." }),
-    }),
-  ),
-};
-
-export const TARGET_ROW_SCHEMA = rowObj("One target.", TARGET_ROW_PROPERTIES);
+export const TARGET_ROW_SCHEMA = recordSchema(TARGET);
 
 /** A target row without its null fields, nor those of its components. */
 export function compactTarget(t: TargetRow): Partial<TargetRow> {

@@ -3,8 +3,10 @@
  * compound name or an assay description cannot open a heading, a list, a link, an image, emphasis, code
  * or HTML. Every upstream string is written on a line this module starts (never at a line start), with
  * line breaks and control characters collapsed and markdown punctuation (with '<', the only character that
- * opens HTML or an autolink) backslash-escaped; structures (SMILES) go verbatim into code spans.
+ * opens HTML or an autolink) backslash-escaped; structures (SMILES) go verbatim into code spans. A declared
+ * record (domain/chembl/records/) gives its markdown columns or lines, and how each field shows, from its declaration.
  */
+import type { Field, RecordDecl, RecordOf } from "../domain/chembl/records/record.js";
 
 /** Markdown punctuation that can open inline syntax (emphasis, code, links, tables, math, entities). */
 const ESCAPED = /[\\`*_[\]|~$&<]/g;
@@ -114,4 +116,43 @@ export function mdRefsCell(refs: Array<{ ref_type?: string | null; ref_id?: stri
     .map((r) => [r.ref_type, r.ref_id, r.ref_url ? `(${r.ref_url})` : null].filter((p): p is string => typeof p === "string" && p !== "").join(" "))
     .filter((s) => s !== "")
     .join("; ");
+}
+
+/** The markdown columns of a declared record: its layout's, or its fields in order; a spread field's own fields in its place. */
+export function mdColumns(decl: RecordDecl): string[] {
+  const layout = decl.markdown;
+  const names = layout && "columns" in layout ? layout.columns : decl.fields.map((f) => f.name);
+  return names.flatMap((name) => {
+    const field = decl.fields.find((f) => f.name === name);
+    return field?.type === "object" && field.markdown === "spread" ? field.of.fields.map((f) => f.name) : [name];
+  });
+}
+
+type CellField<D extends RecordDecl> = Extract<D["fields"][number], { readonly markdown: "cell" }>["name"];
+/** The text of each field a declaration shows in one cell ("cell"): the tool says how its nested records sum up. */
+type CellWriters<D extends RecordDecl> = { [K in CellField<D>]: (value: RecordOf<D>[K]) => string | undefined };
+
+/**
+ * The table cells of one record (its null fields may be left out): each field's value, a structure in a code span
+ * ("code"), a spread object's fields in cells of their own ("spread"), a nested list or object as its writer puts it.
+ */
+export function mdCells<D extends RecordDecl>(decl: D, record: Partial<RecordOf<D>>, writers: CellWriters<D>): Record<string, FieldValue | undefined> {
+  const fields = new Map<string, Field>(decl.fields.map((f) => [f.name, f]));
+  const cells: Record<string, FieldValue | undefined> = {};
+  for (const [name, value] of Object.entries<unknown>(record)) {
+    const show = fields.get(name)?.markdown;
+    if (show === "cell") cells[name] = (writers as Record<string, (v: unknown) => string | undefined>)[name]!(value);
+    else if (show === "code" && typeof value === "string") cells[name] = { code: value };
+    else if (show === "spread") Object.assign(cells, value);
+    else cells[name] = value as FieldValue;
+  }
+  return cells;
+}
+
+/** A record laid out as lines (a document): one bullet of "label: value" pairs per line, its absent fields left out. */
+export function mdLines<D extends RecordDecl>(decl: D, record: Partial<RecordOf<D>>): string[] {
+  const layout = decl.markdown;
+  const lines = layout && "lines" in layout ? layout.lines : [decl.fields.map((f) => f.name)];
+  const values = record as Record<string, FieldValue | undefined>;
+  return lines.map((line) => mdFields(line.map((name) => [name, values[name]])));
 }

@@ -10,34 +10,35 @@ import {
   queryFingerprint,
   textProperty,
 } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdPresent, mdSource, mdTable, type FieldValue, type Scalar } from "./chembl-markdown.js";
+import { mdCells, mdColumns, mdFields, mdInline, mdPresent, mdSource, mdTable } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   SOURCE_SCHEMA,
   compactSource,
+  fieldNames,
   fieldsProperty,
   projectRow,
-  rowObj,
+  recordSchema,
   selectFields,
   type CompactSource,
   arr,
   int,
   markdownContent,
-  nbool,
   nint,
   nnum,
   nstr,
   obj,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ActivityQuery, type ChemblService, type PotencyView, type WalkResult } from "../domain/chembl/service.js";
+import { ACTIVITY } from "../domain/chembl/records/activity.js";
 import type { Activity, Source } from "../domain/chembl/types.js";
 import { CANVAS_ID_PATTERN } from "../domain/canvas/ids.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { SPILL_UNAVAILABLE, spillActivities, spillBudgetMs } from "../domain/canvas/spill.js";
 import { CANVAS_ID_ARGUMENT_MAX_LENGTH, CANVAS_ID_HEADER } from "./canvas-common.js";
-import type { JsonSchema, ServiceTool } from "../contract/tool.js";
+import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
   molecule_chembl_id?: string;
@@ -100,51 +101,9 @@ export function parseVariant(v: string | undefined): ActivityQuery["variant"] | 
   return { kind: "mutation", mutation: s.toUpperCase().replace(/\s*,\s*/g, ",") };
 }
 
-const ACTIVITY_PROPERTIES: Record<string, JsonSchema> = {
-  activity_id: nint("ChEMBL activity ID (unique; the walk's tie-breaker)."),
-  molecule_chembl_id: nstr("The form measured (may be a salt)."),
-  parent_molecule_chembl_id: nstr("Its family parent: merge on it across salts and forms."),
-  molecule_pref_name: nstr("Molecule name, or null."),
-  canonical_smiles: nstr("Structure of the form measured."),
-  target_chembl_id: nstr("Target ID."),
-  target_pref_name: nstr("Target name."),
-  target_organism: nstr("Target organism (null for non-protein targets)."),
-  target_tax_id: nint("Target taxonomy ID."),
-  assay_chembl_id: nstr("The assay (chembl_get_assay)."),
-  assay_type: nstr("B binding, F functional, A ADMET, T tox, P phys-chem, U."),
-  assay_description: nstr("Assay description."),
-  assay_variant_mutation: nstr("Mutation of the target variant tested (e.g. T790M), or null for wild type / unrecorded."),
-  assay_variant_accession: nstr("UniProt accession of that variant."),
-  document_chembl_id: nstr("The source publication or dataset (chembl_get_documents)."),
-  document_journal: nstr("Journal."),
-  document_year: nint("Publication year."),
-  standard_type: nstr("Standardised measurement type (IC50, Ki, EC50, Kd, Inhibition, ...)."),
-  standard_relation: nstr("=, <, >, <=, >= (censored values are not exact)."),
-  standard_value: nnum("Standardised value (null when only a comment was recorded)."),
-  standard_upper_value: nnum("Upper bound of a range, or null."),
-  standard_units: nstr("Units of standard_value (nM, %, ...)."),
-  pchembl_value: nnum("-log10 of the molar potency; comparable only within one standard_type; null in the null_potency view."),
-  type: nstr("Measurement type as published."),
-  relation: nstr("Relation as published."),
-  value: nnum("Value as published."),
-  units: nstr("Units as published."),
-  activity_comment: nstr("Curator comment (e.g. Not Active, Not Determined)."),
-  data_validity_comment: nstr("Data validity warning (e.g. Outside typical range, Potential transcription error), or null."),
-  data_validity_description: nstr("What that warning means."),
-  potential_duplicate: nbool("Whether ChEMBL flags it as a likely repeat of another measurement."),
-  ligand_efficiency: obj(
-    "Ligand efficiency indices, or null.",
-    { le: nnum("LE."), lle: nnum("LLE (lipophilic efficiency)."), bei: nnum("BEI."), sei: nnum("SEI.") },
-    true,
-  ),
-  bao_label: nstr("BioAssay Ontology format label."),
-  action_type: nstr("Action type (e.g. INHIBITOR), or null."),
-  src_id: nint("ChEMBL source ID."),
-};
-
 type ActivityField = keyof Activity;
 /** All columns a row can carry, in the schema's order. */
-export const ACTIVITY_FIELDS = Object.keys(ACTIVITY_PROPERTIES) as ActivityField[];
+export const ACTIVITY_FIELDS: ActivityField[] = fieldNames(ACTIVITY);
 /**
  * The columns of a default row: what ranking and provenance need (IDs, structure, the standardised
  * measurement and pchembl_value, assay and document, year) and the flags the skill's gates read. A flag
@@ -171,7 +130,7 @@ export const DEFAULT_ACTIVITY_FIELDS: readonly ActivityField[] = [
   "potential_duplicate",
 ];
 
-const ACTIVITY_SCHEMA = rowObj("One measurement: the default columns, plus those asked for in fields.", ACTIVITY_PROPERTIES);
+const ACTIVITY_SCHEMA = recordSchema(ACTIVITY);
 
 export function selectedFields(fields: string[] | undefined): ActivityField[] {
   return selectFields(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, fields);
@@ -211,15 +170,9 @@ export function renderBioactivities(r: BioactivitiesResult): string {
   if (staging) lines.push(staging);
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   // The table has the answer's columns that hold a value on some row; ligand efficiency spreads into le, lle, bei, sei.
-  const cells = r.activities.map((a) => {
-    const { ligand_efficiency: le, canonical_smiles: smiles, ...rest } = a;
-    const row: Record<string, FieldValue> = { ...(rest as Record<string, Scalar>) };
-    if (smiles !== undefined && smiles !== null) row.canonical_smiles = { code: smiles };
-    if (le) for (const [k, v] of Object.entries(le)) row[k] = v;
-    return row;
-  });
+  const cells = r.activities.map((a) => mdCells(ACTIVITY, a, {}));
   const present = new Set(cells.flatMap((c) => Object.keys(c)));
-  const columns = ACTIVITY_FIELDS.flatMap((k) => (k === "ligand_efficiency" ? ["le", "lle", "bei", "sei"] : [k])).filter((k) => present.has(k));
+  const columns = mdColumns(ACTIVITY).filter((k) => present.has(k));
   lines.push("", "**Activities**", mdTable(columns, cells), "", mdSource(r.source));
   return lines.join("\n");
 }

@@ -1,5 +1,5 @@
 import { chemblIdList, chemblIdListProperty } from "./chembl-inputs.js";
-import { NO_LINE, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { mdInline, mdLines, mdSource } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -8,15 +8,14 @@ import {
   compactSource,
   type CompactSource,
   dropEmpty,
-  rowObj,
   arr,
   batchNotice,
   markdownContent,
-  nint,
   nstr,
+  recordSchema,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, ID_LOOKUP_CAP, type ChemblService } from "../domain/chembl/service.js";
-import { MAX_ABSTRACT_CHARS } from "../domain/chembl/normalise.js";
+import { DOCUMENT } from "../domain/chembl/records/document.js";
 import type { ChemblDocument } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
@@ -40,56 +39,10 @@ export function renderDocuments(r: DocumentsResult): string {
   if (r.not_found_ids.length > 0) lines.push(`- not_found_ids: ${mdInline(r.not_found_ids.join(", "))}`);
   if (r.deferred_ids.length > 0) lines.push(`- deferred_ids: ${mdInline(r.deferred_ids.join(", "))}`);
   lines.push("");
-  for (const d of r.documents) {
-    lines.push(
-      `**${mdInline(d.document_chembl_id ?? "document")}**`,
-      d.title ? `- title: ${mdInline(d.title)}` : NO_LINE,
-      d.authors ? `- authors: ${mdInline(d.authors)}` : NO_LINE,
-      mdFields([
-        ["document_chembl_id", d.document_chembl_id],
-        ["doc_type", d.doc_type],
-        ["journal", d.journal],
-        ["journal_full_title", d.journal_full_title],
-        ["year", d.year],
-        ["volume", d.volume],
-        ["issue", d.issue],
-        ["first_page", d.first_page],
-        ["last_page", d.last_page],
-      ]),
-      mdFields([
-        ["pubmed_id", d.pubmed_id],
-        ["doi", d.doi],
-        ["patent_id", d.patent_id],
-        ["src_id", d.src_id],
-        ["abstract_truncated", d.abstract_truncated],
-      ]),
-      d.abstract ? `- abstract: ${mdInline(d.abstract)}` : NO_LINE,
-      "",
-    );
-  }
+  for (const d of r.documents) lines.push(`**${mdInline(d.document_chembl_id ?? "document")}**`, ...mdLines(DOCUMENT, d), "");
   lines.push(mdSource(r.source));
   return lines.join("\n");
 }
-
-const DOCUMENT_SCHEMA = rowObj("One document.", {
-  document_chembl_id: nstr("ChEMBL document ID."),
-  doc_type: nstr("PUBLICATION, PATENT, DATASET, BOOK, ..."),
-  title: nstr("Title."),
-  authors: nstr("Authors as ChEMBL lists them."),
-  journal: nstr("Journal (abbreviated)."),
-  journal_full_title: nstr("Journal, full title."),
-  year: nint("Publication year."),
-  volume: nstr("Volume."),
-  issue: nstr("Issue."),
-  first_page: nstr("First page."),
-  last_page: nstr("Last page."),
-  pubmed_id: nint("PubMed ID (follow it in a literature tool)."),
-  doi: nstr("DOI."),
-  patent_id: nstr("Patent number (patents)."),
-  abstract: nstr(`Abstract, cut at about ${MAX_ABSTRACT_CHARS} characters (see abstract_truncated).`),
-  abstract_truncated: { type: "boolean", description: "Whether the abstract was cut." },
-  src_id: nint("ChEMBL source ID."),
-});
 
 export function createChemblGetDocumentsTool(service: () => ChemblService = getChemblService): ServiceTool<Args, DocumentsResult> {
   return {
@@ -111,7 +64,7 @@ export function createChemblGetDocumentsTool(service: () => ChemblService = getC
     outputSchema: {
       type: "object",
       properties: {
-        documents: arr("The documents found, in the order their IDs were given.", DOCUMENT_SCHEMA),
+        documents: arr("The documents found, in the order their IDs were given.", recordSchema(DOCUMENT)),
         not_found_ids: arr("IDs looked up that ChEMBL holds no document for.", { type: "string", description: "A document ID." }),
         deferred_ids: arr(`Distinct IDs past the first ${ID_LOOKUP_CAP}, not looked up: call again with them.`, {
           type: "string",

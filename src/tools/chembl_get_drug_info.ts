@@ -1,11 +1,10 @@
 import { ToolError } from "../domain/errors.js";
 import { chemblIdProperty, optionalChemblId } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdRefsCell, mdSource, mdSparseTable, type FieldValue } from "./chembl-markdown.js";
+import { mdCells, mdColumns, mdFields, mdInline, mdRefsCell, mdSource, mdSparseTable, type FieldValue } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
-  REFS_SCHEMA,
   LIMITED_SECTION_STATUS_SCHEMA,
   SOURCE_SCHEMA,
   compactSource,
@@ -18,8 +17,12 @@ import {
   nint,
   nnum,
   nstr,
+  recordSchema,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type FamilyForm, type Section } from "../domain/chembl/service.js";
+import { INDICATION } from "../domain/chembl/records/indication.js";
+import { MECHANISM } from "../domain/chembl/records/mechanism.js";
+import { WARNING } from "../domain/chembl/records/warning.js";
 import type { Indication, Mechanism, Warning } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
@@ -140,55 +143,27 @@ export function renderDrugInfo(r: DrugInfoResult): string {
       ["molecule_chembl_id", "pref_name", "is_parent", "max_phase", "first_approval", "withdrawn_flag", "black_box_warning"],
       r.family,
     ),
+    // Each record's references go in one cell.
     ...renderSection(
       "Mechanisms",
       "mechanisms",
       r.mechanisms_status,
-      [
-        "mechanism_of_action",
-        "action_type",
-        "target_chembl_id",
-        "target_pref_name",
-        "target_type",
-        "molecule_chembl_id",
-        "parent_molecule_chembl_id",
-        "mec_id",
-        "max_phase",
-        "direct_interaction",
-        "disease_efficacy",
-        "molecular_mechanism",
-        "mechanism_comment",
-        "selectivity_comment",
-        "binding_site_comment",
-        "refs",
-      ],
-      r.mechanisms?.map(({ refs, ...m }) => ({ ...m, refs: mdRefsCell(refs) })),
+      mdColumns(MECHANISM),
+      r.mechanisms?.map((m) => mdCells(MECHANISM, m, { refs: mdRefsCell })),
     ),
     ...renderSection(
       "Indications",
       "indications",
       r.indications_status,
-      ["mesh_heading", "mesh_id", "efo_term", "efo_id", "max_phase_for_ind", "molecule_chembl_id", "parent_molecule_chembl_id", "drugind_id", "refs"],
-      r.indications?.map(({ refs, ...i }) => ({ ...i, refs: mdRefsCell(refs) })),
+      mdColumns(INDICATION),
+      r.indications?.map((i) => mdCells(INDICATION, i, { refs: mdRefsCell })),
     ),
     ...renderSection(
       "Warnings",
       "warnings",
       r.warnings_status,
-      [
-        "warning_type",
-        "warning_class",
-        "warning_description",
-        "warning_country",
-        "warning_year",
-        "efo_term",
-        "efo_id",
-        "molecule_chembl_id",
-        "parent_molecule_chembl_id",
-        "warning_id",
-        "refs",
-      ],
-      r.warnings?.map(({ refs, ...w }) => ({ ...w, refs: mdRefsCell(refs) })),
+      mdColumns(WARNING),
+      r.warnings?.map((w) => mdCells(WARNING, w, { refs: mdRefsCell })),
     ),
   );
   lines.push("", mdSource(r.source));
@@ -203,51 +178,6 @@ const FAMILY_FORM_SCHEMA = rowObj("One form of the family.", {
   first_approval: nint("Its own first approval year."),
   withdrawn_flag: nbool("Its withdrawn flag."),
   black_box_warning: nbool("Its black-box warning flag."),
-});
-
-const MECHANISM_SCHEMA = rowObj("One mechanism of action.", {
-  mec_id: nint("ChEMBL mechanism ID."),
-  molecule_chembl_id: nstr("The form the record hangs off (a salt or the parent)."),
-  parent_molecule_chembl_id: nstr("Its parent."),
-  target_chembl_id: nstr("The target acted on."),
-  target_pref_name: nstr("Target name (null when the name lookup failed)."),
-  target_type: nstr("Target type."),
-  mechanism_of_action: nstr("Mechanism, e.g. Cyclooxygenase inhibitor."),
-  action_type: nstr("INHIBITOR, AGONIST, ANTAGONIST, ..."),
-  direct_interaction: nbool("Whether the drug binds the target directly."),
-  disease_efficacy: nbool("Whether the target is thought to drive the efficacy."),
-  molecular_mechanism: nbool("Whether the mechanism is molecular."),
-  max_phase: nnum("Max phase recorded with the mechanism."),
-  mechanism_comment: nstr("Curator comment."),
-  selectivity_comment: nstr("Selectivity comment."),
-  binding_site_comment: nstr("Binding site comment."),
-  refs: REFS_SCHEMA,
-});
-
-const INDICATION_SCHEMA = rowObj("One indication.", {
-  drugind_id: nint("ChEMBL indication ID."),
-  molecule_chembl_id: nstr("The form it hangs off."),
-  parent_molecule_chembl_id: nstr("Its parent."),
-  mesh_id: nstr("MeSH ID."),
-  mesh_heading: nstr("MeSH heading."),
-  efo_id: nstr("EFO ID."),
-  efo_term: nstr("EFO term."),
-  max_phase_for_ind: nnum("Highest phase reached for this indication."),
-  refs: REFS_SCHEMA,
-});
-
-const WARNING_SCHEMA = rowObj("One warning (withdrawal, black box).", {
-  warning_id: nint("ChEMBL warning ID."),
-  molecule_chembl_id: nstr("The form it hangs off."),
-  parent_molecule_chembl_id: nstr("Its parent."),
-  warning_type: nstr("Withdrawn, Black Box Warning, ..."),
-  warning_class: nstr("Class, e.g. Hepatotoxicity, Cardiotoxicity."),
-  warning_description: nstr("Description."),
-  warning_country: nstr("Country or countries."),
-  warning_year: nint("Year."),
-  efo_term: nstr("EFO term of the adverse effect."),
-  efo_id: nstr("EFO ID."),
-  refs: REFS_SCHEMA,
 });
 
 export function createChemblGetDrugInfoTool(service: () => ChemblService = getChemblService): ServiceTool<Args, DrugInfoResult> {
@@ -283,11 +213,11 @@ export function createChemblGetDrugInfoTool(service: () => ChemblService = getCh
         black_box_warning: nbool("The same rule for black-box warnings."),
         family: arr("The parent and its forms, each with its own phase and flags; absent when family_status says failed.", FAMILY_FORM_SCHEMA),
         family_status: LIMITED_SECTION_STATUS_SCHEMA("the family"),
-        mechanisms: arr("Mechanisms of action across the family; absent when mechanisms_status says failed.", MECHANISM_SCHEMA),
+        mechanisms: arr("Mechanisms of action across the family; absent when mechanisms_status says failed.", recordSchema(MECHANISM)),
         mechanisms_status: LIMITED_SECTION_STATUS_SCHEMA("the mechanisms"),
-        indications: arr("Indications across the family, the furthest phase first; absent when indications_status says failed.", INDICATION_SCHEMA),
+        indications: arr("Indications across the family, the furthest phase first; absent when indications_status says failed.", recordSchema(INDICATION)),
         indications_status: LIMITED_SECTION_STATUS_SCHEMA("the indications"),
-        warnings: arr("Warnings across the family; absent when warnings_status says failed.", WARNING_SCHEMA),
+        warnings: arr("Warnings across the family; absent when warnings_status says failed.", recordSchema(WARNING)),
         warnings_status: LIMITED_SECTION_STATUS_SCHEMA("the warnings"),
         notice: nstr("Guidance (failed sections, withdrawal caveat), or null."),
         source: SOURCE_SCHEMA,

@@ -1,13 +1,13 @@
 import { ToolError } from "../domain/errors.js";
 import { cursorProperty, decodeCursor, encodeCursor, optionalNumber, optionalText, queryFingerprint } from "./chembl-inputs.js";
-import { NO_LINE, mdInline, mdPresent, mdSource, mdTable, type FieldValue, type Scalar } from "./chembl-markdown.js";
+import { NO_LINE, mdCells, mdColumns, mdInline, mdPresent, mdSource, mdTable } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
   CHEMBL_ERRORS,
   MOLECULE_ROW_SCHEMA,
-  MOLECULE_ROW_PROPERTIES,
   DEFAULT_MOLECULE_FIELDS,
+  fieldNames,
   fieldsProperty,
   selectFields,
   projectRow,
@@ -32,6 +32,7 @@ import {
 import { checkStructure, smilesGrammarIssue, type StructureCheck } from "../domain/chembl/structure-check.js";
 import { parseSmilesTool } from "./parse_smiles.js";
 import { chemblStructureScanTool } from "./chembl_structure_scan.js";
+import { MOLECULE } from "../domain/chembl/records/molecule.js";
 import type { MoleculeRow } from "../domain/chembl/types.js";
 import type { ServiceContext, ServiceTool } from "../contract/tool.js";
 import type { StructureScanner } from "../domain/chembl/service.js";
@@ -70,7 +71,7 @@ const CHEMBL_ID = /^CHEMBL\d{1,12}$/;
 /** ChEMBL refuses a substructure query shorter than this. */
 const MIN_SUBSTRUCTURE_LENGTH = 5;
 
-const MOLECULE_FIELDS = Object.keys(MOLECULE_ROW_PROPERTIES) as Array<keyof MoleculeRow>;
+const MOLECULE_FIELDS = fieldNames(MOLECULE);
 
 /**
  * The chemistry pool as the service's structure-index scanner (offline similarity and substructure with
@@ -98,16 +99,12 @@ export function renderSearchMolecules(r: SearchMoleculesResult): string {
   ]);
   const lines = [`**ChEMBL molecule search** (${mdInline(r.search_type)})`, head ?? NO_LINE];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
-  const cells = r.molecules.map((m) => {
-    const row: Record<string, FieldValue> = { ...(m as Record<string, Scalar>) };
-    if (typeof m.canonical_smiles === "string") row.canonical_smiles = { code: m.canonical_smiles };
-    return row;
-  });
+  const cells = r.molecules.map((m) => mdCells(MOLECULE, m, {}));
   const present = new Set(cells.flatMap((c) => Object.keys(c)));
   lines.push(
     "",
     mdTable(
-      MOLECULE_FIELDS.filter((k) => present.has(k)),
+      mdColumns(MOLECULE).filter((k) => present.has(k)),
       cells,
     ),
     "",

@@ -9,7 +9,7 @@ import {
   queryFingerprint,
   textProperty,
 } from "./chembl-inputs.js";
-import { mdFields, mdInline, mdSource, mdSparseTable } from "./chembl-markdown.js";
+import { mdCells, mdColumns, mdFields, mdInline, mdSource, mdSparseTable } from "./chembl-markdown.js";
 import {
   CHEMBL_ANNOTATIONS,
   CHEMBL_BUDGET_MS,
@@ -25,7 +25,8 @@ import {
   nstr,
 } from "./chembl-common.js";
 import { callOptions, getChemblService, type ChemblService, type TargetMatch } from "../domain/chembl/service.js";
-import type { TargetRow } from "../domain/chembl/types.js";
+import { TARGET } from "../domain/chembl/records/target.js";
+import type { TargetComponent, TargetRow } from "../domain/chembl/types.js";
 import type { ServiceTool } from "../contract/tool.js";
 
 interface Args {
@@ -68,28 +69,19 @@ export function renderSearchTargets(r: SearchTargetsResult): string {
   ];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   // One row per target; its components in one cell ("accession · type · relationship · description · gene symbols", "; " between).
-  const rows = r.targets.map((t) => ({
-    target_chembl_id: t.target_chembl_id,
-    pref_name: t.pref_name,
-    target_type: t.target_type,
-    organism: t.organism,
-    tax_id: t.tax_id,
-    species_group_flag: t.species_group_flag,
-    component_count: t.component_count,
-    components:
-      (t.components ?? [])
-        .map((c) =>
-          [c.accession, c.component_type, c.relationship, c.description, c.gene_symbols && c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null]
-            .filter((v): v is string => typeof v === "string" && v !== "")
-            .join(" · "),
-        )
-        .join("; ") || undefined,
-  }));
-  lines.push(
-    "",
-    "**Targets**",
-    mdSparseTable(["target_chembl_id", "pref_name", "target_type", "organism", "tax_id", "species_group_flag", "component_count", "components"], rows),
+  const rows = r.targets.map((t) =>
+    mdCells(TARGET, t, {
+      components: (components) =>
+        components
+          .map((c: Partial<TargetComponent>) =>
+            [c.accession, c.component_type, c.relationship, c.description, c.gene_symbols && c.gene_symbols.length > 0 ? c.gene_symbols.join(", ") : null]
+              .filter((v): v is string => typeof v === "string" && v !== "")
+              .join(" · "),
+          )
+          .join("; ") || undefined,
+    }),
   );
+  lines.push("", "**Targets**", mdSparseTable(mdColumns(TARGET), rows));
   lines.push("", mdSource(r.source));
   return lines.join("\n");
 }

@@ -15,13 +15,9 @@ import {
   normalizeMechanism,
   normalizeMolecule,
   normalizeWarning,
-  toFlag,
-  toText,
-  type RawIndication,
-  type RawMechanism,
-  type RawWarning,
 } from "./normalise.js";
-import { HAS_MOLECULE_ID, type Call, type ChemblRequests, type Param } from "./request.js";
+import { toFlag, toText } from "./coerce.js";
+import { HAS_MOLECULE_ID, type Call, type ChemblRequests, type Json, type Param } from "./request.js";
 import type { Indication, Mechanism, MoleculeRow, Source, Warning } from "./types.js";
 
 /** Forms of one parent read for drug info (salts, hydrates, isotopologues). */
@@ -73,17 +69,17 @@ export async function drugInfo(requests: ChemblRequests, id: string, call: Call)
   const molecule = normalizeMolecule(body);
   const parent = molecule.parent_chembl_id ?? molecule.molecule_chembl_id ?? id;
   const byParent: Param = ["parent_molecule_chembl_id", parent];
-  const section = async <R, T>(
+  const section = async <T>(
     path: string,
     key: string,
     fields: readonly string[],
     order: string,
     what: string,
-    normalise: (r: R) => T,
+    normalise: (r: Json) => T,
   ): Promise<Section<T>> => {
     try {
       const all = await requests.listAll(path, key, [byParent, ["only", fields.join(",")], ["order_by", order]], { what }, call, MAX_SECTION_ROWS);
-      return { items: all.rows.map((r) => normalise(r as R)), status: all.complete ? "complete" : "truncated", total_count: all.total, error_code: null };
+      return { items: all.rows.map((r) => normalise(r)), status: all.complete ? "complete" : "truncated", total_count: all.total, error_code: null };
     } catch (e) {
       if (e instanceof ToolError && e.code !== "OFFLINE") return { items: [], status: "failed", total_count: null, error_code: e.code };
       throw e;
@@ -91,9 +87,9 @@ export async function drugInfo(requests: ChemblRequests, id: string, call: Call)
   };
   const [family, mechanisms, indications, warnings] = await Promise.all([
     readFamily(requests, parent, call),
-    section<RawMechanism, Mechanism>("mechanism", "mechanisms", MECHANISM_FIELDS, "mec_id", "drug mechanisms", normalizeMechanism),
-    section<RawIndication, Indication>("drug_indication", "drug_indications", INDICATION_FIELDS, "drugind_id", "drug indications", normalizeIndication),
-    section<RawWarning, Warning>("drug_warning", "drug_warnings", WARNING_FIELDS, "warning_id", "drug warnings", normalizeWarning),
+    section<Mechanism>("mechanism", "mechanisms", MECHANISM_FIELDS, "mec_id", "drug mechanisms", normalizeMechanism),
+    section<Indication>("drug_indication", "drug_indications", INDICATION_FIELDS, "drugind_id", "drug indications", normalizeIndication),
+    section<Warning>("drug_warning", "drug_warnings", WARNING_FIELDS, "warning_id", "drug warnings", normalizeWarning),
   ]);
   await nameMechanismTargets(requests, mechanisms.items, call);
   const flags = familyFlags(molecule, family, warnings);

@@ -16,7 +16,7 @@ import { ToolError } from "../errors.js";
 import { ResponseCache, type CacheOptions } from "./cache.js";
 import { UpstreamError, deadlineExceeded, httpFailure, malformedBody, networkFailure, offline, type RequestPurpose } from "./errors.js";
 import { FetchAbortedError, FetchTimeoutError, sharedClientFetcher, type Fetcher } from "./http.js";
-import { toInteger } from "./normalise.js";
+import { toInteger } from "./coerce.js";
 import { Pacer, PacerTimeout } from "./pacer.js";
 
 /** ChEMBL's paginator refuses a limit above 1000; CHEMBL_MAX_PAGE_SIZE (config.maxPageSize) may lower it. */

@@ -18,7 +18,8 @@ import { ASSAY_LOOKUP, DOCUMENT_LOOKUP, lookupByChemblIds, type BatchLookup, typ
 import type { ResponseCache } from "./cache.js";
 import { drugInfo, type DrugInfo } from "./drug-info.js";
 import type { RequestPurpose } from "./errors.js";
-import { MOLECULE_FIELDS, TARGET_FIELDS, normalizeMolecule, normalizeTarget, toText, type RawMolecule, type RawTarget } from "./normalise.js";
+import { MOLECULE_FIELDS, TARGET_FIELDS, normalizeMolecule, normalizeTarget } from "./normalise.js";
+import { toText } from "./coerce.js";
 import type { Pacer } from "./pacer.js";
 import {
   SUBSTRUCTURE_CEILING,
@@ -33,7 +34,7 @@ import {
   type TargetSearchResult,
 } from "./queries.js";
 import { ReleaseLookup } from "./release.js";
-import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, type Param, type RequestOptions } from "./request.js";
+import { ChemblRequests, HAS_MOLECULE_ID, isJson, type Call, type CallOptions, type Json, type Param, type RequestOptions } from "./request.js";
 import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./types.js";
 import { SqliteSource, type DumpInfo } from "./sqlite/source.js";
 import { locateStructureIndex } from "./structures/place.js";
@@ -200,7 +201,7 @@ export class ChemblService {
             : undefined;
         const [page, unfiltered] = await Promise.all([requests.listPage(path, "molecules", params, purpose, call), unfilteredCount]);
         const capped = ceiling !== null && ((page.total ?? 0) >= ceiling || (unfiltered?.total ?? 0) >= ceiling);
-        return { molecules: page.rows.map((r) => normalizeMolecule(r as RawMolecule)), total_count: page.total, totalCountCapped: capped };
+        return { molecules: page.rows.map((r) => normalizeMolecule(r)), total_count: page.total, totalCountCapped: capped };
       })(),
     );
   }
@@ -303,7 +304,7 @@ export class ChemblService {
   }
 
   /** Molecule rows for ChEMBL IDs through the request path (the dump's worker), in the order given (undefined: no row). */
-  private async moleculesInOrder(ids: string[], call: Call): Promise<Array<RawMolecule | undefined>> {
+  private async moleculesInOrder(ids: string[], call: Call): Promise<Array<Json | undefined>> {
     if (ids.length === 0) return [];
     const page = await this.requests.listPage(
       "molecule",
@@ -317,7 +318,7 @@ export class ChemblService {
       { what: "the structure search's molecules" },
       call,
     );
-    const byId = new Map(page.rows.map((r) => [String(r.molecule_chembl_id), r as RawMolecule]));
+    const byId = new Map(page.rows.map((r) => [String(r.molecule_chembl_id), r]));
     return ids.map((id) => byId.get(id));
   }
 
@@ -367,7 +368,7 @@ export class ChemblService {
           match = "gene_symbol";
           page = await this.requests.listPage("target", "targets", targetSearchParams(q, match), purpose, call);
         }
-        return { targets: page.rows.map((r) => normalizeTarget(r as RawTarget)), total_count: page.total, matched_by: match };
+        return { targets: page.rows.map((r) => normalizeTarget(r)), total_count: page.total, matched_by: match };
       })(),
     );
   }

@@ -3,7 +3,7 @@
  * seam a canvas spill plugs into).
  */
 import { UpstreamError } from "./errors.js";
-import { normalizeActivity, type RawActivity } from "./normalise.js";
+import { normalizeActivity } from "./normalise.js";
 import { activityParams, type ActivityQuery } from "./queries.js";
 import type { Call, ChemblRequests } from "./request.js";
 import type { Activity, Source } from "./types.js";
@@ -43,7 +43,7 @@ export async function fetchActivityPage(
     { what: "bioactivities" },
     call,
   );
-  return { activities: page.rows.map((r) => normalizeActivity(r as RawActivity)), total: page.total };
+  return { activities: page.rows.map((r) => normalizeActivity(r)), total: page.total };
 }
 
 /**

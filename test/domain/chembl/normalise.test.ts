@@ -23,12 +23,8 @@ import {
   normalizeStatus,
   normalizeTarget,
   normalizeWarning,
-  toFlag,
-  toInteger,
-  toMaxPhase,
-  toNumber,
-  toText,
 } from "../../../src/domain/chembl/normalise.js";
+import { toFlag, toInteger, toMaxPhase, toNumber, toText } from "../../../src/domain/chembl/coerce.js";
 
 test("numbers: strings become numbers, absent or empty or junk becomes null, a real zero stays zero", () => {
   assert.equal(toNumber("5.60"), 5.6);

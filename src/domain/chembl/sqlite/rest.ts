@@ -3,7 +3,8 @@
  * its Django-style parameters, see queries.ts, batch.ts, drug-info.ts) becomes SQL over the dump's own
  * tables, and the answer is built in the API's wire shape (list envelopes with page_meta, bare detail
  * objects, a 404 for a missing record), so the normalisers, the drug-information family logic, the
- * potency views and the canvas spill run unchanged on either source.
+ * potency views and the canvas spill run unchanged on either source. Each record's API keys are filled as its
+ * declaration (records/) says, from the rows read here (wire.ts).
  *
  * Only the requests the service sends are understood; anything else is a 400 naming the parameter
  * (never silently ignored). Runs in the dump's worker thread (worker.ts) with the driver's handle.
@@ -15,7 +16,16 @@
  * tissue_dictionary, target_dictionary, target_components, component_sequences, component_synonyms, docs,
  * drug_mechanism, mechanism_refs, drug_indication, indication_refs, drug_warning, warning_refs, version.
  */
+import { ACTIVITY } from "../records/activity.js";
+import { ASSAY } from "../records/assay.js";
+import { DOCUMENT } from "../records/document.js";
+import { INDICATION } from "../records/indication.js";
+import { MECHANISM } from "../records/mechanism.js";
+import { MOLECULE } from "../records/molecule.js";
+import { TARGET } from "../records/target.js";
+import { WARNING } from "../records/warning.js";
 import { RecordRows } from "./columnar.js";
+import { columnsOf, wireShape, type WireShape } from "./wire.js";
 
 /** The slice of a SQLite driver this module needs (better-sqlite3's Database fits it). */
 export interface SqlDb {
@@ -178,6 +188,8 @@ function molregnoOf(db: SqlDb, chemblId: string): number | null {
   return typeof row?.molregno === "number" ? row.molregno : null;
 }
 
+const MOLECULE_WIRE = wireShape(MOLECULE);
+
 /** Molecule records in the API's shape for the given molregnos, in that order. */
 function moleculeRecords(db: SqlDb, layout: DumpLayout, molregnos: number[]): Row[] {
   if (molregnos.length === 0) return [];
@@ -186,7 +198,7 @@ function moleculeRecords(db: SqlDb, layout: DumpLayout, molregnos: number[]): Ro
   const cs = layout.tables.has("compound_structures")
     ? (db
         .prepare(
-          `SELECT molregno, canonical_smiles, standard_inchi, standard_inchi_key FROM compound_structures s WHERE ${layout.where("compound_structures", "molregno", "s", n)}`,
+          `SELECT molregno, ${columnsOf(MOLECULE, "s").join(", ")} FROM compound_structures s WHERE ${layout.where("compound_structures", "molregno", "s", n)}`,
         )
         .all(...molregnos) as Row[])
     : [];
@@ -196,8 +208,7 @@ function moleculeRecords(db: SqlDb, layout: DumpLayout, molregnos: number[]): Ro
   const mh = layout.tables.has("molecule_hierarchy")
     ? (db
         .prepare(
-          `SELECT h.molregno, pm.chembl_id AS parent_chembl_id, am.chembl_id AS active_chembl_id FROM molecule_hierarchy h
-       LEFT JOIN molecule_dictionary pm ON pm.molregno = h.parent_molregno LEFT JOIN molecule_dictionary am ON am.molregno = h.active_molregno
+          `SELECT h.molregno, pm.chembl_id AS parent_chembl_id FROM molecule_hierarchy h LEFT JOIN molecule_dictionary pm ON pm.molregno = h.parent_molregno
        WHERE ${layout.where("molecule_hierarchy", "molregno", "h", n)}`,
         )
         .all(...molregnos) as Row[])
@@ -210,39 +221,7 @@ function moleculeRecords(db: SqlDb, layout: DumpLayout, molregnos: number[]): Ro
   const out: Row[] = [];
   for (const molregno of molregnos) {
     const m = mdBy.get(molregno);
-    if (!m) continue;
-    const s = csBy.get(molregno);
-    const p = cpBy.get(molregno);
-    const h = mhBy.get(molregno);
-    out.push({
-      molecule_chembl_id: m.chembl_id,
-      pref_name: m.pref_name ?? null,
-      molecule_type: m.molecule_type ?? null,
-      max_phase: m.max_phase ?? null,
-      first_approval: m.first_approval ?? null,
-      withdrawn_flag: m.withdrawn_flag ?? null,
-      black_box_warning: m.black_box_warning ?? null,
-      therapeutic_flag: m.therapeutic_flag ?? null,
-      molecule_hierarchy: h
-        ? { molecule_chembl_id: m.chembl_id, parent_chembl_id: h.parent_chembl_id ?? null, active_chembl_id: h.active_chembl_id ?? null }
-        : null,
-      molecule_properties: p
-        ? {
-            alogp: p.alogp ?? null,
-            full_molformula: p.full_molformula ?? null,
-            full_mwt: p.full_mwt ?? null,
-            hba: p.hba ?? null,
-            hbd: p.hbd ?? null,
-            mw_freebase: p.mw_freebase ?? null,
-            num_ro5_violations: p.num_ro5_violations ?? null,
-            psa: p.psa ?? null,
-            qed_weighted: p.qed_weighted ?? null,
-          }
-        : null,
-      molecule_structures: s
-        ? { canonical_smiles: s.canonical_smiles ?? null, standard_inchi: s.standard_inchi ?? null, standard_inchi_key: s.standard_inchi_key ?? null }
-        : null,
-    });
+    if (m) out.push(MOLECULE_WIRE.record({ m, s: csBy.get(molregno), p: cpBy.get(molregno), h: mhBy.get(molregno) }));
   }
   return out;
 }
@@ -362,7 +341,7 @@ function moleculeForms(db: SqlDb, layout: DumpLayout, q: URLSearchParams): RestA
 
 /** The API's component relationship: the dump's own column when it has one, else read from the target type. */
 function relationshipOf(layout: DumpLayout, row: Row, targetType: unknown): unknown {
-  if (layout.columns.has("target_components.relationship")) return row.relationship ?? null;
+  if (layout.columns.has("target_components.relationship")) return row.relationship;
   const rna = row.component_type === "RNA";
   switch (targetType) {
     case "SINGLE PROTEIN":
@@ -379,6 +358,8 @@ function relationshipOf(layout: DumpLayout, row: Row, targetType: unknown): unkn
       return null;
   }
 }
+
+const TARGET_WIRE = wireShape(TARGET);
 
 function targetRecords(db: SqlDb, layout: DumpLayout, tids: number[]): Row[] {
   if (tids.length === 0) return [];
@@ -405,26 +386,17 @@ function targetRecords(db: SqlDb, layout: DumpLayout, tids: number[]): Row[] {
   for (const tid of tids) {
     const t = tdBy.get(tid);
     if (!t) continue;
-    out.push({
-      organism: t.organism ?? null,
-      pref_name: t.pref_name ?? null,
-      species_group_flag: t.species_group_flag ?? null,
-      target_chembl_id: t.chembl_id,
-      target_components: comps
-        .filter((c) => c.tid === tid)
-        .map((c) => ({
-          accession: c.accession ?? null,
-          component_description: c.description ?? null,
-          component_id: c.component_id,
-          component_type: c.component_type ?? null,
+    // Each component with its relationship and its synonyms in the API's shape.
+    const components = comps
+      .filter((c) => c.tid === tid)
+      .map((c) => ({
+        c: {
+          ...c,
           relationship: relationshipOf(layout, c, t.target_type),
-          target_component_synonyms: syns
-            .filter((s) => s.component_id === c.component_id)
-            .map((s) => ({ component_synonym: s.component_synonym, syn_type: s.syn_type })),
-        })),
-      target_type: t.target_type ?? null,
-      tax_id: t.tax_id ?? null,
-    });
+          synonyms: syns.filter((s) => s.component_id === c.component_id).map((s) => ({ component_synonym: s.component_synonym, syn_type: s.syn_type })),
+        },
+      }));
+    out.push(TARGET_WIRE.record({ t, components }));
   }
   return out;
 }
@@ -614,86 +586,35 @@ function entities(db: SqlDb, layout: DumpLayout, kind: "molecule" | "assay" | "d
   return cache;
 }
 
-/** The activity columns a page reads, in this order (its rows are read as arrays, by position). */
-const PAGE_COLUMNS = [
-  "activity_id",
-  "molregno",
-  "assay_id",
-  "doc_id",
-  "action_type",
-  "activity_comment",
-  "data_validity_comment",
-  "pchembl_value",
-  "potential_duplicate",
-  "relation",
-  "src_id",
-  "standard_relation",
-  "standard_type",
-  "standard_units",
-  "standard_upper_value",
-  "standard_value",
-  "type",
-  "units",
-  "value",
-] as const;
-const C = Object.fromEntries(PAGE_COLUMNS.map((c, i) => [c, i])) as Record<(typeof PAGE_COLUMNS)[number], number>;
-
-/** An activity record's keys in the API's shape, in the order its values are written below. */
-const ACTIVITY_KEYS = [
-  "action_type",
-  "activity_comment",
-  "activity_id",
-  "assay_chembl_id",
-  "assay_description",
-  "assay_type",
-  "assay_variant_accession",
-  "assay_variant_mutation",
-  "bao_label",
-  "canonical_smiles",
-  "data_validity_comment",
-  "data_validity_description",
-  "document_chembl_id",
-  "document_journal",
-  "document_year",
-  "ligand_efficiency",
-  "molecule_chembl_id",
-  "molecule_pref_name",
-  "parent_molecule_chembl_id",
-  "pchembl_value",
-  "potential_duplicate",
-  "relation",
-  "src_id",
-  "standard_relation",
-  "standard_type",
-  "standard_units",
-  "standard_upper_value",
-  "standard_value",
-  "target_chembl_id",
-  "target_organism",
-  "target_pref_name",
-  "target_tax_id",
-  "type",
-  "units",
-  "value",
-];
+/**
+ * The columns a page reads of each row, in this order (its rows are read as arrays, by position): the activity's
+ * keys and the activities columns its record reads, then its ligand_eff columns with the key that says a row
+ * joined, then its data validity text (NULLs in their places when the dump lacks those tables).
+ */
+const PAGE_COLUMNS = [...new Set(["activity_id", "molregno", "assay_id", "doc_id", ...columnsOf(ACTIVITY, "a")])];
+const LE_COLUMNS = [...columnsOf(ACTIVITY, "le"), "activity_id"];
+const DV_COLUMNS = columnsOf(ACTIVITY, "dv");
+const positions = (columns: string[], from: number) => Object.fromEntries(columns.map((c, i) => [c, from + i]));
+const PAGE = positions(PAGE_COLUMNS, 0);
+const LE = positions(LE_COLUMNS, PAGE_COLUMNS.length);
+const DV = positions(DV_COLUMNS, PAGE_COLUMNS.length + LE_COLUMNS.length);
+/** An activity record from a page row: the activities columns (a), ligand_eff (le) and data_validity_lookup (dv) all in it. */
+const ACTIVITY_WIRE = wireShape(ACTIVITY, { a: PAGE, le: LE, dv: DV });
 
 /**
  * The activity records of a page, in the order of `ids`: its activities read as arrays (a page is the hot
  * path of a walk: no object per row), with their ligand efficiency and validity text, and the entities
- * they name from the per-worker caches; held as rows of values under ACTIVITY_KEYS (columnar.ts packs them
- * column by column, and their JSON is the objects they stand for).
+ * they name from the per-worker caches; held as rows of values under the record's API keys (columnar.ts packs
+ * them column by column, and their JSON is the objects they stand for).
  */
 function activityRecords(db: SqlDb, layout: DumpLayout, ids: number[]): RecordRows {
-  if (ids.length === 0) return new RecordRows(ACTIVITY_KEYS, []);
+  if (ids.length === 0) return new RecordRows(ACTIVITY_WIRE.keys, []);
   const hasLe = layout.tables.has("ligand_eff");
   const hasDv = layout.tables.has("data_validity_lookup");
-  const le = PAGE_COLUMNS.length;
-  const dv = le + (hasLe ? 5 : 0);
+  const select = (alias: string, columns: string[], has: boolean) => columns.map((c) => (has ? `${alias}.${c}` : "NULL")).join(", ");
   const rows = db
     .prepare(
-      `SELECT ${PAGE_COLUMNS.map((c) => `a.${c}`).join(", ")}
-         ${hasLe ? ", le.le, le.lle, le.bei, le.sei, le.activity_id" : ""}
-         ${hasDv ? ", dv.description" : ""}
+      `SELECT ${select("a", PAGE_COLUMNS, true)}, ${select("le", LE_COLUMNS, hasLe)}, ${select("dv", DV_COLUMNS, hasDv)}
        FROM activities a
        ${hasLe ? "LEFT JOIN ligand_eff le ON le.activity_id = a.activity_id" : ""}
        ${hasDv ? "LEFT JOIN data_validity_lookup dv ON dv.data_validity_comment = a.data_validity_comment" : ""}
@@ -705,71 +626,39 @@ function activityRecords(db: SqlDb, layout: DumpLayout, ids: number[]): RecordRo
     db,
     layout,
     "molecule",
-    rows.map((r) => r[C.molregno]),
+    rows.map((r) => r[PAGE.molregno!]),
   );
   const assays = entities(
     db,
     layout,
     "assay",
-    rows.map((r) => r[C.assay_id]),
+    rows.map((r) => r[PAGE.assay_id!]),
   );
   const docs = entities(
     db,
     layout,
     "doc",
-    rows.map((r) => r[C.doc_id]),
+    rows.map((r) => r[PAGE.doc_id!]),
   );
-  const none: Row = {};
-  const byId = new Map(rows.map((r) => [r[C.activity_id] as number, r]));
+  const byId = new Map(rows.map((r) => [r[PAGE.activity_id!] as number, r]));
+  const leJoined = LE.activity_id!;
+  // One row set, refilled for each activity (no object per row).
+  const set: Record<string, unknown> = {};
   const out: unknown[][] = [];
   for (const id of ids) {
     const r = byId.get(id);
     if (r === undefined) continue;
-    const molregno = r[C.molregno];
-    const docId = r[C.doc_id];
-    const m = (molregno === null ? none : molecules.get(molregno)) ?? none;
-    const s = assays.get(r[C.assay_id]) ?? none;
-    const d = (docId === null ? none : docs.get(docId)) ?? none;
-    const leId = hasLe ? r[le + 4] : null;
-    out.push([
-      r[C.action_type] ?? null,
-      r[C.activity_comment] ?? null,
-      r[C.activity_id],
-      s.assay_chembl_id ?? null,
-      s.assay_description ?? null,
-      s.assay_type ?? null,
-      s.assay_variant_accession ?? null,
-      s.assay_variant_mutation ?? null,
-      s.bao_label ?? null,
-      m.canonical_smiles ?? null,
-      r[C.data_validity_comment] ?? null,
-      hasDv ? (r[dv] ?? null) : null,
-      d.document_chembl_id ?? null,
-      d.document_journal ?? null,
-      d.document_year ?? null,
-      leId !== undefined && leId !== null ? { bei: r[le + 2] ?? null, le: r[le] ?? null, lle: r[le + 1] ?? null, sei: r[le + 3] ?? null } : null,
-      m.molecule_chembl_id ?? null,
-      m.molecule_pref_name ?? null,
-      m.parent_molecule_chembl_id ?? null,
-      r[C.pchembl_value] ?? null,
-      r[C.potential_duplicate] ?? null,
-      r[C.relation] ?? null,
-      r[C.src_id] ?? null,
-      r[C.standard_relation] ?? null,
-      r[C.standard_type] ?? null,
-      r[C.standard_units] ?? null,
-      r[C.standard_upper_value] ?? null,
-      r[C.standard_value] ?? null,
-      s.target_chembl_id ?? null,
-      s.target_organism ?? null,
-      s.target_pref_name ?? null,
-      s.target_tax_id ?? null,
-      r[C.type] ?? null,
-      r[C.units] ?? null,
-      r[C.value] ?? null,
-    ]);
+    const molregno = r[PAGE.molregno!];
+    const docId = r[PAGE.doc_id!];
+    set.a = r;
+    set.dv = r;
+    set.le = r[leJoined] === null || r[leJoined] === undefined ? undefined : r;
+    set.m = molregno === null ? undefined : molecules.get(molregno);
+    set.s = assays.get(r[PAGE.assay_id!]);
+    set.d = docId === null ? undefined : docs.get(docId);
+    out.push(ACTIVITY_WIRE.values(set));
   }
-  return new RecordRows(ACTIVITY_KEYS, out);
+  return new RecordRows(ACTIVITY_WIRE.keys, out);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -778,6 +667,9 @@ function activityRecords(db: SqlDb, layout: DumpLayout, ids: number[]): RecordRo
 function idsIn(f: Map<string, string>, key: string): string[] {
   return (f.get(key) ?? "").split(",").filter((s) => s !== "");
 }
+
+const ASSAY_WIRE = wireShape(ASSAY);
+const DOCUMENT_WIRE = wireShape(DOCUMENT);
 
 function assayList(db: SqlDb, layout: DumpLayout, q: URLSearchParams): RestAnswer {
   const f = filters(q, ["assay_chembl_id__in"]);
@@ -818,52 +710,13 @@ function assayList(db: SqlDb, layout: DumpLayout, q: URLSearchParams): RestAnswe
   const variants = variantIds.length
     ? (db.prepare(`SELECT * FROM variant_sequences WHERE variant_id IN (${placeholders(variantIds.length)})`).all(...variantIds) as Row[])
     : [];
-  const out = rows.map((r) => {
-    const v = variants.find((x) => x.variant_id === r.variant_id);
-    return {
-      assay_category: r.assay_category ?? null,
-      assay_cell_type: r.assay_cell_type ?? null,
-      assay_chembl_id: r.chembl_id,
-      assay_organism: r.assay_organism ?? null,
-      assay_parameters: params
-        .filter((p) => p.assay_id === r.assay_id)
-        .map((p) => ({
-          comments: p.comments ?? null,
-          relation: p.relation ?? null,
-          standard_relation: p.standard_relation ?? null,
-          standard_text_value: p.standard_text_value ?? null,
-          standard_type: p.standard_type ?? null,
-          standard_units: p.standard_units ?? null,
-          standard_value: p.standard_value ?? null,
-          text_value: p.text_value ?? null,
-          type: p.type ?? null,
-          units: p.units ?? null,
-          value: p.value ?? null,
-        })),
-      assay_strain: r.assay_strain ?? null,
-      assay_subcellular_fraction: r.assay_subcellular_fraction ?? null,
-      assay_tax_id: r.assay_tax_id ?? null,
-      assay_test_type: r.assay_test_type ?? null,
-      assay_tissue: r.assay_tissue ?? null,
-      assay_type: r.assay_type ?? null,
-      assay_type_description: r.assay_type_description ?? null,
-      bao_format: r.bao_format ?? null,
-      bao_label: r.bao_label ?? null,
-      cell_chembl_id: r.cell_chembl_id ?? null,
-      confidence_description: r.confidence_description ?? null,
-      confidence_score: r.confidence_score ?? null,
-      description: r.description ?? null,
-      document_chembl_id: r.document_chembl_id ?? null,
-      relationship_description: r.relationship_description ?? null,
-      relationship_type: r.relationship_type ?? null,
-      src_id: r.src_id ?? null,
-      target_chembl_id: r.target_chembl_id ?? null,
-      tissue_chembl_id: r.tissue_chembl_id ?? null,
-      variant_sequence: v
-        ? { accession: v.accession ?? null, isoform: v.isoform ?? null, mutation: v.mutation ?? null, organism: v.organism ?? null, version: v.version ?? null }
-        : null,
-    };
-  });
+  const out = rows.map((s) =>
+    ASSAY_WIRE.record({
+      s,
+      v: variants.find((v) => v.variant_id === s.variant_id),
+      parameters: params.filter((p) => p.assay_id === s.assay_id).map((p) => ({ p })),
+    }),
+  );
   return envelope("assay", "assays", out.slice(offset, offset + limit), out.length, limit, offset);
 }
 
@@ -874,25 +727,7 @@ function documentList(db: SqlDb, _layout: DumpLayout, q: URLSearchParams): RestA
   const ids = idsIn(f, "document_chembl_id__in");
   if (ids.length === 0) return envelope("document", "documents", [], 0, limit, offset);
   const rows = db.prepare(`SELECT * FROM docs WHERE chembl_id IN (${placeholders(ids.length)}) ORDER BY doc_id`).all(...ids) as Row[];
-  // The dump's docs table has no journal_full_title (the API adds it from its journal list): offline it reads null.
-  const out = rows.map((d) => ({
-    abstract: d.abstract ?? null,
-    authors: d.authors ?? null,
-    doc_type: d.doc_type ?? null,
-    document_chembl_id: d.chembl_id,
-    doi: d.doi ?? null,
-    first_page: d.first_page ?? null,
-    issue: d.issue ?? null,
-    journal: d.journal ?? null,
-    journal_full_title: null,
-    last_page: d.last_page ?? null,
-    patent_id: d.patent_id ?? null,
-    pubmed_id: d.pubmed_id ?? null,
-    src_id: d.src_id ?? null,
-    title: d.title ?? null,
-    volume: d.volume ?? null,
-    year: d.year ?? null,
-  }));
+  const out = rows.map((d) => DOCUMENT_WIRE.record({ d }));
   return envelope("document", "documents", out.slice(offset, offset + limit), out.length, limit, offset);
 }
 
@@ -903,60 +738,14 @@ interface SectionSpec {
   table: string;
   key: string;
   idColumn: string;
-  refs: { table: string; field: string } | null;
-  record(r: Row): Row;
+  refsTable: string;
+  wire: WireShape;
 }
 
 const SECTIONS: Record<string, SectionSpec> = {
-  mechanism: {
-    table: "drug_mechanism",
-    key: "mechanisms",
-    idColumn: "mec_id",
-    refs: { table: "mechanism_refs", field: "mechanism_refs" },
-    record: (r) => ({
-      action_type: r.action_type ?? null,
-      binding_site_comment: r.binding_site_comment ?? null,
-      direct_interaction: r.direct_interaction ?? null,
-      disease_efficacy: r.disease_efficacy ?? null,
-      max_phase: r.molecule_max_phase ?? null,
-      mec_id: r.mec_id,
-      mechanism_comment: r.mechanism_comment ?? null,
-      mechanism_of_action: r.mechanism_of_action ?? null,
-      molecular_mechanism: r.molecular_mechanism ?? null,
-      selectivity_comment: r.selectivity_comment ?? null,
-      target_chembl_id: r.target_chembl_id ?? null,
-    }),
-  },
-  drug_indication: {
-    table: "drug_indication",
-    key: "drug_indications",
-    idColumn: "drugind_id",
-    refs: { table: "indication_refs", field: "indication_refs" },
-    record: (r) => ({
-      drugind_id: r.drugind_id,
-      efo_id: r.efo_id ?? null,
-      efo_term: r.efo_term ?? null,
-      max_phase_for_ind: r.max_phase_for_ind ?? null,
-      mesh_heading: r.mesh_heading ?? null,
-      mesh_id: r.mesh_id ?? null,
-    }),
-  },
-  drug_warning: {
-    table: "drug_warning",
-    key: "drug_warnings",
-    idColumn: "warning_id",
-    refs: { table: "warning_refs", field: "warning_refs" },
-    record: (r) => ({
-      efo_id: r.efo_id ?? null,
-      efo_term: r.efo_term ?? null,
-      warning_class: r.warning_class ?? null,
-      warning_country: r.warning_country ?? null,
-      warning_description: r.warning_description ?? null,
-      warning_id: r.warning_id,
-      warning_type: r.warning_type ?? null,
-      warning_year: r.warning_year ?? null,
-    }),
-  },
+  mechanism: { table: "drug_mechanism", key: "mechanisms", idColumn: "mec_id", refsTable: "mechanism_refs", wire: wireShape(MECHANISM) },
+  drug_indication: { table: "drug_indication", key: "drug_indications", idColumn: "drugind_id", refsTable: "indication_refs", wire: wireShape(INDICATION) },
+  drug_warning: { table: "drug_warning", key: "drug_warnings", idColumn: "warning_id", refsTable: "warning_refs", wire: wireShape(WARNING) },
 };
 
 function drugSection(db: SqlDb, layout: DumpLayout, resource: string, q: URLSearchParams): RestAnswer {
@@ -974,25 +763,17 @@ function drugSection(db: SqlDb, layout: DumpLayout, resource: string, q: URLSear
   const targetJoin = resource === "mechanism" ? "LEFT JOIN target_dictionary t ON t.tid = x.tid" : "";
   const rows = db
     .prepare(
-      `SELECT x.*, m.chembl_id AS molecule_chembl_id, m.max_phase AS molecule_max_phase${target} FROM ${spec.table} x
+      `SELECT x.*, m.chembl_id AS molecule_chembl_id, m.max_phase AS molecule_max_phase, ? AS parent_molecule_chembl_id${target} FROM ${spec.table} x
        JOIN molecule_dictionary m ON m.molregno = x.molregno ${targetJoin}
        WHERE ${layout.where(spec.table, "molregno", "x", family.length)} ORDER BY x.${spec.idColumn}`,
     )
-    .all(...family) as Row[];
+    .all(chemblIdOf(db, layout, parent), ...family) as Row[];
   const page = rows.slice(offset, offset + limit);
   const ids = page.map((r) => r[spec.idColumn]);
   const refs =
-    spec.refs && ids.length && layout.tables.has(spec.refs.table)
-      ? (db.prepare(`SELECT * FROM ${spec.refs.table} WHERE ${spec.idColumn} IN (${placeholders(ids.length)})`).all(...ids) as Row[])
+    ids.length && layout.tables.has(spec.refsTable)
+      ? (db.prepare(`SELECT * FROM ${spec.refsTable} WHERE ${spec.idColumn} IN (${placeholders(ids.length)})`).all(...ids) as Row[])
       : [];
-  const parentChemblId = chemblIdOf(db, layout, parent);
-  const out = page.map((r) => {
-    const rec: Row = { ...spec.record(r), molecule_chembl_id: r.molecule_chembl_id, parent_molecule_chembl_id: parentChemblId };
-    if (spec.refs)
-      rec[spec.refs.field] = refs
-        .filter((x) => x[spec.idColumn] === r[spec.idColumn])
-        .map((x) => ({ ref_id: x.ref_id ?? null, ref_type: x.ref_type ?? null, ref_url: x.ref_url ?? null }));
-    return rec;
-  });
+  const out = page.map((x) => spec.wire.record({ x, refs: refs.filter((r) => r[spec.idColumn] === x[spec.idColumn]).map((r) => ({ r })) }));
   return envelope(resource, spec.key, out, rows.length, limit, offset);
 }
