@@ -67,7 +67,7 @@ const DEFAULT_SPILL_DEADLINE_MS = 45_000;
 export const SPILL_DEADLINE_CAP_MS = 54_000;
 const DEFAULT_PAGE_LIMIT = 25;
 /** ChEMBL's paginator refuses a limit above 1000. */
-export const CHEMBL_PAGE_CEILING = 1000;
+const CHEMBL_PAGE_CEILING = 1000;
 
 export function loadChemblConfig(env: NodeJS.ProcessEnv = process.env): ChemblConfig {
   const raw = env.CHEMBL_API_BASE_URL?.trim() || CHEMBL_DEFAULT_BASE_URL;

@@ -83,7 +83,7 @@ export function fieldNames<D extends RecordDecl>(decl: D): Array<FieldName<D>> {
 }
 
 /** The properties of a declared record's schema: each field's type (null too unless it is never null) and description. */
-export function recordProperties(decl: RecordDecl): Record<string, JsonSchema> {
+function recordProperties(decl: RecordDecl): Record<string, JsonSchema> {
   return Object.fromEntries(decl.fields.map((f) => [f.name, fieldSchema(f)]));
 }
 
@@ -158,7 +158,7 @@ export function compactTarget(t: TargetRow): Partial<TargetRow> {
   return dropEmpty({ ...t, components: t.components.map((c) => dropEmpty(c)) as TargetRow["components"] });
 }
 
-export const SECTION_STATUS_SCHEMA = (what: string) =>
+const SECTION_STATUS_SCHEMA = (what: string) =>
   obj(`Whether ${what} were read completely.`, {
     status: {
       type: "string",

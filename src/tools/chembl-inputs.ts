@@ -10,9 +10,9 @@ import type { JsonSchema } from "../contract/tool.js";
 
 const CHEMBL = "[Cc][Hh][Ee][Mm][Bb][Ll][0-9]{1,12}";
 /** One ChEMBL ID in any case, surrounding whitespace allowed, or nothing at all (read as absent). */
-export const CHEMBL_ID_OR_BLANK_PATTERN = `^\\s*(${CHEMBL})?\\s*$`;
+const CHEMBL_ID_OR_BLANK_PATTERN = `^\\s*(${CHEMBL})?\\s*$`;
 /** Batch tools take up to this many IDs per call (only the first ID_LOOKUP_CAP distinct ones are looked up). */
-export const ID_LIST_CEILING = 1000;
+const ID_LIST_CEILING = 1000;
 
 /** An optional ChEMBL ID field. */
 export function chemblIdProperty(description: string): JsonSchema {
@@ -80,7 +80,7 @@ export function optionalNumber(v: unknown): number | undefined {
 // ---------------------------------------------------------------------------------------------------
 // Cursors: an offset bound to the query it pages through
 
-export const CURSOR_MAX_LENGTH = 200;
+const CURSOR_MAX_LENGTH = 200;
 
 export function cursorProperty(): JsonSchema {
   return {

@@ -37,7 +37,7 @@ export function mdCode(text: string): string {
   return `${fence}${pad}${clean}${pad}${fence}`;
 }
 
-export type Scalar = string | number | boolean | null;
+type Scalar = string | number | boolean | null;
 /** A field value: a scalar, or text to show verbatim in a code span. */
 export type FieldValue = Scalar | { code: string | null };
 
@@ -60,20 +60,6 @@ export function mdFields(fields: Array<[string, FieldValue | undefined]>, indent
   const kept = fields.filter((f): f is [string, FieldValue] => f[1] !== undefined);
   if (kept.length === 0) return NO_LINE;
   return `${indent}- ${kept.map(([k, v]) => `${k}: ${mdValue(v)}`).join(" · ")}`;
-}
-
-/** A sub-list of references (ref_type, ref_id, ref_url), one bullet each. */
-export function mdRefs(refs: Array<{ ref_type: string | null; ref_id: string | null; ref_url: string | null }>, indent: string): string[] {
-  return refs.map((r) =>
-    mdFields(
-      [
-        ["ref_type", r.ref_type],
-        ["ref_id", r.ref_id],
-        ["ref_url", r.ref_url],
-      ],
-      indent,
-    ),
-  );
 }
 
 /** The source once, on one line: the release (and date), then the attribution as structuredContent gives it. */

@@ -31,7 +31,7 @@ export interface DataframeDescribeResult {
   [k: string]: unknown;
 }
 
-export function renderDescribe(r: DataframeDescribeResult): string {
+function renderDescribe(r: DataframeDescribeResult): string {
   const lines = [
     "**ChEMBL canvas**",
     mdFields([

@@ -16,7 +16,7 @@ export interface DataframeDropResult {
   [k: string]: unknown;
 }
 
-export function renderDrop(r: DataframeDropResult): string {
+function renderDrop(r: DataframeDropResult): string {
   return [
     "**ChEMBL canvas drop**",
     mdFields([

@@ -22,13 +22,13 @@ export interface DataframeQueryResult extends Omit<QueryResult, "rows"> {
   [k: string]: unknown;
 }
 
-export const MAX_QUERY_ROWS = 1000;
-export const DEFAULT_QUERY_ROWS = 200;
+const MAX_QUERY_ROWS = 1000;
+const DEFAULT_QUERY_ROWS = 200;
 /**
  * Output bytes of the rows (JSON), so that each surface of the answer (the structured rows, their markdown twin,
  * which is shorter: no key per cell) stays within what a host takes (MAX_ANSWER_BYTES, 80,000).
  */
-export const MAX_QUERY_BYTES = 60_000;
+const MAX_QUERY_BYTES = 60_000;
 
 function cell(v: JsonValue | undefined): string {
   if (v === null || v === undefined) return "null";
@@ -37,7 +37,7 @@ function cell(v: JsonValue | undefined): string {
   return mdCode(JSON.stringify(v));
 }
 
-export function renderQuery(r: DataframeQueryResult): string {
+function renderQuery(r: DataframeQueryResult): string {
   const lines = [
     "**ChEMBL canvas query**",
     mdFields([

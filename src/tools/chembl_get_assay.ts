@@ -33,7 +33,7 @@ export interface AssayResult {
   [k: string]: unknown;
 }
 
-export function renderAssays(r: AssayResult): string {
+function renderAssays(r: AssayResult): string {
   const lines = ["**ChEMBL assays**"];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   if (r.not_found_ids.length > 0) lines.push(`- not_found_ids: ${mdInline(r.not_found_ids.join(", "))}`);

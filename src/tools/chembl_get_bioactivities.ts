@@ -56,7 +56,7 @@ interface Args {
   fields?: string[];
 }
 
-export interface AppliedFilters {
+interface AppliedFilters {
   molecule_chembl_id: string | null;
   parent_molecule_chembl_id: string | null;
   include_alternate_forms: boolean;
@@ -88,11 +88,11 @@ export interface BioactivitiesResult {
 }
 
 /** Rows per inline page: about 2-3 KB each across both surfaces, so a full page stays well under the 1 MB response cap. */
-export const MAX_INLINE_ACTIVITIES = 100;
+const MAX_INLINE_ACTIVITIES = 100;
 const CANVAS_ID_OR_BLANK_PATTERN = `^\\s*(${CANVAS_ID_PATTERN.slice(1, -1)})?\\s*$`;
 
 /** variant input -> the filter: wild type, one mutation as ChEMBL writes it, or none. */
-export function parseVariant(v: string | undefined): ActivityQuery["variant"] | undefined {
+function parseVariant(v: string | undefined): ActivityQuery["variant"] | undefined {
   if (v === undefined) return undefined;
   const s = v.trim();
   const low = s.toLowerCase().replace(/[\s_-]+/g, "");
@@ -132,11 +132,11 @@ export const DEFAULT_ACTIVITY_FIELDS: readonly ActivityField[] = [
 
 const ACTIVITY_SCHEMA = recordSchema(ACTIVITY);
 
-export function selectedFields(fields: string[] | undefined): ActivityField[] {
+function selectedFields(fields: string[] | undefined): ActivityField[] {
   return selectFields(ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS, fields);
 }
 
-export function renderBioactivities(r: BioactivitiesResult): string {
+function renderBioactivities(r: BioactivitiesResult): string {
   const f = r.applied_filters;
   const lines = [`**ChEMBL bioactivities** (${mdInline(r.potency_view)})`];
   const filters = mdPresent([

@@ -33,7 +33,7 @@ export interface DocumentsResult {
   [k: string]: unknown;
 }
 
-export function renderDocuments(r: DocumentsResult): string {
+function renderDocuments(r: DocumentsResult): string {
   const lines = ["**ChEMBL documents**"];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
   if (r.not_found_ids.length > 0) lines.push(`- not_found_ids: ${mdInline(r.not_found_ids.join(", "))}`);

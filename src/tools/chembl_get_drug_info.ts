@@ -41,7 +41,7 @@ interface SectionStatus {
 
 /** Records a section answers by default, and at most: aspirin's 157 indications made a 53 KB answer. */
 export const DRUG_INFO_DEFAULT_LIMIT = 25;
-export const DRUG_INFO_MAX_LIMIT = 500;
+const DRUG_INFO_MAX_LIMIT = 500;
 
 export interface DrugInfoResult {
   molecule_chembl_id: string;
@@ -118,7 +118,7 @@ function renderSection(
   return ["", head, mdSparseTable(order, rows ?? [])];
 }
 
-export function renderDrugInfo(r: DrugInfoResult): string {
+function renderDrugInfo(r: DrugInfoResult): string {
   const lines = [
     "**ChEMBL drug information**",
     mdFields([

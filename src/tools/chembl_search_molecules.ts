@@ -83,7 +83,7 @@ function poolScanner(ctx: ServiceContext): StructureScanner | undefined {
   return (items, budgetMs) => chem.runList!(chemblStructureScanTool, items, { budgetMs });
 }
 
-export function renderSearchMolecules(r: SearchMoleculesResult): string {
+function renderSearchMolecules(r: SearchMoleculesResult): string {
   // One line says what was asked and what came back; offset 0 and a null nextCursor (the last page) are left out.
   const head = mdPresent([
     ["query", r.query],

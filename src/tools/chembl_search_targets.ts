@@ -56,7 +56,7 @@ export interface SearchTargetsResult {
 const UNIPROT = /^([OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9]([A-Z][A-Z0-9]{2}[0-9]){1,2})$/;
 const CHEMBL_ID = /^CHEMBL\d{1,12}$/;
 
-export function renderSearchTargets(r: SearchTargetsResult): string {
+function renderSearchTargets(r: SearchTargetsResult): string {
   const lines = [
     "**ChEMBL target search**",
     mdFields([

@@ -23,9 +23,9 @@ import { httpRequest, USER_AGENT } from "../net/http-client.js";
 import { proxyFor } from "../net/proxy.js";
 import { Progress, gb } from "./progress.js";
 
-export const CHEMBL_DOWNLOAD_DEFAULT_BASE_URL = "https://ftp.ebi.ac.uk/pub/databases/chembl/ChEMBLdb";
+const CHEMBL_DOWNLOAD_DEFAULT_BASE_URL = "https://ftp.ebi.ac.uk/pub/databases/chembl/ChEMBLdb";
 /** Unpacked size over archive size, for the disk-space check (chembl_33: 4.6 GB archive, about 22 GB unpacked). */
-export const UNPACK_FACTOR = 5;
+const UNPACK_FACTOR = 5;
 
 export class DownloadError extends Error {
   constructor(

@@ -21,11 +21,11 @@ import { HAS_MOLECULE_ID, type Call, type ChemblRequests, type Json, type Param 
 import type { Indication, Mechanism, MoleculeRow, Source, Warning } from "./types.js";
 
 /** Forms of one parent read for drug info (salts, hydrates, isotopologues). */
-export const MAX_FAMILY_FORMS = 100;
+const MAX_FAMILY_FORMS = 100;
 /** Rows of one drug section (mechanisms, indications, warnings) read before it reports truncated. */
-export const MAX_SECTION_ROWS = 2000;
+const MAX_SECTION_ROWS = 2000;
 
-export type SectionStatus = "complete" | "truncated" | "failed";
+type SectionStatus = "complete" | "truncated" | "failed";
 
 export interface Section<T> {
   items: T[];
@@ -176,7 +176,7 @@ async function nameMechanismTargets(requests: ChemblRequests, mechanisms: Mechan
  * Withdrawn and black-box status read across the family: true when any form is flagged or ChEMBL holds a
  * warning of that type; false only when every source was read and none says so; otherwise null.
  */
-export function familyFlags(
+function familyFlags(
   molecule: MoleculeRow,
   family: Section<FamilyForm>,
   warnings: Section<Warning>,

@@ -8,7 +8,7 @@
 import { ToolError, type ErrorCode, type ErrorDetails } from "../errors.js";
 
 /** Why a request failed, for details.reason (our vocabulary, never upstream text). */
-export type UpstreamReason =
+type UpstreamReason =
   "not_found" | "rejected" | "invalid_structure" | "rate_limited" | "http_5xx" | "http_status" | "timeout" | "network" | "malformed_body" | "deadline";
 
 export class UpstreamError extends ToolError {
@@ -162,7 +162,7 @@ export function networkFailure(purpose: RequestPurpose, timedOut: boolean, timeo
 }
 
 /** What to do when ChEMBL cannot be reached: the offline dump is the way to work without it. */
-export const UNREACHABLE_HINT =
+const UNREACHABLE_HINT =
   "If this machine has no internet access (or ChEMBL is blocked), point CHEMBL_SQLITE at an offline ChEMBL dump " +
   "(`chematic-mcp chembl download`) and restart: every ChEMBL tool then answers from it. Otherwise check the network " +
   "and proxy settings (`chematic-mcp doctor`) and retry.";

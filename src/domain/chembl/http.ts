@@ -8,7 +8,7 @@
 import type { CaOption } from "../net/dispatcher.js";
 import { HttpFailure, httpRequest } from "../net/http-client.js";
 
-export interface HttpResponse {
+interface HttpResponse {
   status: number;
   /** Header names lower-cased; repeated headers joined with ", ". */
   headers: Record<string, string>;
@@ -21,7 +21,7 @@ export interface HttpResponse {
   parsed?: { value: unknown; bytes: number };
 }
 
-export interface FetchOptions {
+interface FetchOptions {
   signal: AbortSignal;
   timeoutMs: number;
   headers?: Record<string, string>;

@@ -15,7 +15,7 @@ export function gb(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-export const BYTE_UNITS: ProgressUnits = {
+const BYTE_UNITS: ProgressUnits = {
   amount: (done, total) => `${gb(done)} of ${gb(total)}`,
   rate: (perSecond) => `${(perSecond / 1e6).toFixed(1)} MB/s`,
 };

@@ -25,7 +25,7 @@ export function sourceOf(release: string | null, releaseDate: string | null, dum
   };
 }
 
-export const STATUS_TTL_MS = 3_600_000;
+const STATUS_TTL_MS = 3_600_000;
 const STATUS_FAILURE_TTL_MS = 30_000;
 const STATUS_TIMEOUT_MS = 5_000;
 

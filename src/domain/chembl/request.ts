@@ -11,7 +11,7 @@
  *  - sanitising: every failure leaves as a ToolError written by errors.ts, never upstream text.
  * URLs are Django-style filtered `.json` URLs under CHEMBL_API_BASE_URL.
  */
-import { CHEMBL_PAGE_CEILING, type ChemblConfig } from "../../config.js";
+import type { ChemblConfig } from "../../config.js";
 import { ToolError } from "../errors.js";
 import { ResponseCache, type CacheOptions } from "./cache.js";
 import { UpstreamError, deadlineExceeded, httpFailure, malformedBody, networkFailure, offline, type RequestPurpose } from "./errors.js";
@@ -19,10 +19,8 @@ import { FetchAbortedError, FetchTimeoutError, sharedClientFetcher, type Fetcher
 import { toInteger } from "./coerce.js";
 import { Pacer, PacerTimeout } from "./pacer.js";
 
-/** ChEMBL's paginator refuses a limit above 1000; CHEMBL_MAX_PAGE_SIZE (config.maxPageSize) may lower it. */
-export const MAX_PAGE_SIZE = CHEMBL_PAGE_CEILING;
 /** The deadline ends this long before the tool's own budget, so the sanitised answer wins the race. */
-export const DEADLINE_MARGIN_MS = 250;
+const DEADLINE_MARGIN_MS = 250;
 
 // ---------------------------------------------------------------------------------------------------
 // Calls and their one deadline
@@ -110,8 +108,8 @@ export interface RequestOptions {
   random?: () => number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 400, maxDelayMs: 4_000 };
-export const DEFAULT_CACHE: CacheOptions = { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024, ttlMs: 6 * 3_600_000 };
+const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 400, maxDelayMs: 4_000 };
+const DEFAULT_CACHE: CacheOptions = { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024, ttlMs: 6 * 3_600_000 };
 
 /** The request path: calls, URLs, the retrying, cached, paced, deadline-bound GET, and list pages on top of it. */
 export class ChemblRequests {

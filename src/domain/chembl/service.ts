@@ -42,7 +42,7 @@ import { structureSearch, type StructureScanner } from "./structures/search.js";
 import { fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
 
 export { ID_LOOKUP_CAP, type BatchLookup, type LookupKind } from "./batch.js";
-export { MAX_FAMILY_FORMS, MAX_SECTION_ROWS, familyFlags, type DrugInfo, type FamilyForm, type Section, type SectionStatus } from "./drug-info.js";
+export { type DrugInfo, type FamilyForm, type Section } from "./drug-info.js";
 export {
   NAME_SEARCH_CEILING,
   SUBSTRUCTURE_CEILING,
@@ -56,19 +56,9 @@ export {
   type TargetSearchResult,
 } from "./queries.js";
 export { CITATION, LICENSE_URL, sourceOf } from "./release.js";
-export {
-  Call,
-  DEADLINE_MARGIN_MS,
-  DEFAULT_CACHE,
-  DEFAULT_RETRY,
-  MAX_PAGE_SIZE,
-  callOptions,
-  type CallOptions,
-  type Param,
-  type RetryPolicy,
-} from "./request.js";
+export { Call, callOptions, type CallOptions, type Param } from "./request.js";
 export type { ActivityPage, PageSink, WalkResult } from "./walk.js";
-export type { ScanItem, ScanOutcome, StructureScanner } from "./structures/search.js";
+export type { StructureScanner } from "./structures/search.js";
 
 /** What a structure search needs from the layer above: the chemistry pool, to scan the structure index. */
 export interface StructureTools {

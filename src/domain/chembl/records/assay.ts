@@ -6,7 +6,7 @@
 import { toInteger } from "../coerce.js";
 import { declareRecord } from "./record.js";
 
-export const MAX_ASSAY_PARAMETERS = 20;
+const MAX_ASSAY_PARAMETERS = 20;
 
 /** ChEMBL's target confidence runs 0 to 9; anything else reads null. */
 function confidenceScore(v: unknown): number | null {

@@ -5,7 +5,7 @@ import { toText } from "../coerce.js";
 import { declareRecord } from "./record.js";
 
 /** Abstracts are cut here (whole words, with abstract_truncated) so a 100-document answer stays small. */
-export const MAX_ABSTRACT_CHARS = 1200;
+const MAX_ABSTRACT_CHARS = 1200;
 
 /** The abstract cut on a word past MAX_ABSTRACT_CHARS, with an ellipsis; a shorter one whole. */
 function cutAbstract(abstract: string | null): string | null {

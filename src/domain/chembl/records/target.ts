@@ -7,7 +7,7 @@ import { listOf, toText } from "../coerce.js";
 import { declareRecord } from "./record.js";
 
 /** Components listed per target row; a complex or ribosome can hold dozens (component_count says how many). */
-export const MAX_COMPONENTS_PER_TARGET = 25;
+const MAX_COMPONENTS_PER_TARGET = 25;
 
 export const TARGET_COMPONENT = declareRecord({
   description: "One component.",

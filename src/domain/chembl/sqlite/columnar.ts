@@ -20,7 +20,7 @@ export type Packed =
   /** A list of records sharing their keys in one order. */
   | RecordList;
 
-export interface RecordList {
+interface RecordList {
   t: "r";
   n: number;
   k: string[];
@@ -28,7 +28,7 @@ export interface RecordList {
 }
 
 /** One key's values over a record list. */
-export type Column =
+type Column =
   /** Numbers; `z[i]` 1 where the value is null. */
   | { t: "n"; v: Float64Array<ArrayBuffer>; z: Uint8Array<ArrayBuffer> | null }
   /** Strings and nulls: `i[r]` the index in `d`, -1 for null. */

@@ -13,7 +13,7 @@ import type { DumpLayout, Row, SqlDb } from "./rest.js";
 import { searchNames } from "./text-search.js";
 
 /** The lookups the offline source makes: table, column, and the key expression when it is not the column itself. */
-export const LOOKUPS: ReadonlyArray<{ table: string; column: string; expr?: string }> = [
+const LOOKUPS: ReadonlyArray<{ table: string; column: string; expr?: string }> = [
   { table: "molecule_dictionary", column: "molregno" },
   { table: "compound_structures", column: "molregno" },
   { table: "compound_structures", column: "standard_inchi_key" },

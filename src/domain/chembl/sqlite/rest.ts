@@ -32,7 +32,7 @@ export interface SqlDb {
   prepare(sql: string): SqlStatement;
 }
 
-export interface SqlStatement {
+interface SqlStatement {
   all(...params: unknown[]): unknown[];
   get(...params: unknown[]): unknown;
   /** The rows one at a time (a loop may stop early). */

@@ -22,7 +22,7 @@ export function sidecarCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The typed error of a dump that cannot be served: the driver missing, no file, not a ChEMBL dump. */
-export function dumpUnavailable(reason: string, message: string, path: string): ToolError {
+function dumpUnavailable(reason: string, message: string, path: string): ToolError {
   const hint =
     reason === "driver_missing"
       ? "Install the optional SQLite driver (npm install better-sqlite3@12; it builds from source with python3, make and g++), or unset CHEMBL_SQLITE to use the web API."

@@ -17,7 +17,7 @@
 import type { Row, SqlDb } from "./rest.js";
 
 /** Hits a text search answers at most (the web API's ceiling, queries.ts NAME_SEARCH_CEILING). */
-export const NAME_CAP = 10_000;
+const NAME_CAP = 10_000;
 
 /**
  * The sidecar's text index over the names: contentless (the names table holds the text), by trigram, case

@@ -33,7 +33,7 @@ import type { BuildWorkerMessage, BuildWorkerSetup, ChunkDone, ChunkTask } from 
 
 const WORKER_URL = new URL("./build-worker.js", import.meta.url);
 /** compound_structures rows per task: about a second of work, so progress moves and the load evens out. */
-export const CHUNK_ROWS = 1_000;
+const CHUNK_ROWS = 1_000;
 /** Skipped structures named in the header and the command's output (the rest are counted). */
 const SKIPPED_EXAMPLES = 20;
 

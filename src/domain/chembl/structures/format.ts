@@ -33,7 +33,7 @@ import { dirname, join } from "node:path";
 import { DEFAULT_MORGAN_OPTIONS } from "../../chem/morgan.js";
 
 export const STRUCTURE_INDEX_FORMAT = 1;
-export const MAGIC = "CHEMATIC_STRUCTURE_INDEX";
+const MAGIC = "CHEMATIC_STRUCTURE_INDEX";
 export const HEADER_BYTES = 8192;
 /** Bytes of one fingerprint (2048 bits). */
 export const FP_BYTES = 256;

@@ -8,7 +8,7 @@ import { sidecarCacheDir } from "../sqlite/source.js";
 import { dumpStamp, readHeader, staleReason, type IndexHeader, type StructureIndexStatus } from "./format.js";
 
 /** The file name of a dump's structure index. */
-export function structureIndexName(dump: string): string {
+function structureIndexName(dump: string): string {
   return `${basename(dump)}.chematic-structures`;
 }
 

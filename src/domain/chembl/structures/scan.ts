@@ -36,7 +36,7 @@ export interface QueryItem {
   threshold?: number;
 }
 
-export interface ShardBase {
+interface ShardBase {
   /** The index file and the build the plan was made on. */
   index: string;
   build_id: string;
