@@ -4,7 +4,7 @@
  * headers of a 2026-07-28 request, and the CLI started with --transport streamable-http.
  */
 import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { CLI_PATH, MODERN_META } from "./server-process.js";
 import { Changes } from "./wait.js";
@@ -142,18 +142,6 @@ export function parseRawResponse(text: string): { status: number; headers: Recor
   const length = Number(headers["content-length"] ?? 0);
   const body = end < 0 ? "" : text.slice(end + 4, end + 4 + length);
   return { status: Number(statusLine.split(" ")[1] ?? 0), headers, body };
-}
-
-/** A loopback port free at the time of asking (for a server whose URL must be known before it listens). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** The CLI serving HTTP; resolves once it has printed its URL (port 0 unless given). */
