@@ -3,12 +3,15 @@
  * native RDKit installed the script is run into a temporary folder and the checked-in files must equal its output,
  * byte for byte, none missing and none extra. Without native RDKit the check is skipped, saying so (a failure under
  * CHEMATIC_REQUIRE_ORACLES). Each fixture also stays small: they are native answers to a few fixed molecules.
+ * And no test file starts Python of its own: native RDKit is reached through test/helpers/oracle.ts, whose one
+ * process a test process shares.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
+import { projectRoot } from "../../src/domain/assets.js";
 import { nativeRDKitMissing, ORACLE_FIXTURES, oracleOutput, skipOracle, type OracleFixture } from "../helpers/oracle.js";
 
 const MAX_FIXTURE_BYTES = 64 * 1024;
@@ -51,4 +54,19 @@ test("the checked-in oracle fixtures equal what scripts/make-oracle-fixtures.py 
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+});
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+test("only test/helpers/oracle.ts starts Python: every other test reaches native RDKit through its shared process", () => {
+  const root = join(projectRoot(), "test");
+  const starts = /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync)\(\s*(?:PYTHON|NATIVE|["'`]\/usr\/bin\/python3?["'`]|["'`]python3?["'`])/;
+  const offenders = sources(root)
+    .map((f) => relative(root, f).split(sep).join("/"))
+    .filter((rel) => rel !== "helpers/oracle.ts" && starts.test(readFileSync(join(root, rel), "utf8")));
+  assert.deepEqual(offenders, []);
 });
