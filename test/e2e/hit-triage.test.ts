@@ -7,13 +7,10 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { ServerProcess } from "../helpers/server-process.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../helpers/oracle.js";
 
-const NATIVE = "/usr/bin/python3";
 // Native RDKit (2022.09 on Debian): one JSON line per SMILES with its QED (3 dp), PAINS count and scaffold.
 const ORACLE = String.raw`
 import sys, json
@@ -41,16 +38,6 @@ before(async () => {
 after(() => fake.stop());
 
 type Result = { structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text?: string; mimeType?: string }>; isError?: boolean };
-
-function nativeAvailable(): string | undefined {
-  if (!existsSync(NATIVE)) return `${NATIVE} is absent`;
-  try {
-    execFileSync(NATIVE, ["-c", "import rdkit"], { stdio: "ignore" });
-    return undefined;
-  } catch {
-    return "native RDKit (python3-rdkit) is not installed";
-  }
-}
 
 function median(values: number[]): number {
   const v = [...values].sort((a, b) => a - b);
@@ -111,7 +98,7 @@ test("hit triage in 4 calls: spill, annotate, SQL over scaffolds, a grid picture
     assert.equal(calls, 4, "the recipe takes 4 calls (at most 6)");
 
     // Independently: every staged row's SMILES and pchembl_value, through native RDKit, grouped here.
-    const reason = nativeAvailable();
+    const reason = await nativeRDKitMissing();
     if (reason !== undefined) return skipOracle(t, reason);
     const all = ok(
       await s.modernCall(100, "chembl_dataframe_query", {
@@ -122,7 +109,7 @@ test("hit triage in 4 calls: spill, annotate, SQL over scaffolds, a grid picture
       "all rows",
     ).rows as Array<{ canonical_smiles: string | null; pchembl_value: number | null }>;
     const withSmiles = all.filter((r) => r.canonical_smiles !== null && r.pchembl_value !== null);
-    const native = execFileSync(NATIVE, ["-c", ORACLE], { input: withSmiles.map((r) => r.canonical_smiles).join("\n") + "\n", encoding: "utf8" })
+    const native = (await oracleOutput({ program: ORACLE }, { input: withSmiles.map((r) => r.canonical_smiles).join("\n") + "\n" }))
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { qed: number; pains: number; scaffold: string } | null);

@@ -19,7 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { MODERN_META, runCli } from "../helpers/server-process.js";
-import { HttpServerProcess, freePort, httpSend, modernHeaders } from "../helpers/http.js";
+import { HttpServerProcess, httpSend, modernHeaders } from "../helpers/http.js";
+import { Forwarder } from "../helpers/forward.js";
 import { FakeAuthorizationServer } from "../fixtures/fake-oauth.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
 import { tokenDigest } from "../../src/domain/auth/bearer.js";
@@ -37,14 +38,16 @@ describe("--auth oauth with the official client's OAuth (client_credentials, hea
   let as: FakeAuthorizationServer;
   let chembl: FakeChembl;
   let server: HttpServerProcess;
+  let front: Forwarder;
   let url: URL;
 
   before(async () => {
     as = await new FakeAuthorizationServer().start();
     chembl = await new FakeChembl("new").start();
-    const port = await freePort();
-    url = new URL(`http://127.0.0.1:${port}/mcp`);
-    server = new HttpServerProcess(["--auth", "oauth", "--port", String(port)], {
+    // The audience, the server's URL, is known before it listens: a forwarder's port (port 0) in front of it.
+    front = await Forwarder.start();
+    url = new URL(front.url("/mcp"));
+    server = new HttpServerProcess(["--auth", "oauth"], {
       CHEMATIC_OAUTH_ISSUER: as.issuer,
       CHEMATIC_OAUTH_AUDIENCE: url.href,
       CHEMATIC_OAUTH_SCOPES: "chem",
@@ -52,13 +55,14 @@ describe("--auth oauth with the official client's OAuth (client_credentials, hea
       CHEMATIC_REPLICA_ID: "e2e",
       CHEMATIC_LOG_LEVEL: "info",
     });
-    await server.url;
+    front.target = { port: await server.port() };
   });
 
   after(async () => {
     assert.equal(await server.stop(), 0);
     await chembl.stop();
     await as.stop();
+    await front.close();
   });
 
   const connect = async (clientId: string, secret: string) => {
@@ -134,15 +138,15 @@ describe("--auth oauth with the official client's OAuth (client_credentials, hea
 describe("--auth oauth start-up", () => {
   test("CHEMATIC_OFFLINE=1 does not block the issuer's metadata and keys", async () => {
     const as = await new FakeAuthorizationServer({ metadataAt: "openid" }).start();
-    const port = await freePort();
-    const url = new URL(`http://127.0.0.1:${port}/mcp`);
-    const server = new HttpServerProcess(["--auth", "oauth", "--port", String(port)], {
+    const front = await Forwarder.start();
+    const url = new URL(front.url("/mcp"));
+    const server = new HttpServerProcess(["--auth", "oauth"], {
       CHEMATIC_OAUTH_ISSUER: as.issuer,
       CHEMATIC_OAUTH_AUDIENCE: url.href,
       CHEMATIC_OFFLINE: "1",
     });
     try {
-      await server.url;
+      front.target = { port: await server.port() };
       assert.deepEqual(as.metadataFetches, ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"], "RFC 8414 first, then OpenID");
       const token = await as.mint(url.href, { sub: "carol" });
       const message = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } };
@@ -152,6 +156,7 @@ describe("--auth oauth start-up", () => {
     } finally {
       assert.equal(await server.stop(), 0);
       await as.stop();
+      await front.close();
     }
   });
 

@@ -82,6 +82,8 @@ test("waiting is fair: one caller's one-row query runs when the first of another
   const run = (who: keyof typeof TOKENS, canvasId: string, sql: string) =>
     call(who, "chembl_dataframe_query", { canvas_id: canvasId, sql }).then((r) => done.push({ who, at: Date.now() - start, error: r.error }));
   const alices = Array.from({ length: 4 }, () => run("alice", aliceCanvas, LONG));
+  // Kept pause: the server tells nothing when a query starts waiting. It only lets alice's four arrive before bob's;
+  // were bob's first, the check below would hold all the more, so the pause cannot fail the test, only make it useful.
   await new Promise((r) => setTimeout(r, 150));
   const bob = run("bob", bobCanvas, "SELECT 1 AS one");
   await Promise.all([...alices, bob]);

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { MODERN_META, runCli } from "../helpers/server-process.js";
-import { HttpServerProcess, httpSend, modernHeaders, modernPost } from "../helpers/http.js";
+import { HttpServerProcess, httpSend, modernHeaders, modernPost, modernStreamCall } from "../helpers/http.js";
 
 const DOC = fileURLToPath(new URL("../../../README.md", import.meta.url));
 
@@ -119,16 +119,18 @@ test("SIGTERM lets a request in flight finish", async () => {
   try {
     const url = await s.url;
     assert.equal((await modernPost(url, 1, "tools/call", { name: "parse_smiles", arguments: { smiles: "C" } })).status, 200); // warm worker
-    // The signal must come while the call is in flight: 500 ms after sending (a loaded CI machine took over 200 ms
-    // to read it: the server had closed before it came), well within the call's 1,300 ms.
-    const pending = modernPost(url, 2, "tools/call", { name: "test_sleep", arguments: { ms: 1_300 } });
-    await new Promise((r) => setTimeout(r, 500));
+    // The signal must come while the call is in flight: once its first progress event says it is running (the call
+    // is streamed for that; a fixed pause after sending once came before a loaded machine had read the request).
+    const call = modernStreamCall(url, 2, "test_sleep", { ms: 1_300 });
+    await call.until(() => call.events.some((e) => e.method === "notifications/progress"), "the call to be running");
     s.child.kill("SIGTERM");
     const signalled = Date.now();
-    const r = await pending;
+    const r = await call.done;
     assert.ok(Date.now() - signalled > 100, "answered after the signal");
     assert.equal(r.status, 200);
-    assert.equal((JSON.parse(r.text) as { id: number; result: object }).id, 2);
+    const answer = r.events.at(-1) as { id: number; result?: object };
+    assert.equal(answer.id, 2);
+    assert.ok(answer.result, "the call's result");
   } finally {
     assert.equal(await s.exited, 0);
   }

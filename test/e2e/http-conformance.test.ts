@@ -16,10 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createServer as createHttpServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { startConformanceServer } from "../fixtures/conformance-server.js";
 import { FakeAuthorizationServer } from "../fixtures/fake-oauth.js";
 import { OAuthAuthenticator } from "../../src/domain/auth/oauth.js";
-import { freePort } from "../helpers/http.js";
 import { globSync } from "../fixtures/conformance-shim/fs-with-globsync.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -111,20 +111,18 @@ test(
       return;
     }
     const as = await new FakeAuthorizationServer().start();
-    const proxyPort = await freePort();
-    const audience = `http://127.0.0.1:${proxyPort}/mcp`;
-    const auth = await OAuthAuthenticator.create({ issuer: as.issuer, audience, scopes: [] });
-    const server = await startConformanceServer({
-      env: { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_TEST_TOOLS: "0", CHEMATIC_LOG_LEVEL: "error" },
-      auth,
-    });
-    const token = await as.mint(audience, { sub: "conformance", expIn: 600 });
-    const upstream = new URL(server.url);
+    // The proxy listens first (port 0): its URL is the audience the server is made with.
+    const to: { upstream?: URL; token: string } = { token: "" };
     const proxy = createHttpServer((req, res) => {
+      const upstream = to.upstream;
+      if (upstream === undefined) {
+        res.writeHead(503).end();
+        return;
+      }
       const headers: string[] = [];
       for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
         if (req.rawHeaders[i]!.toLowerCase() !== "authorization") headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-      headers.push("Authorization", `Bearer ${token}`);
+      headers.push("Authorization", `Bearer ${to.token}`);
       const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(res);
@@ -133,7 +131,15 @@ test(
       res.on("close", () => forward.destroy());
       req.pipe(forward);
     });
-    await new Promise<void>((resolve) => proxy.listen(proxyPort, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const audience = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+    const auth = await OAuthAuthenticator.create({ issuer: as.issuer, audience, scopes: [] });
+    const server = await startConformanceServer({
+      env: { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_TEST_TOOLS: "0", CHEMATIC_LOG_LEVEL: "error" },
+      auth,
+    });
+    to.token = await as.mint(audience, { sub: "conformance", expIn: 600 });
+    to.upstream = new URL(server.url);
     const out = mkdtempSync(join(tmpdir(), "chematic-conformance-auth-"));
     try {
       // Without the token the endpoint is closed: the suite's requests would all be 401.

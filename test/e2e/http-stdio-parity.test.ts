@@ -26,11 +26,7 @@ let url: string;
 async function overStdio(server: ServerProcess, raw: string): Promise<string> {
   const before = server.lines.length;
   server.sendRaw(`${raw}\n`);
-  const deadline = Date.now() + 30_000;
-  while (server.lines.length === before) {
-    if (Date.now() > deadline) throw new Error(`no stdio answer to ${raw.slice(0, 200)}; stderr ${server.stderr.slice(-500)}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await server.until(() => server.lines.length > before, `a stdio answer to ${raw.slice(0, 200)}`, 30_000);
   return server.lines[before]!;
 }
 
@@ -168,6 +164,9 @@ describe("2026-07-28: the same bytes over stdio and HTTP", () => {
     const busy = call("parse_smiles", { smiles: "CCO" });
     const rawLine = (id: number) => stdio.lines.find((l) => (JSON.parse(l) as { id?: unknown }).id === id)!;
     stdio.sendRaw(`${sleep}\n`);
+    // Kept pauses (here and below): nothing observable says the sleep has reached the worker without changing the
+    // requests compared (a progress token would add notifications, and make the HTTP answer a stream); the pause only
+    // lets the sleep arrive first.
     await new Promise((r) => setTimeout(r, 300));
     stdio.sendRaw(`${busy}\n`);
     await Promise.all([stdio.response(sleepId), stdio.response(busyId)]);

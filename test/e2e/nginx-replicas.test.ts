@@ -1,7 +1,8 @@
 /**
  * Three replicas behind a real nginx, configured with the README's own block (the text between the
- * `nginx-replicas` markers of README.md, with its TLS lines swapped for a loopback port and its replica ports
- * for free ones, so the README cannot drift from what runs). With the official v2 client (alice's and bob's),
+ * `nginx-replicas` markers of README.md, with its TLS lines swapped for a Unix socket and its replica ports
+ * for the ones the replicas report, so the README cannot drift from what runs). Every server listens on port 0 and
+ * reports its port: the replicas log theirs, and a forwarder (port 0) in front of nginx's socket is the clients' URL. With the official v2 client (alice's and bob's),
  * 20 sequences in parallel through nginx, each a bioactivity spill (the fake ChEMBL), canvas_annotate and a
  * query. Every answer is checked, and every canvas call must reach the replica its ID names
  * (Mcp-Param-Canvas-Id, routed by the README's map): a wrong replica would answer CANVAS_NOT_FOUND. Then one
@@ -11,20 +12,21 @@
  *
  * Needs nginx (`.ci/run` installs it from Debian). Without it the test skips, saying so; with
  * CHEMATIC_REQUIRE_ORACLES=1 (CI) a missing nginx fails it instead, like a missing oracle. nginx listens on
- * 127.0.0.1 only, runs in the foreground with its pid, logs and temporary files in a temporary directory
- * (`user root;` when the test runs as root), and is always stopped, as are the replicas.
+ * a Unix socket only, runs in the foreground with its pid, socket and temporary files in a temporary directory (its
+ * log on stderr; `user root;` when the test runs as root), and is always stopped, as are the replicas.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { projectRoot } from "../../src/domain/assets.js";
 import { tokenDigest } from "../../src/domain/auth/bearer.js";
-import { HttpServerProcess, freePort } from "../helpers/http.js";
+import { HttpServerProcess } from "../helpers/http.js";
+import { Forwarder } from "../helpers/forward.js";
+import { Changes } from "../helpers/wait.js";
 import { skipOracle } from "../helpers/oracle.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
 
@@ -58,9 +60,13 @@ function substitute(text: string, pattern: RegExp, replacement: string, times: n
   return text.replace(new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`), replacement);
 }
 
-/** A runnable nginx.conf: the README's block, TLS swapped for a loopback port, its ports for ours, inside a minimal main context. */
-export function nginxConfig(block: string, replicaPorts: readonly number[], listenPort: number, dir: string, nginxBuild: string): string {
-  let conf = substitute(block, /listen 443 ssl;/, `listen 127.0.0.1:${listenPort};`, 1, "the TLS listen line");
+/**
+ * A runnable nginx.conf: the README's block, TLS swapped for a Unix socket (`listen`, nginx cannot listen on port 0 and
+ * say which port it got; the test's port-0 forwarder stands in front), its ports for ours, inside a minimal main context
+ * that logs to stderr at notice level (its "start worker process" line says nginx is listening).
+ */
+export function nginxConfig(block: string, replicaPorts: readonly number[], listen: string, dir: string, nginxBuild: string): string {
+  let conf = substitute(block, /listen 443 ssl;/, `listen ${listen};`, 1, "the TLS listen line");
   conf = substitute(conf, /^\s*ssl_[a-z_]+\s[^\n]*;\n/m, "", 3, "the ssl_ lines");
   replicaPorts.forEach((port, i) => {
     conf = substitute(conf, new RegExp(`127\\.0\\.0\\.1:300${i + 1};`), `127.0.0.1:${port};`, 2, `replica ${i + 1}'s port`);
@@ -75,7 +81,7 @@ export function nginxConfig(block: string, replicaPorts: readonly number[], list
     "worker_processes 1;",
     "daemon off;",
     `pid ${join(dir, "nginx.pid")};`,
-    `error_log ${join(dir, "error.log")} warn;`,
+    "error_log stderr notice;",
     "events { worker_connections 512; }",
     "http {",
     `  access_log ${join(dir, "access.log")};`,
@@ -86,17 +92,6 @@ export function nginxConfig(block: string, replicaPorts: readonly number[], list
     "}",
     "",
   ].join("\n");
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 /** VmRSS and VmHWM of a process, in MiB. */
@@ -138,8 +133,6 @@ test(
         .join("\n") + "\n",
     );
     const chembl = await new FakeChembl("new").start();
-    const ports = [await freePort(), await freePort(), await freePort()];
-    const listenPort = await freePort();
     const replicaEnv = (i: number): Record<string, string> => ({
       CHEMATIC_REPLICA_ID: REPLICAS[i]!,
       CHEMBL_API_BASE_URL: chembl.baseUrl,
@@ -147,12 +140,16 @@ test(
       CHEMATIC_LOG_LEVEL: "warn",
       CHEMATIC_AUTH_TOKENS_FILE: tokensFile,
     });
-    const startReplica = (i: number) => new HttpServerProcess(["--port", String(ports[i]), "--auth", "bearer"], replicaEnv(i));
+    // Each replica listens on port 0 and reports its port; a restarted replica takes the port its first start
+    // reported (nginx's upstreams name it), as a replica restarted in production keeps its port.
+    const ports: number[] = [];
+    const startReplica = (i: number) => new HttpServerProcess(["--port", String(ports[i] ?? 0), "--auth", "bearer"], replicaEnv(i));
     const replicas: HttpServerProcess[] = REPLICAS.map((_, i) => startReplica(i));
     let proxy: ChildProcess | undefined;
+    let front: Forwarder | undefined;
     const clients: Client[] = [];
     try {
-      await Promise.all(replicas.map((r) => r.url));
+      ports.push(...(await Promise.all(replicas.map((r) => r.port()))));
       const idle = replicas.map((r) => memoryMiB(r.child.pid!));
 
       // nginx -V writes its build options to stderr.
@@ -160,20 +157,25 @@ test(
       const build = `${probe.stdout}${probe.stderr}`;
       const configFile = join(dir, "nginx.conf");
       const block = readmeNginxBlock(readFileSync(join(projectRoot(), "README.md"), "utf8"));
-      writeFileSync(configFile, nginxConfig(block, ports, listenPort, dir, build));
-      proxy = spawn(nginx, ["-p", dir, "-c", configFile, "-e", join(dir, "error.log")], { stdio: ["ignore", "ignore", "pipe"] });
+      const socket = join(dir, "nginx.sock");
+      writeFileSync(configFile, nginxConfig(block, ports, `unix:${socket}`, dir, build));
+      proxy = spawn(nginx, ["-p", dir, "-c", configFile, "-e", "stderr"], { stdio: ["ignore", "ignore", "pipe"] });
       let nginxStderr = "";
-      proxy.stderr!.setEncoding("utf8").on("data", (d: string) => (nginxStderr += d));
-      const deadline = Date.now() + 15_000;
-      while (!(await portOpen(listenPort))) {
-        const errorLog = existsSync(join(dir, "error.log")) ? readFileSync(join(dir, "error.log"), "utf8") : "";
-        if (proxy.exitCode !== null || Date.now() > deadline) assert.fail(`nginx did not start: ${nginxStderr} ${errorLog}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const url = new URL(`http://127.0.0.1:${listenPort}/mcp`);
+      const logged = new Changes();
+      proxy.stderr!.setEncoding("utf8").on("data", (d: string) => {
+        nginxStderr += d;
+        logged.notify();
+      });
+      proxy.once("exit", () => logged.notify());
+      // nginx has bound its socket when its master starts a worker: that log line is the event waited for.
+      await logged.until(() => /start worker process/.test(nginxStderr) || proxy!.exitCode !== null, "nginx to start", 15_000).catch(() => {});
+      if (!/start worker process/.test(nginxStderr)) assert.fail(`nginx did not start: ${nginxStderr}`);
+      front = await Forwarder.start();
+      front.target = { path: socket };
+      const url = new URL(front.url("/mcp"));
 
       /** What nginx logged, for a failure's message. */
-      const nginxLog = () => (existsSync(join(dir, "error.log")) ? readFileSync(join(dir, "error.log"), "utf8").slice(-2000) : "");
+      const nginxLog = () => nginxStderr.slice(-2000);
       const connectAs = async (token: string) => {
         const client = new Client({ name: "nginx-flow", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
         clients.push(client);
@@ -300,6 +302,7 @@ test(
         clearTimeout(timer);
       }
       await Promise.allSettled(replicas.map((r) => (r.child.exitCode === null ? r.stop() : Promise.resolve(r.child.exitCode))));
+      await front?.close();
       await chembl.stop();
       rmSync(dir, { recursive: true, force: true });
     }

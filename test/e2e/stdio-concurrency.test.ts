@@ -10,6 +10,11 @@ import { MODERN_META, ServerProcess } from "../helpers/server-process.js";
 
 const TEST_ENV = { CHEMATIC_TEST_TOOLS: "1" };
 
+/** Until the call sent with progress token `token` is running: test_sleep's first progress notification says so. */
+async function runningNow(s: ServerProcess, token: string): Promise<void> {
+  await s.waitFor((m) => m.method === "notifications/progress" && m.params?.progressToken === token);
+}
+
 type Err = { error: { code: string; details: Record<string, unknown> } };
 
 test("a fast call is answered while a slow call is still running", async () => {
@@ -53,12 +58,18 @@ test("notifications/cancelled stops the work and suppresses the answer", async (
   const s = new ServerProcess({ ...TEST_ENV, CHEMATIC_WORKERS: "1" });
   try {
     await s.modernCall(0, "parse_smiles", { smiles: "C" });
-    s.send({ jsonrpc: "2.0", id: "slow", method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 1000 } } });
-    await new Promise((r) => setTimeout(r, 200));
+    s.send({
+      jsonrpc: "2.0",
+      id: "slow",
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, progressToken: "slow" }, name: "test_sleep", arguments: { ms: 1000 } },
+    });
+    await runningNow(s, "slow");
     s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "slow", reason: "user gave up" } });
     // The single worker was stopped, so a new call is served well before the cancelled one would have ended.
     const next = await s.modernCall(1, "parse_smiles", { smiles: "CC" });
     assert.ok(next.result);
+    // Seeing that no answer comes needs a window, not an event: past the moment the cancelled call would have ended.
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(s.messages.filter((m) => m.id === "slow").length, 0, "no answer for a cancelled request");
   } finally {
@@ -173,8 +184,13 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   test(`${signal} on stdio drains the calls in flight, as stdin EOF does, then exits 0`, async () => {
     const s = new ServerProcess({ CHEMATIC_TEST_TOOLS: "1", CHEMATIC_WORKERS: "1" });
     await s.request("warm", "tools/call", { _meta: MODERN_META, name: "canonical_smiles", arguments: { smiles: "CCO" } });
-    s.send({ jsonrpc: "2.0", id: "slow", method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 800 } } });
-    await new Promise((r) => setTimeout(r, 200));
+    s.send({
+      jsonrpc: "2.0",
+      id: "slow",
+      method: "tools/call",
+      params: { _meta: { ...MODERN_META, progressToken: "slow" }, name: "test_sleep", arguments: { ms: 800 } },
+    });
+    await runningNow(s, "slow");
     s.child.kill(signal);
     const answer = await s.response("slow");
     assert.ok(answer.result, `the call in flight is answered: ${JSON.stringify(answer)}`);
@@ -185,8 +201,13 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 test("SIGHUP on stdio (a host or terminal closing) neither ends the process nor loses the call in flight; stdin's end does (issue 37 item 6)", async () => {
   const s = new ServerProcess({ CHEMATIC_TEST_TOOLS: "1", CHEMATIC_WORKERS: "1" });
   await s.request("warm", "tools/call", { _meta: MODERN_META, name: "canonical_smiles", arguments: { smiles: "CCO" } });
-  s.send({ jsonrpc: "2.0", id: "slow", method: "tools/call", params: { _meta: MODERN_META, name: "test_sleep", arguments: { ms: 800 } } });
-  await new Promise((r) => setTimeout(r, 200));
+  s.send({
+    jsonrpc: "2.0",
+    id: "slow",
+    method: "tools/call",
+    params: { _meta: { ...MODERN_META, progressToken: "slow" }, name: "test_sleep", arguments: { ms: 800 } },
+  });
+  await runningNow(s, "slow");
   s.child.kill("SIGHUP");
   const answer = await s.response("slow");
   assert.ok(answer.result, `the call in flight is answered: ${JSON.stringify(answer)}`);

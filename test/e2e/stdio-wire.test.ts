@@ -293,8 +293,7 @@ test("request ids are echoed exactly over stdio: an integer past 2^53 keeps its 
       '{"jsonrpc":"2.0","id":12345678901234567890,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n',
     );
     s.sendRaw('{"jsonrpc":"2.0","id":-98765432109876543210,"method":"tools/list"}\n');
-    const deadline = Date.now() + 20_000;
-    while (s.lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await s.until(() => s.lines.length >= 2, "two answers");
     assert.ok(
       s.lines.some((l) => l.startsWith('{"jsonrpc":"2.0","id":12345678901234567890,"result":')),
       s.lines.join("\n").slice(0, 300),

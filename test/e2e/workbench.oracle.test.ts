@@ -13,14 +13,11 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
-import { projectRoot } from "../../src/domain/assets.js";
 import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { MAX_STRING_BYTES } from "../../src/contract/limits.js";
 import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
@@ -28,9 +25,8 @@ import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import { ANNOTATION_KINDS, createCanvasAnnotateTool } from "../../src/tools/canvas_annotate.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
 import type { AnyTool } from "../../src/contract/tool.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const N = 1_000;
 const QUERY = "CC(=O)Oc1ccccc1C(=O)O";
@@ -87,21 +83,15 @@ const UPSTREAM = {
     "reads the other's SMILES back to exactly its own string",
 } as const;
 
-function nativeMissing(): string | undefined {
+async function nativeMissing(): Promise<string | undefined> {
   if (!existsSync(NCI)) return `${NCI} is absent (Debian package rdkit-data)`;
-  if (!existsSync(PYTHON) || spawnSync(PYTHON, ["-c", "import rdkit"]).status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
-function python(script: string, request: unknown): string[] {
-  const run = spawnSync(PYTHON, [join(projectRoot(), "scripts", script)], {
-    input: typeof request === "string" ? request : JSON.stringify(request),
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 300_000,
-  });
-  assert.equal(run.status, 0, `${script}: ${run.stderr}`);
-  return run.stdout.trim().split("\n");
+/** A script of scripts/ in the shared native RDKit process. */
+async function python(script: string, request: unknown): Promise<string[]> {
+  const input = typeof request === "string" ? request : JSON.stringify(request);
+  return (await oracleOutput({ script }, { input, timeoutMs: 300_000 })).trim().split("\n");
 }
 
 const pool = new WorkerPool({ size: 2 });
@@ -146,7 +136,7 @@ function ourCanonical(rdkit: RDKit, smiles: string | null): string | null {
 }
 
 test("1,000 NCI molecules imported as SMILES, as native RDKit's SDF and as CSV, annotated with every column kind: each value equals native RDKit's (or the single-molecule tool's where native RDKit lacks the kind)", async (t) => {
-  const missing = nativeMissing();
+  const missing = await nativeMissing();
   if (missing) return skipOracle(t, `native RDKit oracle unavailable: ${missing}`);
   const lines = readFileSync(NCI, "utf8")
     .split("\n")
@@ -157,7 +147,7 @@ test("1,000 NCI molecules imported as SMILES, as native RDKit's SDF and as CSV, 
   const nsc = lines.map((l) => Number(l.split(/\s+/)[1]));
 
   // Native RDKit writes each molecule as an SDF record (title mol-<NSC>, tags NSC, HEAVY, KIND).
-  const written = python("oracle-import.py", lines.join("\n") + "\n").map((l) => JSON.parse(l) as { sdf?: string });
+  const written = (await python("oracle-import.py", lines.join("\n") + "\n")).map((l) => JSON.parse(l) as { sdf?: string });
   assert.equal(written.length, N);
   assert.ok(
     written.every((w) => w.sdf),
@@ -216,17 +206,17 @@ test("1,000 NCI molecules imported as SMILES, as native RDKit's SDF and as CSV, 
   data.nci_csv.forEach((r, i) => assert.deepEqual([r.input, r.id, r.nsc], [smiles[i], `mol-${nsc[i]}`, nsc[i]]));
 
   // 3. Native RDKit's values: from the SMILES (the smiles_list and CSV tables) and from its own SDF records.
-  const nativeOf = (molecules: Array<{ smiles: string } | { molblock: string }>) =>
-    python("oracle-workbench.py", { query_smiles: QUERY, smarts: SMARTS, molecules }).map((l) => JSON.parse(l) as NativeValues | null);
-  const fromSmiles = nativeOf(smiles.map((s) => ({ smiles: s })));
-  const fromSdf = nativeOf(written.map((w) => ({ molblock: w.sdf! })));
+  const nativeOf = async (molecules: Array<{ smiles: string } | { molblock: string }>) =>
+    (await python("oracle-workbench.py", { query_smiles: QUERY, smarts: SMARTS, molecules })).map((l) => JSON.parse(l) as NativeValues | null);
+  const fromSmiles = await nativeOf(smiles.map((s) => ({ smiles: s })));
+  const fromSdf = await nativeOf(written.map((w) => ({ molblock: w.sdf! })));
   const native = { nci_smiles: fromSmiles, nci_sdf: fromSdf, nci_csv: fromSmiles };
 
   // Native RDKit reading every SMILES we wrote (the import's smiles, canonical_smiles and both scaffolds).
   const ours = new Set<string>();
   for (const table of tables) for (const r of data[table]) for (const k of ["smiles", ...SMILES_KINDS]) if (typeof r[k] === "string") ours.add(r[k]);
   const oursList = [...ours];
-  const roundTrips = JSON.parse(python("oracle-workbench.py", { roundtrip: oursList })[0]!) as Array<RoundTrip | null>;
+  const roundTrips = JSON.parse((await python("oracle-workbench.py", { roundtrip: oursList }))[0]!) as Array<RoundTrip | null>;
   const nativeReads = new Map(oursList.map((s, i) => [s, roundTrips[i] ?? null]));
 
   const rdkit = await loadRDKit();

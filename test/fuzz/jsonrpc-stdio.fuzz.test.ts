@@ -349,15 +349,11 @@ describe("random and mutated JSON-RPC lines over stdio to a real child process",
     const linesBefore = server.lines.length;
     expectedTotal += expected.length;
     server.sendRaw(bytes);
-    const deadline = Date.now() + 30_000;
-    while (server.messages.filter(isResponse).length - before < expected.length) {
-      assert.equal(server.child.exitCode, null, `the server exited; stderr: ${server.stderr.slice(-2000)}`);
-      assert.ok(
-        Date.now() < deadline,
-        `waited 30 s for ${expected.length} answers, got ${server.messages.filter(isResponse).length - before}: ${bytes.toString("latin1").slice(0, 500)}`,
-      );
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    await server.until(
+      () => server.messages.filter(isResponse).length - before >= expected.length,
+      `${expected.length} answers to ${bytes.toString("latin1").slice(0, 500)}`,
+      30_000,
+    );
     const answers = server.messages.filter(isResponse).slice(before);
     for (const line of server.lines.slice(linesBefore)) assertJsonRpcLine(line);
     checkedLines = server.lines.length;

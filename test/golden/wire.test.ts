@@ -271,12 +271,8 @@ function withOnlyTools(answer: string, names: ReadonlySet<string>): string {
 async function stdioLine(server: ServerProcess, raw: string): Promise<string> {
   const before = server.lines.length;
   server.sendRaw(`${raw}\n`);
-  const deadline = Date.now() + 30_000;
   // Every step gets exactly one line (no progress token is sent).
-  while (server.lines.length === before) {
-    if (Date.now() > deadline) throw new Error(`no stdio answer to ${raw.slice(0, 200)}; stderr ${server.stderr.slice(-500)}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  await server.until(() => server.lines.length > before, `a stdio answer to ${raw.slice(0, 200)}`, 30_000);
   return server.lines[before]!;
 }
 

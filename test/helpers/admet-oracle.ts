@@ -1,15 +1,12 @@
 /**
  * Shared by the admet_profile and boiled_egg golden-value tests: the molecule set and the native RDKit
- * oracle (scripts/oracle-admet.py, Debian python3-rdkit). Only native descriptors and substructure hits
+ * oracle (scripts/oracle-admet.py, Debian python3-rdkit, in the shared oracle process). Only native descriptors and substructure hits
  * come from here; each test applies the published formulas itself.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { projectRoot } from "../../src/domain/assets.js";
+import { nativeRDKitMissing, oracleLines } from "./oracle.js";
 
-export const PYTHON = "/usr/bin/python3";
 export const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
 /** Named drugs of the issue plus molecules chosen to exercise every S/P term, toxicophore and ionizable group. */
@@ -69,11 +66,9 @@ export interface AdmetOracleRow {
   hits: Record<string, boolean>;
 }
 
-export function oracleSkipReason(): string | undefined {
+export async function oracleSkipReason(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
 /** The first `limit` SMILES of first_5K.smi followed by the named molecules. */
@@ -86,15 +81,9 @@ export function moleculeSet(limit: number): string[] {
   return [...nci, ...NAMED.map(([, smi]) => smi)];
 }
 
-export function runAdmetOracle(smiles: readonly string[]): AdmetOracleRow[] {
-  const script = join(projectRoot(), "scripts", "oracle-admet.py");
-  const r = spawnSync(PYTHON, [script], { input: smiles.join("\n") + "\n", encoding: "utf8", maxBuffer: 256 * 1024 * 1024, timeout: 300_000 });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as AdmetOracleRow);
+/** scripts/oracle-admet.py in the shared native RDKit process (test/helpers/oracle.ts). */
+export async function runAdmetOracle(smiles: readonly string[]): Promise<AdmetOracleRow[]> {
+  const rows = await oracleLines<AdmetOracleRow>({ script: "oracle-admet.py" }, { input: smiles.join("\n") + "\n", timeoutMs: 300_000 });
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   rows.forEach((row, i) => assert.equal(row.smiles, smiles[i], `oracle line ${i} answers another SMILES`));
   return rows;

@@ -4,9 +4,10 @@
  * headers of a 2026-07-28 request, and the CLI started with --transport streamable-http.
  */
 import { request as httpRequest, type Agent, type IncomingHttpHeaders } from "node:http";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { CLI_PATH, MODERN_META } from "./server-process.js";
+import { Changes } from "./wait.js";
 
 export interface HttpReply {
   status: number;
@@ -89,7 +90,11 @@ export function modernPost(
   return httpSend(url, JSON.stringify(message), { headers: { ...modernHeaders(message), ...extraHeaders } });
 }
 
-/** Raw bytes on a fresh socket; resolves with everything the server sent until it closed (or `waitMs`). */
+/**
+ * Raw bytes on a fresh socket; resolves with what the server sent once it closed the connection, or once it has
+ * sent one whole response (head and Content-Length body) that keeps the connection open (no "Connection: close"):
+ * a kept-alive connection is not waited out. `waitMs` is the upper bound (then `closed` is false).
+ */
 export function rawExchange(port: number, data: string | Buffer | null, waitMs = 5_000): Promise<{ text: string; closed: boolean; ms: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -105,11 +110,23 @@ export function rawExchange(port: number, data: string | Buffer | null, waitMs =
     };
     const timer = setTimeout(() => finish(false), waitMs);
     socket.setEncoding("latin1");
-    socket.on("data", (d: string) => (text += d));
+    socket.on("data", (d: string) => {
+      text += d;
+      if (wholeKeptAliveResponse(text)) finish(false);
+    });
     socket.on("close", () => finish(true));
     socket.on("error", () => finish(true));
     if (data !== null) socket.write(data);
   });
+}
+
+/** Whether `text` holds one whole response (head, and a body of its Content-Length) that keeps the connection open. */
+function wholeKeptAliveResponse(text: string): boolean {
+  const end = text.indexOf("\r\n\r\n");
+  if (end < 0) return false;
+  const { headers } = parseRawResponse(text);
+  if (headers.connection?.toLowerCase() === "close" || headers["content-length"] === undefined) return false;
+  return Buffer.byteLength(text.slice(end + 4), "latin1") >= Number(headers["content-length"]);
 }
 
 /** Status line, headers (lower-case names) and body of the first response in a raw exchange. */
@@ -133,6 +150,7 @@ export class HttpServerProcess {
   stderr = "";
   readonly exited: Promise<number | null>;
   readonly url: Promise<string>;
+  private readonly stderrChanges = new Changes();
 
   constructor(args: string[] = [], env: Record<string, string> = {}) {
     const withPort = args.includes("--port") ? args : [...args, "--port", "0"];
@@ -146,6 +164,7 @@ export class HttpServerProcess {
     this.url = new Promise((resolve, reject) => {
       this.child.stderr.on("data", (chunk: string) => {
         this.stderr += chunk;
+        this.stderrChanges.notify();
         const m = /listening on (http:\/\/\S+)/.exec(this.stderr);
         if (m) resolve(m[1]!);
       });
@@ -157,12 +176,12 @@ export class HttpServerProcess {
     return Number(new URL(await this.url).port);
   }
 
-  /** Until stderr matches: a log line is written after its answer is sent, so it may arrive after the answer. */
+  /** Until stderr matches, asked at each chunk: a log line is written after its answer is sent, so it may arrive after the answer. */
   async waitForStderr(pattern: RegExp, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!pattern.test(this.stderr)) {
-      if (Date.now() > deadline) throw new Error(`no ${pattern} in ${this.stderr.slice(-1000)}`);
-      await new Promise((r) => setTimeout(r, 20));
+    try {
+      await this.stderrChanges.until(() => pattern.test(this.stderr), String(pattern), ms);
+    } catch {
+      throw new Error(`no ${pattern} in ${this.stderr.slice(-1000)}`);
     }
   }
 
@@ -173,14 +192,44 @@ export class HttpServerProcess {
   }
 }
 
-/** A loopback port free at the time of asking (for a server whose URL must be known before it listens). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
+/** A call answered as a stream of events (SSE), read as they arrive. */
+export interface StreamedCall {
+  /** Each complete event's data, parsed, so far. */
+  readonly events: Array<Record<string, unknown>>;
+  /** Until `check` holds, asked at each event. */
+  until(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** The status once the stream has ended, with every event. */
+  readonly done: Promise<{ status: number; events: Array<Record<string, unknown>> }>;
+}
+
+/**
+ * A 2026-07-28 tools/call with a progress token and an Accept that admits text/event-stream, so the answer is a
+ * stream: its progress notifications tell the test when the call is running (an event to wait on), then the result.
+ */
+export function modernStreamCall(url: string, id: number | string, name: string, args: Record<string, unknown>): StreamedCall {
+  const message = { jsonrpc: "2.0", id, method: "tools/call", params: { _meta: { ...MODERN_META, progressToken: `p-${id}` }, name, arguments: args } };
+  const body = JSON.stringify(message);
+  const events: Array<Record<string, unknown>> = [];
+  const changes = new Changes();
+  const done = new Promise<{ status: number; events: Array<Record<string, unknown>> }>((resolve, reject) => {
+    const req = httpRequest(url, { method: "POST", agent: false, headers: { ...modernHeaders(message), "Content-Length": Buffer.byteLength(body) } }, (res) => {
+      let raw = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        raw += d;
+        let end: number;
+        while ((end = raw.indexOf("\n\n")) >= 0) {
+          const data = /^data: (.*)$/m.exec(raw.slice(0, end));
+          raw = raw.slice(end + 2);
+          if (data) events.push(JSON.parse(data[1]!) as Record<string, unknown>);
+        }
+        changes.notify();
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, events }));
+      res.on("error", reject);
     });
+    req.on("error", reject);
+    req.end(body);
   });
+  return { events, done, until: (check, what, timeoutMs) => changes.until(check, what, timeoutMs) };
 }

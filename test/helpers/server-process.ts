@@ -1,6 +1,7 @@
 /** Spawns the real CLI as a child process and speaks raw newline-delimited JSON-RPC to it. */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { Changes } from "./wait.js";
 
 export const CLI_PATH = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
 
@@ -50,6 +51,8 @@ export class ServerProcess {
   stderr = "";
   private buffer = "";
   private waiters: Array<{ match: (m: Message) => boolean; resolve: (m: Message) => void }> = [];
+  /** Told of every stdout line and stderr chunk, for until(). */
+  private readonly changes = new Changes();
   readonly exited: Promise<number | null>;
 
   constructor(env: Record<string, string> = {}, args: string[] = []) {
@@ -60,7 +63,10 @@ export class ServerProcess {
     this.child.stdout.setEncoding("utf8");
     this.child.stdout.on("data", (chunk: string) => this.onData(chunk));
     this.child.stderr.setEncoding("utf8");
-    this.child.stderr.on("data", (chunk: string) => (this.stderr += chunk));
+    this.child.stderr.on("data", (chunk: string) => {
+      this.stderr += chunk;
+      this.changes.notify();
+    });
     this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
   }
 
@@ -80,6 +86,27 @@ export class ServerProcess {
       this.messages.push(message);
       const i = this.waiters.findIndex((w) => w.match(message));
       if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(message);
+    }
+    this.changes.notify();
+  }
+
+  /**
+   * Until `check` holds, asked again at each stdout line and stderr chunk (lines, messages and stderr are read by
+   * then); a server that exits first, or `timeoutMs` passing, fails the wait.
+   */
+  async until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    let settled = false;
+    const exitedFirst = new Promise<void>((_, reject) => {
+      void this.exited.then((code) => {
+        if (!settled && !check()) reject(new Error(`the server exited (${code}) before ${what}`));
+      });
+    });
+    try {
+      await Promise.race([this.changes.until(check, what, timeoutMs), exitedFirst]);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; stderr: ${this.stderr.slice(-2000)}`, { cause: e });
+    } finally {
+      settled = true;
     }
   }
 

@@ -148,18 +148,20 @@ test("close answers running calls and leaves no worker behind, even when a call'
   // worker that nothing terminated, and the test process never exited (a CI run hung on it).
   const pool = new WorkerPool({ size: 2 });
   await pool.ready();
-  // Two running (one per worker) and one queued; each outcome is caught as it happens.
+  // Two running (one per worker) and one queued; each outcome is caught as it happens. With both workers ready, run()
+  // starts a call (its budget timer armed) or sends it ahead before it returns: nothing to wait for.
   const calls = [1, 2, 3].map(() =>
     pool.run("test_sleep", { ms: 5_000 }, { budgetMs: 400 }).then(
       () => "answered",
       (e: unknown) => (e instanceof ToolError ? e.code : String(e)),
     ),
   );
-  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(pool.pending, 1, "two calls running, the third waiting");
   await pool.close();
   assert.deepEqual(await Promise.all(calls), ["BUSY", "BUSY", "BUSY"]);
   assert.equal(pool.liveWorkers, 0, "every worker exited when close resolved");
-  // Past every budget: no timer may start a worker now.
+  // Past every budget: no timer may start a worker now. This pause is the point of the test, not a wait for an
+  // event: the bug was a budget timer (400 ms) firing after close, so the time must pass the budgets to see none does.
   await new Promise((r) => setTimeout(r, 800));
   assert.equal(pool.liveWorkers, 0, "no worker started after close");
   assert.deepEqual(await pool.heapBytes(), [0, 0]);
@@ -229,7 +231,9 @@ test("a call sent ahead and cancelled before it starts is not run, and its worke
     const running = threadOf(pool, 600);
     const abort = new AbortController();
     const ahead = pool.run("test_sleep", { ms: 5_000 }, { budgetMs: 10_000, signal: abort.signal });
-    setTimeout(() => abort.abort(), 100);
+    // run() has sent it ahead to the busy worker before returning: cancel it there, before it starts.
+    assert.equal(pool.pending, 1, "the call is sent ahead");
+    abort.abort();
     await assert.rejects(ahead, (e: unknown) => e instanceof CancelledError);
     assert.equal(await running, thread, "the running call is answered");
     const started = Date.now();
@@ -276,7 +280,8 @@ test("waiting calls are taken round-robin across callers: bob's call runs after 
     const alice = Array.from({ length: 4 }, (_, i) =>
       pool.run("test_sleep", { ms: 300 }, { budgetMs: 20_000, caller: "alice" }).then(() => done.push(`alice${i}`)),
     );
-    await new Promise((r) => setTimeout(r, 50));
+    // run() has placed each of alice's calls before returning (one running, one sent ahead, two queued): bob comes after.
+    assert.equal(pool.pending, 3, "alice's calls wait before bob's arrives");
     const bob = pool.run("parse_smiles", { smiles: "CCO" }, { budgetMs: 20_000, caller: "bob" }).then(() => done.push("bob"));
     await Promise.all([...alice, bob]);
     // One worker: alice0 runs (alice1 may already be sent ahead to it); bob comes next, before alice's others.

@@ -18,16 +18,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { projectRoot } from "../../src/domain/assets.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import { canonicalSmilesTool } from "../../src/tools/canonical_smiles.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../helpers/oracle.js";
 import { NCI_FILE, bondedElements, metalValenceExcuse, mixedSet } from "../helpers/rdkit-data-sets.js";
 
-const PYTHON = "/usr/bin/python3";
 /** NCI molecules compared (evenly spaced over first_5K); ORACLE_LIMIT=5000 runs the whole file. */
 const NCI_COUNT = Number(process.env.ORACLE_LIMIT ?? 2500);
 
@@ -75,11 +71,9 @@ function removedValenceExcuse(ourError: string): string | undefined {
   return rule && valence > rule.now && valence <= rule.before ? `${m![1]} valence ${valence} removed (rdkit/rdkit#7491)` : undefined;
 }
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(NCI_FILE)) return `${NCI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
 interface NativeRow {
@@ -91,29 +85,20 @@ interface NativeRow {
 }
 
 /** Native canonical SMILES of each input (the oracle's isomeric form), or the native error. */
-function nativeCanonical(smiles: string[]): NativeRow[] {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-canonical.py")], {
-    input: smiles.join("\n") + "\n",
-    encoding: "utf8",
-    maxBuffer: 1 << 28,
-  });
-  assert.equal(r.status, 0, r.stderr);
-  const rows = r.stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as NativeRow);
+async function nativeCanonical(smiles: string[]): Promise<NativeRow[]> {
+  const rows = await oracleLines<NativeRow>({ script: "oracle-canonical.py" }, { input: smiles.join("\n") + "\n" });
   assert.equal(rows.length, smiles.length);
   return rows;
 }
 
 test("canonical_smiles equals native RDKit's text with and without stereo on RDKit's data files (rdkit/rdkit#8318 as the one rule), and its Kekulé form is the same molecule", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const set = [...new Set([...mixedSet({ nci: NCI_COUNT, wehi: 500, chembl: 100 }), ...EXTRA])];
-  const native = nativeCanonical(set);
+  const native = await nativeCanonical(set);
   const rdkit = await loadRDKit();
   const ctx = { rdkit, progress: () => {} };
   let compared = 0;
@@ -154,7 +139,7 @@ test("canonical_smiles equals native RDKit's text with and without stereo on RDK
     if (ours.kekule !== n.kekule) kekule.push({ smiles, ours: ours.kekule, native: n.isomeric! });
   }
   // The Kekulé texts that differ from native's: native reads each back to the molecule's own canonical SMILES.
-  const back = nativeCanonical(kekule.map((k) => k.ours));
+  const back = await nativeCanonical(kekule.map((k) => k.ours));
   for (const [i, k] of kekule.entries()) {
     if (back[i]!.isomeric !== k.native)
       mismatches.push(`${k.smiles} (kekule): ours ${k.ours} reads back as ${back[i]!.isomeric ?? back[i]!.error}, native ${k.native}`);

@@ -7,14 +7,11 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
-import { projectRoot } from "../../src/domain/assets.js";
 import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { MAX_STRING_BYTES } from "../../src/contract/limits.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
@@ -22,9 +19,8 @@ import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe
 import { createChemblDataframeDescribeTool } from "../../src/tools/chembl_dataframe_describe.js";
 import { createChemblDataframeDropTool } from "../../src/tools/chembl_dataframe_drop.js";
 import type { AnyTool } from "../../src/contract/tool.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, runOracle, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
 export function serverWith(manager: CanvasManager, pool: WorkerPool): McpServer {
@@ -91,7 +87,7 @@ let lines: string[] = [];
 let oracle: OracleRow[] | undefined;
 let oracleMissing = "";
 
-before(() => {
+before(async () => {
   if (!existsSync(NCI)) {
     oracleMissing = `${NCI} is not installed`;
     return;
@@ -100,15 +96,12 @@ before(() => {
     .split("\n")
     .filter((l) => l.trim() !== "")
     .slice(0, 1000);
-  if (!existsSync(PYTHON)) {
-    oracleMissing = `${PYTHON} (native RDKit) is not installed`;
+  const missing = await nativeRDKitMissing();
+  if (missing !== undefined) {
+    oracleMissing = `native RDKit is not installed: ${missing}`;
     return;
   }
-  const run = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-import.py")], {
-    input: lines.join("\n"),
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const run = await runOracle({ script: "oracle-import.py" }, { input: lines.join("\n") });
   if (run.status !== 0) {
     oracleMissing = `native RDKit failed: ${run.stderr.split("\n").slice(-3).join(" ")}`;
     return;
@@ -133,12 +126,9 @@ async function checkCanonical(got: string[], inputs: string[], native: Array<str
     if (g !== native[i]) diverging.push(i);
   });
   if (diverging.length === 0) return;
-  const run = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-workbench.py")], {
-    input: JSON.stringify({ roundtrip: diverging.map((i) => got[i]) }),
-    encoding: "utf8",
-  });
-  assert.equal(run.status, 0, run.stderr);
-  const reads = JSON.parse(run.stdout) as Array<{ canonical: string; metal_bonded: boolean } | null>;
+  const reads = JSON.parse(
+    await oracleOutput({ script: "oracle-workbench.py" }, { input: JSON.stringify({ roundtrip: diverging.map((i) => got[i]) }) }),
+  ) as Array<{ canonical: string; metal_bonded: boolean } | null>;
   for (const [k, i] of diverging.entries()) {
     const where = `row ${i + 1}: ${inputs[i]} -> ${got[i]}, native ${native[i]}`;
     assert.ok(reads[k]?.metal_bonded, `${where}: no atom bonded to a metal`);

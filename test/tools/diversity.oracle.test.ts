@@ -13,15 +13,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
 import { butinaClusters, maxMinPicks, seededFirstPick } from "../../src/domain/chem/diversity.js";
 import { clusterMoleculesTool } from "../../src/tools/cluster_molecules.js";
 import { pickDiverseTool } from "../../src/tools/pick_diverse.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, PYTHON, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const WEHI = "/usr/share/RDKit/Data/Pains/test_data/wehi_mols.csv";
 
@@ -84,7 +82,7 @@ const PICKS = [
   { n: 10, first: [], seed: 2024 },
 ];
 
-function native(smiles: string[]): Native {
+async function native(smiles: string[]): Promise<Native> {
   const script = [
     "import sys, json",
     "from rdkit import Chem, DataStructs, RDLogger",
@@ -108,13 +106,7 @@ function native(smiles: string[]): Native {
     "picks = [{'n': p['n'], 'first': p['first'], 'seed': p.get('seed', -1), 'picks': list(picker.LazyBitVectorPick(fps, n, p['n'], firstPicks=p['first'], seed=p.get('seed', -1)))} for p in req['picks']]",
     "json.dump({'kept': kept, 'fps': [DataStructs.BitVectToFPSText(f) for f in fps], 'clusters': clusters, 'picks': picks}, sys.stdout)",
   ].join("\n");
-  const run = spawnSync(PYTHON, ["-c", script], {
-    input: JSON.stringify({ smiles, thresholds: THRESHOLDS, picks: PICKS }),
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (run.status !== 0) throw new Error(`native RDKit failed: ${run.stderr}`);
-  return JSON.parse(run.stdout) as Native;
+  return JSON.parse(await oracleOutput({ program: script }, { input: JSON.stringify({ smiles, thresholds: THRESHOLDS, picks: PICKS }) })) as Native;
 }
 
 /** FPSText (hex, byte 0 first, low bit first in each byte) as 32-bit words, as fingerprintWords lays them out. */
@@ -123,15 +115,15 @@ function wordsOfFps(hex: string): Uint32Array {
   return new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
 }
 
-function oracleAvailable(t: { skip(message?: string): void }): boolean {
+async function oracleAvailable(t: { skip(message?: string): void }): Promise<boolean> {
   const missing = [PYTHON, NCI, WEHI].find((p) => !existsSync(p));
   if (missing) {
     skipOracle(t, `${missing} is not installed (native RDKit and its data files)`);
     return false;
   }
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.ML.Cluster import Butina; from rdkit.SimDivFilters import rdSimDivPickers"], { encoding: "utf8" });
-  if (probe.status !== 0) {
-    skipOracle(t, `native RDKit is not importable from ${PYTHON}`);
+  const probe = await nativeRDKitMissing("from rdkit.ML.Cluster import Butina; from rdkit.SimDivFilters import rdSimDivPickers");
+  if (probe !== undefined) {
+    skipOracle(t, `native RDKit is not importable from ${PYTHON}: ${probe}`);
     return false;
   }
   return true;
@@ -142,10 +134,10 @@ let molecules: string[];
 let nat: Native;
 
 test("cluster_molecules equals RDKit's Butina.ClusterData and pick_diverse equals MaxMinPicker.LazyBitVectorPick on every cluster and pick", async (t) => {
-  if (!oracleAvailable(t)) return;
+  if (!(await oracleAvailable(t))) return;
   rdkit = await loadRDKit();
   molecules = loadMolecules();
-  nat = native(molecules);
+  nat = await native(molecules);
   // The molecules both parse: the tools are sent exactly those, so indices line up with the native ones.
   const list = nat.kept.map((i) => molecules[i]!);
   assert.ok(list.length >= 400, `${list.length} molecules`);

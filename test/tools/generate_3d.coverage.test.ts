@@ -7,18 +7,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { projectRoot } from "../../src/domain/assets.js";
 import { ToolError } from "../../src/domain/errors.js";
 import { embeddingFailed, molfileAtoms } from "../../src/domain/chem/conformers.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import type { RDKit } from "../../src/domain/chem/rdkit.js";
 import { generate3dTool } from "../../src/tools/generate_3d.js";
-import { skipOracle } from "../helpers/oracle.js";
-
-const PYTHON = "/usr/bin/python3";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../helpers/oracle.js";
 
 interface Output {
   smiles: string;
@@ -105,22 +100,17 @@ test("generate_3d embeds neutral C=NH (acetone imine, benzamidine, guanidine, me
 });
 
 test("generate_3d C=NH conformers sit at a native RDKit MMFF94 minimum and keep the input (oracle)", async (t) => {
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem import rdCIPLabeler, AllChem"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) {
-    skipOracle(t, `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`);
+  const missing = await nativeRDKitMissing("from rdkit.Chem import rdCIPLabeler, AllChem");
+  if (missing !== undefined) {
+    skipOracle(t, missing);
     return;
   }
   const rdkit = await loadRDKit();
   const cases = IMINES.map(([, smiles]) => ({ smiles, molblock: run(rdkit, smiles).molblock }));
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-3d.py")], {
-    input: cases.map((c) => JSON.stringify(c)).join("\n") + "\n",
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, r.stderr);
-  const rows = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { smiles: string; error?: string; canonical_in: string; canonical_out: string; heavy_rmsd: number });
+  const rows = await oracleLines<{ smiles: string; error?: string; canonical_in: string; canonical_out: string; heavy_rmsd: number }>(
+    { script: "oracle-3d.py" },
+    { input: cases.map((c) => JSON.stringify(c)).join("\n") + "\n" },
+  );
   assert.equal(rows.length, IMINES.length);
   for (const row of rows) {
     assert.equal(row.error, undefined, `${row.smiles}: ${row.error}`);

@@ -25,9 +25,8 @@ import type { RDKit } from "../../src/domain/chem/rdkit.js";
 import { GENERATE_3D_MAX_HEAVY_ATOMS, generate3dTool } from "../../src/tools/generate_3d.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { availableParallelism } from "node:os";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const WITH_STEREO = 10;
 const WITHOUT_STEREO = 6;
@@ -67,23 +66,14 @@ interface OracleRow {
   max_heavy_displacement: number;
 }
 
-function oracleUnavailable(): string | undefined {
+async function oracleUnavailable(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem import rdCIPLabeler, AllChem"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing("from rdkit.Chem import rdCIPLabeler, AllChem");
 }
 
-function oracle(args: string[], input: string): string[] {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-3d.py"), ...args], {
-    input,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 600_000,
-  });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle-3d failed: ${r.stderr}`);
-  return r.stdout.split("\n").filter((l) => l.length > 0);
+/** scripts/oracle-3d.py in the shared native RDKit process. */
+async function oracle(args: string[], input: string): Promise<string[]> {
+  return (await oracleOutput({ script: "oracle-3d.py" }, { args, input, timeoutMs: 600_000 })).split("\n").filter((l) => l.length > 0);
 }
 
 const progressSink = () => {};
@@ -135,14 +125,14 @@ function molblockCoordinates(molblock: string): string[] {
 }
 
 test("generate_3d on 16 NCI molecules: native RDKit keeps canonical SMILES and CIP labels, and its MMFF94 barely moves our geometry", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const rdkit = await loadRDKit();
   const pool400 = candidates(rdkit, 400);
-  const specified = oracle(["--specify-stereo"], pool400.join("\n") + "\n").map(
+  const specified = (await oracle(["--specify-stereo"], pool400.join("\n") + "\n")).map(
     (l) => JSON.parse(l) as { smiles: string; isomer?: string; stereo_elements?: number },
   );
   const withStereo = specified.filter((r) => r.isomer !== undefined && (r.stereo_elements ?? 0) > 0).slice(0, WITH_STEREO);
@@ -183,7 +173,7 @@ test("generate_3d on 16 NCI molecules: native RDKit keeps canonical SMILES and C
     assert.deepEqual(out.assigned_stereo, [], `${smiles}: every stereo element was specified`);
     assert.equal(out.smiles_3d, out.smiles, `${smiles}: the tool's own read-back keeps the SMILES`);
   }
-  const native = oracle([], outputs.map((o, i) => JSON.stringify({ smiles: chosen[i], molblock: o.molblock })).join("\n") + "\n").map(
+  const native = (await oracle([], outputs.map((o, i) => JSON.stringify({ smiles: chosen[i], molblock: o.molblock })).join("\n") + "\n")).map(
     (l) => JSON.parse(l) as OracleRow,
   );
   assert.equal(native.length, chosen.length);
@@ -311,7 +301,7 @@ test("generate_3d without MMFF parameters answers EMBEDDING_FAILED (cause force_
  * differently, carry the warning that names the difference (and do differ, as it says).
  */
 test("generate_3d energies are RDKit's MMFF94s within 0.1 kcal/mol; tropone-like and azulene rings say they differ", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
   const rdkit = await loadRDKit();
   const agree = {
@@ -324,7 +314,7 @@ test("generate_3d energies are RDKit's MMFF94s within 0.1 kcal/mol; tropone-like
   const names = [...Object.keys(agree), ...Object.keys(differ)];
   const smiles = [...Object.values(agree), ...Object.values(differ)];
   const outputs = smiles.map((s) => run(rdkit, { smiles: s }));
-  const native = oracle([], outputs.map((o, i) => JSON.stringify({ smiles: smiles[i], molblock: o.molblock })).join("\n") + "\n").map(
+  const native = (await oracle([], outputs.map((o, i) => JSON.stringify({ smiles: smiles[i], molblock: o.molblock })).join("\n") + "\n")).map(
     (l) => JSON.parse(l) as OracleRow,
   );
   const lines: string[] = [];

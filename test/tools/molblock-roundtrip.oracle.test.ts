@@ -9,18 +9,14 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
-import { projectRoot } from "../../src/domain/assets.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
 /** Hand-picked: stereo (tetrahedral, E/Z, ring), charges and zwitterions, salts, metals, isotopes, radicals, macrocycles. */
@@ -147,32 +143,20 @@ test(
   "molblocks written by native RDKit (V2000, V3000) give their SMILES's canonical SMILES and properties, ~500 molecules",
   { timeout: 600_000 },
   async (t) => {
-    const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-    if (probe.error !== undefined || probe.status !== 0) return skipOracle(t, `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`);
+    const missing = await nativeRDKitMissing();
+    if (missing !== undefined) return skipOracle(t, missing);
     if (!existsSync(NCI)) return skipOracle(t, `${NCI} is absent (Debian package rdkit-data provides it)`);
     const input = [...HAND_PICKED, ...nciSample()];
     assert.equal(input.length, 500);
-    const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-molblocks.py")], {
-      input: `${input.join("\n")}\n`,
-      encoding: "utf8",
-      maxBuffer: 64 << 20,
-    });
-    assert.equal(r.status, 0, r.stderr);
-    const rows = r.stdout
-      .trim()
-      .split("\n")
-      .map(
-        (l) =>
-          JSON.parse(l) as {
-            smiles: string;
-            canonical?: string;
-            v2000?: string;
-            v3000?: string;
-            read_v2000?: string | null;
-            read_v3000?: string | null;
-            error?: string;
-          },
-      );
+    const rows = await oracleLines<{
+      smiles: string;
+      canonical?: string;
+      v2000?: string;
+      v3000?: string;
+      read_v2000?: string | null;
+      read_v3000?: string | null;
+      error?: string;
+    }>({ script: "oracle-molblocks.py" }, { input: `${input.join("\n")}\n` });
     assert.equal(rows.length, input.length);
     const written = rows.filter((row) => row.error === undefined && row.read_v2000 !== null && row.read_v3000 !== null);
     // Every hand-picked molecule is written by native RDKit; NCI lines it cannot read are left out (they are few).

@@ -10,7 +10,6 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
 import { murckoScaffoldTool, groupByScaffold } from "../../src/tools/murcko_scaffold.js";
@@ -19,9 +18,8 @@ import { WorkerPool } from "../../src/server/pool.js";
 import { allTools } from "../../src/tools/index.js";
 import { silentLogger } from "../../src/logger.js";
 import { ToolError } from "../../src/domain/errors.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const WEHI = "/usr/share/RDKit/Data/Pains/test_data/wehi_mols.csv";
 /** Stereo, charges, salts, metals, macrocycles, exocyclic double bonds, acyclic molecules. */
 const CASES = [
@@ -63,7 +61,7 @@ interface Native {
   generic_7122: string | null;
 }
 
-function native(smiles: string[]): Array<Native | null> {
+async function native(smiles: string[]): Promise<Array<Native | null>> {
   const script = [
     "import sys, json",
     "from rdkit import Chem, RDLogger",
@@ -90,9 +88,7 @@ function native(smiles: string[]): Array<Native | null> {
     "    out.append({'murcko': Chem.MolToSmiles(s), 'generic': generic(s), 'generic_7122': generic(M.GetScaffoldForMol(rule_7122(m)))})",
     "json.dump(out, sys.stdout)",
   ].join("\n");
-  const r = spawnSync(PYTHON, ["-c", script], { input: JSON.stringify(smiles), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`native RDKit failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as Array<Native | null>;
+  return JSON.parse(await oracleOutput({ program: script }, { input: JSON.stringify(smiles) })) as Array<Native | null>;
 }
 
 function recanon(rdkit: RDKit, smiles: string): string | null {
@@ -116,8 +112,9 @@ function tool(rdkit: RDKit, smiles: string, generic: boolean): string | null {
 }
 
 test("murcko_scaffold (generic false and true) equals native GetScaffoldForMol / MakeScaffoldGeneric, and group_by_scaffold equals the native grouping", async (t) => {
-  if (!existsSync(PYTHON) || !existsSync(WEHI) || spawnSync(PYTHON, ["-c", "import rdkit"]).status !== 0) {
-    skipOracle(t, "native RDKit (/usr/bin/python3 with rdkit, and its PAINS test data) is not installed");
+  const missing = existsSync(WEHI) ? await nativeRDKitMissing() : `${WEHI} is absent (Debian package rdkit-data)`;
+  if (missing !== undefined) {
+    skipOracle(t, `native RDKit (/usr/bin/python3 with rdkit, and its PAINS test data) is not installed: ${missing}`);
     return;
   }
   const rdkit = await loadRDKit();
@@ -127,7 +124,7 @@ test("murcko_scaffold (generic false and true) equals native GetScaffoldForMol /
     .filter(Boolean)
     .slice(1000, 1260);
   const all = [...wehi, ...CASES];
-  const nat = native(all);
+  const nat = await native(all);
   const diffs: string[] = [];
   let compared = 0;
   let excused7122 = 0;

@@ -76,6 +76,7 @@ const fakePubChem: Handler = (req, res, body) => {
       json(res, 200, { PropertyTable: { Properties: [{ CID: 1 }] } });
       return;
     case "slow":
+      // A slow upstream on purpose: the 3 s answer is what the tool's timeout cuts short.
       setTimeout(() => {
         if (!res.destroyed) json(res, 200, { PropertyTable: { Properties: [{ CID: 1, SMILES: "C" }] } });
       }, 3000);

@@ -7,11 +7,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { projectRoot } from "../../src/domain/assets.js";
 import { ToolError } from "../../src/domain/errors.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import {
@@ -22,9 +19,8 @@ import {
   smartsMatchTool,
   type SmartsMatchResult,
 } from "../../src/tools/smarts_match.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
 const PATTERNS = [
@@ -59,11 +55,9 @@ const PARAMS = [
   { uniquify: true, maxMatches: 1000, useChirality: true },
 ];
 
-function oracleUnavailable(): string | undefined {
+async function oracleUnavailable(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
 type Result = SmartsMatchResult;
@@ -81,7 +75,7 @@ const UPSTREAM_888 = "uniquify with maxMatches counts unique matches since rdkit
 const FULL_MAX_MATCHES = 100_000;
 
 test("smarts_match counts and atom maps equal native GetSubstructMatches on 65 molecules", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -97,17 +91,10 @@ test("smarts_match counts and atom maps equal native GetSubstructMatches on 65 m
   const requests = molecules.flatMap((smiles) => PATTERNS.flatMap((smarts) => PARAMS.map((p) => ({ smarts, smiles, ...p }))));
   // Each request is followed by its complete form (same parameters, maxMatches 100000) for the #888 check.
   const input = requests.flatMap((q) => [JSON.stringify(q), JSON.stringify({ ...q, maxMatches: FULL_MAX_MATCHES })]);
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "smarts"], {
-    input: input.join("\n") + "\n",
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 300_000,
-  });
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const lines = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { count?: number; matches?: number[][]; error?: string });
+  const lines = await oracleLines<{ count?: number; matches?: number[][]; error?: string }>(
+    { script: "oracle-alerts.py" },
+    { args: ["smarts"], input: input.join("\n") + "\n", timeoutMs: 300_000 },
+  );
   assert.equal(lines.length, input.length);
   const native = lines.filter((_, k) => k % 2 === 0);
   const nativeFull = lines.filter((_, k) => k % 2 === 1);

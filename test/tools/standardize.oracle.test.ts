@@ -15,19 +15,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { assetPath, projectRoot } from "../../src/domain/assets.js";
+import { assetPath } from "../../src/domain/assets.js";
 import { ToolError } from "../../src/domain/errors.js";
 import { bracketAtoms } from "../../src/domain/chem/smiles-lexer.js";
 import { loadRDKit } from "../../src/domain/chem/rdkit.js";
 import type { RDKit } from "../../src/domain/chem/rdkit.js";
 import { standardizeTool } from "../../src/tools/standardize.js";
-import { skipOracle } from "../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, oracleOutput, skipOracle } from "../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const MIN_AGREEMENT = 0.98;
 
@@ -52,28 +49,13 @@ interface Output {
   warnings: string[];
 }
 
-function oracleUnavailable(): string | undefined {
+async function oracleUnavailable(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem.MolStandardize import rdMolStandardize; from rdkit.Chem.SaltRemover import SaltRemover"], {
-    encoding: "utf8",
-  });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing("from rdkit.Chem.MolStandardize import rdMolStandardize; from rdkit.Chem.SaltRemover import SaltRemover");
 }
 
-function oracle(smiles: string[]): OracleRow[] {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-standardize.py")], {
-    input: smiles.join("\n") + "\n",
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 300_000,
-  });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle-standardize failed: ${r.stderr}`);
-  const rows = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as OracleRow);
+async function oracle(smiles: string[]): Promise<OracleRow[]> {
+  const rows = await oracleLines<OracleRow>({ script: "oracle-standardize.py" }, { input: smiles.join("\n") + "\n", timeoutMs: 300_000 });
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   return rows;
 }
@@ -107,7 +89,7 @@ function valenceModelChange(error: ToolError): string | undefined {
 }
 
 test("standardize equals native rdMolStandardize.ChargeParent on >= 98% of NCI molecules with several fragments or a charge", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -118,7 +100,7 @@ test("standardize equals native rdMolStandardize.ChargeParent on >= 98% of NCI m
     .split("\n")
     .map((l) => l.trim().split(/\s+/)[0] ?? "")
     .filter((s) => /[.+-]/.test(s));
-  const rows = oracle(candidates).filter((r) => r.selected === true);
+  const rows = (await oracle(candidates)).filter((r) => r.selected === true);
   assert.ok(rows.length >= 700, `NCI first_5K has ${rows.length} molecules with several fragments or a charge`);
 
   let equal = 0;
@@ -179,23 +161,20 @@ test("standardize equals native rdMolStandardize.ChargeParent on >= 98% of NCI m
  */
 const EZ_SALTS = 400;
 
-function ezSalts(): string[] {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "make-ez-salts.py"), String(EZ_SALTS)], { encoding: "utf8", timeout: 300_000 });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `make-ez-salts failed: ${r.stderr}`);
-  return r.stdout.split("\n").filter((l) => l.length > 0);
+async function ezSalts(): Promise<string[]> {
+  return (await oracleOutput({ script: "make-ez-salts.py" }, { args: [String(EZ_SALTS)], timeoutMs: 300_000 })).split("\n").filter((l) => l.length > 0);
 }
 
 test("standardize keeps E/Z: the parent equals native ChargeParent (stereo included) on every generated drug salt with an E/Z bond", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const rdkit = await loadRDKit();
-  const salts = ezSalts();
+  const salts = await ezSalts();
   assert.equal(salts.length, EZ_SALTS, "the generator gives the requested number of salts");
-  const rows = oracle(salts);
+  const rows = await oracle(salts);
   let withEz = 0;
   const different: string[] = [];
   for (const row of rows) {

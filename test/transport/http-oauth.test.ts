@@ -16,30 +16,40 @@ import { endpointOf } from "../../src/server/transport.js";
 import { serveHttp, type HttpTransport } from "../../src/transport/http.js";
 import { OAuthAuthenticator } from "../../src/domain/auth/oauth.js";
 import { MODERN_META } from "../helpers/server-process.js";
-import { freePort, httpSend, modernHeaders, type HttpReply } from "../helpers/http.js";
+import { httpSend, modernHeaders, type HttpReply } from "../helpers/http.js";
+import { Forwarder } from "../helpers/forward.js";
+import { Changes } from "../helpers/wait.js";
 import { FakeAuthorizationServer, unsignedToken } from "../fixtures/fake-oauth.js";
 
 let as: FakeAuthorizationServer;
 let app: App;
 let http: HttpTransport;
 let audience: string;
+let front: Forwarder;
 const logLines: string[] = [];
+const logged = new Changes();
 
 before(async () => {
   as = await new FakeAuthorizationServer().start();
-  const port = await freePort();
-  audience = `http://127.0.0.1:${port}/mcp`;
+  // The audience is the server's URL, known before it listens: a forwarder's port (port 0) in front of it.
+  front = await Forwarder.start();
+  audience = front.url("/mcp");
   const env = { ...process.env, CHEMATIC_WORKERS: "1", CHEMATIC_LOG_LEVEL: "info", CHEMATIC_REPLICA_ID: "oa" };
   app = createApp(env);
   const auth = await OAuthAuthenticator.create({ issuer: as.issuer, audience, scopes: ["chem:read"] }, { jwksCooldownMs: 0 });
-  const logger = createLogger(env, (line) => logLines.push(line));
-  http = await serveHttp(endpointOf(app.server, logger), { host: "127.0.0.1", port, auth });
+  const logger = createLogger(env, (line) => {
+    logLines.push(line);
+    logged.notify();
+  });
+  http = await serveHttp(endpointOf(app.server, logger), { host: "127.0.0.1", port: 0, auth });
+  front.target = { port: http.address.port };
 });
 
 after(async () => {
   await http.close(1_000);
   await app.close();
   await as.stop();
+  await front.close();
 });
 
 function listTools(token: string | undefined, extra: Record<string, string | string[]> = {}): Promise<HttpReply> {
@@ -108,11 +118,10 @@ describe("tokens", () => {
     const reply = await listTools(token);
     assert.equal(reply.status, 200, reply.text);
     assert.ok((JSON.parse(reply.text) as { result: { tools: unknown[] } }).result.tools.length > 20);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.ok(
-      logLines.some((l) => /authenticated call/.test(l) && /caller=alice/.test(l) && /method=tools\/list/.test(l)),
-      logLines.join(""),
-    );
+    // The log line is written after the answer is sent: waited for as it is logged.
+    const aliceLogged = () => logLines.some((l) => /authenticated call/.test(l) && /caller=alice/.test(l) && /method=tools\/list/.test(l));
+    await logged.until(aliceLogged, "the call's log line", 5_000).catch(() => {});
+    assert.ok(aliceLogged(), logLines.join(""));
     assert.ok(!logLines.join("").includes(token), "the token is never logged");
     // scp (a list, as some issuers write it) grants scopes as scope does.
     assert.equal((await listTools(await as.mint(audience, { extra: { scp: ["chem:read"] } }))).status, 200);

@@ -11,8 +11,9 @@ import { connect, type Socket } from "node:net";
 import { createApp, type App } from "../../src/app.js";
 import { silentLogger } from "../../src/logger.js";
 import { endpointOf } from "../../src/server/transport.js";
-import { serveHttp, type HttpOptions, type HttpTransport } from "../../src/transport/http.js";
+import { DEFAULT_MAX_READERS, serveHttp, type HttpOptions, type HttpTransport } from "../../src/transport/http.js";
 import { modernHeaders, modernPost, parseRawResponse } from "../helpers/http.js";
+import { within } from "../helpers/wait.js";
 
 let app: App;
 
@@ -37,6 +38,7 @@ async function withServer(options: HttpOptions, run: (http: HttpTransport) => Pr
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Until the transport's counters (readers, connections, inFlight) say so: they change without an event, so they are asked every 5 ms. */
 async function until(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -86,7 +88,7 @@ describe("withheld bodies hold no concurrency slot", () => {
       const port = http.address.port;
       const withheld = Array.from({ length: 20 }, () => rawSocket(port, withheldHead(port)));
       try {
-        await sleep(300); // every head is in
+        await until("every head to be in", () => http.readers === 20);
         assert.equal(http.inFlight, 0, "a request whose body is not in takes no slot");
         for (let i = 1; i <= 5; i++) {
           const r = await call(http.url, i);
@@ -117,7 +119,8 @@ describe("withheld bodies hold no concurrency slot", () => {
       };
       try {
         for (let i = 0; i < 64; i++) withhold(true);
-        await sleep(300); // every head is in
+        // Every head is in once the 32 over the reader cap have each closed the oldest reader (and been reopened).
+        await until("every head to be in", () => reopened >= 64 - DEFAULT_MAX_READERS);
         const statuses: number[] = [];
         for (let i = 1; i <= 50; i++) statuses.push((await call(http.url, i)).status);
         assert.deepEqual(
@@ -153,6 +156,7 @@ describe("connections still sending a body", () => {
         assert.equal(r.headers["cache-control"], "no-store");
         assert.match((JSON.parse(r.body) as { error: { message: string } }).error.message, /4 connections were still sending their bodies/);
         await until("the fifth reader", () => http.readers === 4);
+        // A check that nothing else happens needs a window, not an event: 50 ms for a wrong close to reach us.
         await sleep(50);
         for (const later of readers.slice(1)) assert.equal(later.isClosed(), false, "only the oldest reader is closed");
         // A complete request is still served, evicting the oldest withholding reader in passing.
@@ -199,7 +203,7 @@ describe("connections still sending a body", () => {
       const s = rawSocket(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n${head}Content-Length: ${message.length}\r\n\r\n`);
       try {
         for (let i = 0; i < message.length; i += Math.ceil(message.length / 4)) {
-          await sleep(100);
+          await sleep(100); // the slow sender itself: the pause between chunks is what the test is about
           s.socket.write(message.slice(i, i + Math.ceil(message.length / 4)));
         }
         await s.closed;
@@ -224,8 +228,8 @@ describe("open connections overall", () => {
           assert.equal(r.status, 200, `call ${i}: ${r.status}`);
         }
         assert.ok(http.connections <= 50, `${http.connections} open`);
-        // The oldest went first: the first idle sockets were closed, the newest dripping ones mostly survive.
-        await sleep(50);
+        // The oldest went first: the first idle sockets were closed (their closes are waited on), the newest dripping ones survive.
+        await within(Promise.all(idle.slice(0, 250).map((s) => s.closed)), 5_000, "the oldest idle sockets to close").catch(() => {});
         assert.equal(idle.slice(0, 250).filter((s) => !s.isClosed()).length, 0, "the oldest idle sockets were closed");
         assert.ok(
           dripping.slice(-30).every((s) => !s.isClosed()),

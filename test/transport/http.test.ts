@@ -15,12 +15,14 @@ import { McpServer } from "../../src/server/server.js";
 import type { ServiceTool } from "../../src/contract/tool.js";
 import { serveHttp, type HttpTransport } from "../../src/transport/http.js";
 import { MODERN_META } from "../helpers/server-process.js";
+import { Changes, within } from "../helpers/wait.js";
 import { JSON_HEADERS, httpSend, modernHeaders, modernPost, parseRawResponse, rawExchange, type HttpReply } from "../helpers/http.js";
 
 const REQUEST_TIMEOUT_MS = 800;
 
-/** Calls of the probe tool, so a test can see its work being aborted. */
+/** Calls of the probe tool, so a test can see its work start and be aborted (probeChanges tells of each). */
 const probeCalls: Array<{ aborted: boolean }> = [];
+const probeChanges = new Changes();
 
 const probeTool: ServiceTool<{ hold_ms: number }> = {
   kind: "service",
@@ -42,11 +44,14 @@ const probeTool: ServiceTool<{ hold_ms: number }> = {
   async run({ hold_ms }, { signal, progress }) {
     const call = { aborted: false };
     probeCalls.push(call);
+    probeChanges.notify();
     progress(1, 2, "waiting");
+    // The hold is the probe's work (a slow tool), not a wait in the test.
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, hold_ms);
       signal.addEventListener("abort", () => {
         call.aborted = true;
+        probeChanges.notify();
         clearTimeout(timer);
         resolve();
       });
@@ -424,8 +429,9 @@ describe("408, 431, 503", () => {
   });
 
   test("503 with Retry-After: 1 past the concurrency limit; served again once requests finish", async () => {
+    const before = probeCalls.length;
     const slow = [0, 1].map((i) => modernPost(url, 50 + i, "tools/call", { name: "probe_wait", arguments: { hold_ms: 600 } }));
-    await new Promise((r) => setTimeout(r, 150));
+    await probeChanges.until(() => probeCalls.length === before + 2, "both slow calls to be running", 5_000);
     assert.equal(http.inFlight, 2);
     const refused = await modernPost(url, 52, "tools/list");
     assert.equal(refused.status, 503);
@@ -442,8 +448,12 @@ describe("keep-alive", () => {
     const socket = connect(port, "127.0.0.1");
     let received = "";
     let closedAt = 0;
+    const arrived = new Changes();
     socket.setEncoding("utf8");
-    socket.on("data", (d: string) => (received += d));
+    socket.on("data", (d: string) => {
+      received += d;
+      arrived.notify();
+    });
     const closed = new Promise<void>((resolve) => socket.on("close", () => ((closedAt = Date.now()), resolve())));
     const responses = () => received.split("HTTP/1.1 ").filter(Boolean);
     for (let i = 0; i < 3; i++) {
@@ -452,12 +462,11 @@ describe("keep-alive", () => {
         .map(([k, v]) => `${k}: ${v}\r\n`)
         .join("");
       socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${head}Content-Length: ${message.length}\r\n\r\n${message}`);
-      const deadline = Date.now() + 5_000;
-      while (responses().length < i + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await arrived.until(() => responses().length >= i + 1, `response ${i + 1}`, 5_000).catch(() => {});
       assert.match(responses()[i] ?? "", /^200 OK\r\n[\s\S]*Connection: keep-alive/, `response ${i + 1} on the same connection`);
     }
     const idleFrom = Date.now();
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 5_000))]);
+    await within(closed, 5_000, "the server to close the idle connection").catch(() => {});
     assert.ok(closedAt > 0, "the idle connection was closed by the server");
     assert.ok(closedAt - idleFrom >= REQUEST_TIMEOUT_MS - 50, `closed after ${closedAt - idleFrom} ms idle`);
     socket.destroy();
@@ -556,9 +565,10 @@ describe("per-request SSE", () => {
     };
     const r = await sse(message, "application/json, text/event-stream", 1);
     assert.equal(r.events[0]!.method, "notifications/progress");
-    const deadline = Date.now() + 2_000;
-    while (!probeCalls[before]?.aborted && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    await probeChanges.until(() => probeCalls[before]?.aborted === true, "the tool to see the cancellation", 2_000).catch(() => {});
     assert.equal(probeCalls[before]!.aborted, true, "the tool saw the cancellation");
+    // The transport tells of no request's end, only its count: asked until it reaches 0 (a bounded poll, not a pause).
+    const deadline = Date.now() + 2_000;
     while (http.inFlight > 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
     assert.equal(http.inFlight, 0);
   });
@@ -568,8 +578,7 @@ describe("per-request SSE", () => {
     const message = { jsonrpc: "2.0", id: 74, method: "tools/call", params: { _meta: MODERN_META, name: "probe_wait", arguments: { hold_ms: 4000 } } };
     const pending = httpSend(url, JSON.stringify(message), { headers: modernHeaders(message), timeoutMs: 300 });
     await assert.rejects(pending);
-    const deadline = Date.now() + 2_000;
-    while (!probeCalls[before]?.aborted && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    await probeChanges.until(() => probeCalls[before]?.aborted === true, "the tool to see the cancellation", 2_000).catch(() => {});
     assert.equal(probeCalls[before]?.aborted, true);
   });
 });

@@ -170,10 +170,14 @@ describe("per-caller quotas (issue 37 item 2)", () => {
     const m = new CanvasManager({ enabled: true, dir: null, maxSpillRows: 100 }, { maxCanvases: 10, maxCanvasesPerCaller: 2 });
     try {
       const held = [await m.create(false, "alice"), await m.create(false, "alice")];
-      const holds = held.map((c) => c.hold(() => new Promise((r) => setTimeout(r, 300))));
+      // Held until the test lets go (not for a fixed time): both checks run while alice's canvases are in use.
+      let release = () => {};
+      const inUse = new Promise<void>((r) => (release = r));
+      const holds = held.map((c) => c.hold(() => inUse));
       await assert.rejects(m.create(false, "alice"), (e: ToolError) => e.code === "QUOTA_EXCEEDED" && e.details.reason === "canvases");
       const bobs = await m.create(false, "bob");
       assert.ok(m.ids().includes(bobs.id));
+      release();
       await Promise.all(holds);
     } finally {
       await m.close();

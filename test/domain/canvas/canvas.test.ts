@@ -446,8 +446,12 @@ describe("canvases", () => {
         ).message.includes("to make room"),
         true,
       );
-      const holds = [a, c, d].map((x) => x.hold(() => new Promise((r) => setTimeout(r, 300))));
+      // Held until the test lets go (not for a fixed time): the refusal is checked while all three are in use.
+      let release = () => {};
+      const inUse = new Promise<void>((r) => (release = r));
+      const holds = [a, c, d].map((x) => x.hold(() => inUse));
       await assert.rejects(m.create(), (e: ToolError) => e.code === "BUSY");
+      release();
       await Promise.all(holds);
       assert.equal(m.memoryLimitMb, 256);
     } finally {

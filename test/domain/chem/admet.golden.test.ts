@@ -108,13 +108,13 @@ function expected(ref: AdmetOracleRow): Expected {
 type Payload = Record<string, unknown> & { alerts: Record<string, string[]>; methods: Record<string, { method: string; citation: string }> };
 
 test("admet_profile equals the cited formulas over native RDKit descriptors", async (t) => {
-  const reason = oracleSkipReason();
+  const reason = await oracleSkipReason();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = moleculeSet(LIMIT);
-  const native = runAdmetOracle(smiles);
+  const native = await runAdmetOracle(smiles);
   const rdkit = await loadRDKit();
   const ctx = { rdkit, progress: () => {} };
   let compared = 0;

@@ -6,19 +6,16 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { assetPath, projectRoot } from "../../../src/domain/assets.js";
+import { assetPath } from "../../../src/domain/assets.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { ALERT_SETS, screenAlerts, type AlertHit } from "../../../src/domain/chem/alerts.js";
 import { loadRDKit, parseSmiles } from "../../../src/domain/chem/rdkit.js";
 import { painsCheckTool } from "../../../src/tools/pains_check.js";
 import { brenkCheckTool } from "../../../src/tools/brenk_check.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleFixture, oracleOutput, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const PAINS_TEST_SET = "/usr/share/RDKit/Data/Pains/test_data/test_set3.txt";
 const WEHI_FILE = "/usr/share/RDKit/Data/Pains/test_data/wehi_mols.csv";
@@ -38,30 +35,21 @@ interface NativeRow {
   brenk: NativeHit[];
 }
 
-function oracleUnavailable(): string | undefined {
+async function oracleUnavailable(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem import FilterCatalog"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing("from rdkit.Chem import FilterCatalog");
 }
 
-function oracle(mode: string, input = ""): string[] {
-  const script = join(projectRoot(), "scripts", "oracle-alerts.py");
-  const r = spawnSync(PYTHON, [script, mode], { input, encoding: "utf8", maxBuffer: 512 * 1024 * 1024, timeout: 600_000 });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle ${mode} failed: ${r.stderr}`);
-  return r.stdout.split("\n").filter((l) => l.length > 0);
+/** scripts/oracle-alerts.py in the shared native RDKit process. */
+async function oracle(mode: string, input = ""): Promise<string[]> {
+  return (await oracleOutput({ script: "oracle-alerts.py" }, { args: [mode], input, timeoutMs: 600_000 })).split("\n").filter((l) => l.length > 0);
 }
 
 const names = (hits: ReadonlyArray<{ name: string }>): string[] => hits.map((h) => h.name);
 
-test("the PAINS and Brenk assets hold exactly RDKit's FilterCatalog entries, in catalog order", (t) => {
-  const reason = oracleUnavailable();
-  if (reason !== undefined) {
-    skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
-    return;
-  }
-  const catalog = JSON.parse(oracle("catalog")[0]!) as Record<"pains" | "brenk", Array<{ name: string; family: string }>>;
+test("the PAINS and Brenk assets hold exactly RDKit's FilterCatalog entries, in catalog order", () => {
+  // oracle-alerts.py catalog takes no input: its answer is a fixture (scripts/make-oracle-fixtures.py).
+  const catalog = JSON.parse(oracleFixture("alerts-catalog", { args: ["catalog"] })) as Record<"pains" | "brenk", Array<{ name: string; family: string }>>;
   for (const set of ["pains", "brenk"] as const) {
     const ours = ALERT_SETS[set].entries.map((e) => ({ name: e.name, family: e.family }));
     assert.deepEqual(ours, catalog[set], `${set}: names, families and order`);
@@ -72,7 +60,7 @@ test("the PAINS and Brenk assets hold exactly RDKit's FilterCatalog entries, in 
 
 /** Screens `smiles` with ours and with native FilterCatalog; lists every difference; returns the agreement. */
 async function compareWithFilterCatalog(t: TestContext, smiles: string[]): Promise<void> {
-  const native = oracle("alerts", smiles.join("\n") + "\n").map((l) => JSON.parse(l) as NativeRow);
+  const native = (await oracle("alerts", smiles.join("\n") + "\n")).map((l) => JSON.parse(l) as NativeRow);
   assert.equal(native.length, smiles.length, "one oracle line per SMILES");
   const rdkit = await loadRDKit();
 
@@ -142,7 +130,7 @@ async function compareWithFilterCatalog(t: TestContext, smiles: string[]): Promi
 }
 
 test("PAINS and Brenk hits equal RDKit's FilterCatalog on NCI first_5K.smi", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -156,7 +144,7 @@ test("PAINS and Brenk hits equal RDKit's FilterCatalog on NCI first_5K.smi", asy
 });
 
 test("PAINS and Brenk hits equal RDKit's FilterCatalog on the WEHI screening molecules (PAINS-rich)", async (t) => {
-  const reason = oracleUnavailable() ?? (existsSync(WEHI_FILE) ? undefined : `${WEHI_FILE} is absent (Debian package rdkit-data provides it)`);
+  const reason = (await oracleUnavailable()) ?? (existsSync(WEHI_FILE) ? undefined : `${WEHI_FILE} is absent (Debian package rdkit-data provides it)`);
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;

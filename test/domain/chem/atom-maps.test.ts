@@ -5,16 +5,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { loadRDKit, parseSmiles } from "../../../src/domain/chem/rdkit.js";
 import { atomMapNumbers, encodeAtomMaps, MAP_ISOTOPE_BASE } from "../../../src/domain/chem/atom-maps.js";
 import { standardizeTool } from "../../../src/tools/standardize.js";
 import { enumerateStereoisomersTool } from "../../../src/tools/enumerate_stereoisomers.js";
 import { retrosynthesisTool } from "../../../src/tools/retrosynthesis.js";
 import { murckoScaffoldTool } from "../../../src/tools/murcko_scaffold.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { oracleFixture } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const ctx = async () => ({ rdkit: await loadRDKit(), progress: () => {} });
 const maps = (smiles: string): string[] => (smiles.match(/:\d+\]/g) ?? []).sort();
 
@@ -71,24 +69,14 @@ test("atom maps: enumerate_stereoisomers writes each isomer with the map numbers
   );
 });
 
-test("atom maps: retrosynthesis fragments carry the map numbers, equal to native BreakBRICSBonds", async (t) => {
+test("atom maps: retrosynthesis fragments carry the map numbers, equal to native BreakBRICSBonds", async () => {
   const c = await ctx();
   const smiles = "[*:1]c1ccc(NC(=O)C[C@@H](C)O)cc1C(=O)OC[*:2]";
   const r = retrosynthesisTool.run({ smiles, max_disconnections: 20 }, c) as { target: string; disconnections: Array<{ fragments: string[] }> };
   assert.deepEqual(maps(r.target), [":1]", ":2]"]);
   for (const d of r.disconnections) assert.deepEqual(maps(d.fragments.join(".")), [":1]", ":2]"], d.fragments.join("."));
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0)
-    return skipOracle(t, `${PYTHON} cannot import rdkit (Debian package python3-rdkit): native fragments not compared`);
-  const script = String.raw`
-import sys, json
-from rdkit import Chem
-from rdkit.Chem import BRICS
-m = Chem.MolFromSmiles(sys.argv[1])
-print(json.dumps(sorted(sorted(Chem.MolToSmiles(BRICS.BreakBRICSBonds(m, [b])).split('.')) for b in BRICS.FindBRICSBonds(m))))`;
-  const run = spawnSync(PYTHON, ["-c", script, smiles], { encoding: "utf8" });
-  assert.equal(run.status, 0, run.stderr);
-  const native = JSON.parse(run.stdout) as string[][];
+  // Native BreakBRICSBonds on each bond: a fixture (scripts/make-oracle-fixtures.py), the input being fixed.
+  const native = JSON.parse(oracleFixture("atom-maps-brics", { args: [smiles] })) as string[][];
   const canon = (s: string): string => {
     const m = c.rdkit.get_mol(s)!;
     try {
@@ -101,25 +89,17 @@ print(json.dumps(sorted(sorted(Chem.MolToSmiles(BRICS.BreakBRICSBonds(m, [b])).s
   assert.deepEqual(ours, native.map((pair) => pair.map(canon).sort()).sort());
 });
 
-test("atom maps: murcko_scaffold keeps them on the scaffold's atoms (plain and generic), equal to native GetScaffoldForMol", async (t) => {
+test("atom maps: murcko_scaffold keeps them on the scaffold's atoms (plain and generic), equal to native GetScaffoldForMol", async () => {
   const c = await ctx();
   const smiles = "[CH2:5]1CCC([*:1])CC1c1cc[cH:3]cc1C[*:2]";
   const plain = (murckoScaffoldTool.run({ smiles }, c) as { scaffold: string }).scaffold;
   const generic = (murckoScaffoldTool.run({ smiles, generic: true }, c) as { scaffold: string }).scaffold;
   assert.deepEqual(maps(plain), [":3]", ":5]"], plain);
   assert.deepEqual(maps(generic), [":3]", ":5]"], generic);
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0)
-    return skipOracle(t, `${PYTHON} cannot import rdkit (Debian package python3-rdkit): native scaffolds not compared`);
-  const script = String.raw`
-import sys
-from rdkit import Chem
-from rdkit.Chem.Scaffolds import MurckoScaffold as M
-s = M.GetScaffoldForMol(Chem.MolFromSmiles(sys.argv[1]))
-print(Chem.MolToSmiles(s)); print(Chem.MolToSmiles(M.MakeScaffoldGeneric(s)))`;
-  const run = spawnSync(PYTHON, ["-c", script, smiles], { encoding: "utf8" });
-  assert.equal(run.status, 0, run.stderr);
-  const [nativePlain, nativeGeneric] = run.stdout.trim().split("\n");
+  // Native GetScaffoldForMol and MakeScaffoldGeneric: a fixture (scripts/make-oracle-fixtures.py), the input being fixed.
+  const [nativePlain, nativeGeneric] = oracleFixture("atom-maps-murcko", { args: [smiles] })
+    .trim()
+    .split("\n");
   assert.equal(plain, nativePlain);
   assert.equal(generic, nativeGeneric);
 });

@@ -35,13 +35,13 @@ function fociInside([cx, cy, major, minor, deg]: readonly number[], x: number, y
 type Payload = Record<string, unknown>;
 
 test("boiled_egg equals the published ellipses over native RDKit descriptors", async (t) => {
-  const reason = oracleSkipReason();
+  const reason = await oracleSkipReason();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = moleculeSet(LIMIT);
-  const native = runAdmetOracle(smiles);
+  const native = await runAdmetOracle(smiles);
   const rdkit = await loadRDKit();
   const ctx = { rdkit, progress: () => {} };
 

@@ -20,20 +20,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { projectRoot } from "../../../src/domain/assets.js";
 import { BricsCutter, bricsDecompose, bricsTables, cutSmiles, findBricsBonds } from "../../../src/domain/chem/brics.js";
 import type { BricsBond } from "../../../src/domain/chem/brics.js";
 import { descriptorsOf, loadRDKit } from "../../../src/domain/chem/rdkit.js";
 import type { RDKitMol } from "../../../src/domain/chem/rdkit.js";
 import { computeSaScore } from "../../../src/domain/chem/sascore.js";
 import { retrosynthesisTool } from "../../../src/tools/retrosynthesis.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const NIBR = "/usr/share/RDKit/Contrib/NIBRSubstructureFilters/SubstructureFilter_HitTriaging_wPubChemExamples.csv";
 const LIMIT = Number(process.env.ORACLE_LIMIT ?? 600);
@@ -122,34 +118,26 @@ interface OracleRow {
   ms?: number;
 }
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(NCI)) return `${NCI} is absent (Debian package rdkit-data provides it)`;
   if (!existsSync("/usr/share/RDKit/Contrib/SA_Score/sascorer.py")) return "RDKit's Contrib/SA_Score is absent (Debian package rdkit-data)";
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit.Chem.BRICS"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit.Chem.BRICS (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing("import rdkit.Chem.BRICS");
 }
 
-function runOracle<T extends { smiles: string }>(smiles: string[], args: string[] = []): T[] {
-  const script = join(projectRoot(), "scripts", "oracle-brics.py");
-  const r = spawnSync(PYTHON, [script, ...args], { input: smiles.join("\n") + "\n", encoding: "utf8", maxBuffer: 1024 * 1024 * 1024, timeout: 600_000 });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as T);
+/** scripts/oracle-brics.py in the shared native RDKit process. */
+async function bricsOracle<T extends { smiles: string }>(smiles: string[], args: string[] = []): Promise<T[]> {
+  const rows = await oracleLines<T>({ script: "oracle-brics.py" }, { args, input: smiles.join("\n") + "\n", timeoutMs: 600_000 });
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   rows.forEach((row, i) => assert.equal(row.smiles, smiles[i], `oracle line ${i} answers another SMILES`));
   return rows;
 }
 
 /** Native RDKit's canonical SMILES of each of our SMILES (null when it cannot read it). */
-function nativeCanonical(smiles: string[]): Map<string, string | null> {
+async function nativeCanonical(smiles: string[]): Promise<Map<string, string | null>> {
   const unique = [...new Set(smiles)];
   const out = new Map<string, string | null>();
   if (unique.length === 0) return out;
-  for (const row of runOracle<{ smiles: string; canonical?: string }>(unique, ["--canon"])) out.set(row.smiles, row.canonical ?? null);
+  for (const row of await bricsOracle<{ smiles: string; canonical?: string }>(unique, ["--canon"])) out.set(row.smiles, row.canonical ?? null);
   return out;
 }
 
@@ -225,17 +213,24 @@ interface Comparison {
   rows: Array<{ smiles: string; source: Source; native: OracleRow; ours: Ours }>;
 }
 
-let cache: Comparison | undefined;
+let cache: Promise<Comparison> | undefined;
 
 /** One oracle run and one pass of ours over the same molecules, shared by the tests below. */
-function comparison(): Comparison {
-  if (cache !== undefined) return cache;
+function comparison(): Promise<Comparison> {
+  cache ??= compare();
+  return cache;
+}
+
+async function compare(): Promise<Comparison> {
   const nci = nciSmiles();
   const plain = [...nci, ...EDGE_CASES];
   const stereo = stereoSmiles().filter((x) => !plain.includes(x));
   const smiles = [...plain, ...stereo];
   const sourceOf = (i: number): Source => (i < nci.length ? "nci" : i < plain.length ? "edge" : "stereo");
-  const native = [...runOracle<OracleRow>(plain), ...runOracle<OracleRow>(stereo, ["--max-decompose-bonds", String(STEREO_MAX_DECOMPOSE_BONDS)])];
+  const native = [
+    ...(await bricsOracle<OracleRow>(plain)),
+    ...(await bricsOracle<OracleRow>(stereo, ["--max-decompose-bonds", String(STEREO_MAX_DECOMPOSE_BONDS)])),
+  ];
   // Warm the WASM code up before timing (V8 tiers WebAssembly up after a few calls).
   for (const s of smiles.slice(0, 50)) ours(s);
   const rows: Comparison["rows"] = [];
@@ -250,8 +245,7 @@ function comparison(): Comparison {
     }
     rows.push({ smiles: s, source: sourceOf(i), native: ref, ours: mine });
   });
-  cache = { compared: rows.length, withBonds: rows.filter((r) => r.native.bonds!.length > 0).length, stereo: stereo.length, onlyNative, rows };
-  return cache;
+  return { compared: rows.length, withBonds: rows.filter((r) => r.native.bonds!.length > 0).length, stereo: stereo.length, onlyNative, rows };
 }
 
 /**
@@ -259,8 +253,8 @@ function comparison(): Comparison {
  * each a "."-joined fragment list: native RDKit reads our fragments back to exactly its own, and MinimalLib
  * reads native's back to exactly ours.
  */
-function writerProof(pairs: Array<{ ours: string; native: string }>): (ours: string, native: string) => boolean {
-  const canon = nativeCanonical(pairs.flatMap((p) => p.ours.split(".")));
+async function writerProof(pairs: Array<{ ours: string; native: string }>): Promise<(ours: string, native: string) => boolean> {
+  const canon = await nativeCanonical(pairs.flatMap((p) => p.ours.split(".")));
   const sorted = (xs: Array<string | null | undefined>): string => [...xs].map(String).sort().join(".");
   const proven = new Set<string>();
   for (const p of pairs) {
@@ -271,10 +265,10 @@ function writerProof(pairs: Array<{ ours: string; native: string }>): (ours: str
   return (o, n) => proven.has(`${o}\n${n}`);
 }
 
-test("FindBRICSBonds: the same bonds, labels and order as native RDKit", (t) => {
-  const reason = skipReason();
+test("FindBRICSBonds: the same bonds, labels and order as native RDKit", async (t) => {
+  const reason = await skipReason();
   if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
-  const c = comparison();
+  const c = await comparison();
   const mismatches: string[] = [];
   let bonds = 0;
   for (const { smiles, native, ours } of c.rows) {
@@ -290,10 +284,10 @@ test("FindBRICSBonds: the same bonds, labels and order as native RDKit", (t) => 
   assert.ok(c.withBonds >= MIN_WITH_BONDS, `at least ${MIN_WITH_BONDS} molecules with BRICS bonds compared (${c.withBonds})`);
 });
 
-test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRICSBonds", (t) => {
-  const reason = skipReason();
+test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRICSBonds", async (t) => {
+  const reason = await skipReason();
   if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
-  const c = comparison();
+  const c = await comparison();
   const candidates: Parameters<typeof writerProof>[0] = [];
   for (const { native, ours } of c.rows) {
     native.cuts!.forEach((cut, i) => {
@@ -303,7 +297,7 @@ test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRI
       }
     });
   }
-  const proven = writerProof(candidates);
+  const proven = await writerProof(candidates);
   let cuts = 0;
   let identical = 0;
   const writer: string[] = [];
@@ -342,10 +336,10 @@ test("single cuts: each bond's fragments equal native FragmentOnBonds / BreakBRI
   assert.ok(identical / cuts >= 0.99, `at least 99% identical (${identical}/${cuts})`);
 });
 
-test("BRICSDecompose: the same fragment set as native RDKit", (t) => {
-  const reason = skipReason();
+test("BRICSDecompose: the same fragment set as native RDKit", async (t) => {
+  const reason = await skipReason();
   if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
-  const c = comparison();
+  const c = await comparison();
   const candidates: Parameters<typeof writerProof>[0] = [];
   const rows = c.rows.filter((r) => r.native.decomposition !== undefined);
   for (const { native, ours } of rows) {
@@ -353,7 +347,7 @@ test("BRICSDecompose: the same fragment set as native RDKit", (t) => {
     const ref = native.decomposition!.join(".");
     if (mine !== ref) candidates.push({ ours: mine, native: ref });
   }
-  const proven = writerProof(candidates);
+  const proven = await writerProof(candidates);
   let identical = 0;
   let identicalWithBonds = 0;
   let writer = 0;
@@ -384,10 +378,10 @@ test("BRICSDecompose: the same fragment set as native RDKit", (t) => {
   assert.ok(identicalWithBonds >= MIN_WITH_BONDS, `at least ${MIN_WITH_BONDS} molecules with BRICS bonds decomposed identically (${identicalWithBonds})`);
 });
 
-test("SA score of every fragment (dummy atoms included) equals native sascorer", (t) => {
-  const reason = skipReason();
+test("SA score of every fragment (dummy atoms included) equals native sascorer", async (t) => {
+  const reason = await skipReason();
   if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
-  const c = comparison();
+  const c = await comparison();
   const scores = new Map<string, { native: number; alt?: number }>();
   for (const { native } of c.rows) {
     const alt = native.sa_rdkit7446 ?? {};
@@ -418,10 +412,10 @@ test("SA score of every fragment (dummy atoms included) equals native sascorer",
   assert.ok(compared >= 1000, `at least 1000 fragments scored (${compared})`);
 });
 
-test("the retrosynthesis tool agrees with the oracle: cuts, SA scores, ranking, decomposition", (t) => {
-  const reason = skipReason();
+test("the retrosynthesis tool agrees with the oracle: cuts, SA scores, ranking, decomposition", async (t) => {
+  const reason = await skipReason();
   if (reason !== undefined) return skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
-  const c = comparison();
+  const c = await comparison();
   let checked = 0;
   let ms = 0;
   const mismatches: string[] = [];

@@ -16,16 +16,15 @@ import { loadRDKit, withMol, type RDKit } from "../../../src/domain/chem/rdkit.j
 import { molJsonToSmiles, molToMolJson, validateMolJson, type MolJson } from "../../../src/domain/chem/moljson.js";
 import { molJsonToCml } from "../../../src/domain/chem/cml.js";
 import { computeRepresentations, FORMATS } from "../../../src/domain/chem/representations.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const OBABEL = "/usr/bin/obabel";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const py = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (py.error !== undefined || py.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
+  const py = await nativeRDKitMissing();
+  if (py !== undefined) return py;
   const ob = spawnSync(OBABEL, ["-V"], { encoding: "utf8" });
   if (ob.error !== undefined || ob.status !== 0) return `${OBABEL} is absent (apt-get install openbabel)`;
   return undefined;
@@ -62,11 +61,8 @@ interface NativeRow {
   error?: string;
 }
 
-function native(mode: "smiles" | "molblock", items: string[]): NativeRow[] {
-  const r = spawnSync(PYTHON, ["-c", NATIVE, mode], { input: JSON.stringify(items), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, r.stderr);
-  const rows = JSON.parse(r.stdout) as NativeRow[];
+async function native(mode: "smiles" | "molblock", items: string[]): Promise<NativeRow[]> {
+  const rows = JSON.parse(await oracleOutput({ program: NATIVE }, { args: [mode], input: JSON.stringify(items) })) as NativeRow[];
   assert.equal(rows.length, items.length);
   return rows;
 }
@@ -111,7 +107,7 @@ const HAND_PICKED = [
 ];
 
 test("CML read back by Open Babel gives the same canonical SMILES (native RDKit) on 200+ molecules", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason !== undefined) {
     skipOracle(t, `CML/Open Babel check skipped: ${reason}`);
     return;
@@ -140,7 +136,7 @@ test("CML read back by Open Babel gives the same canonical SMILES (native RDKit)
 
   const dir = mkdtempSync(join(tmpdir(), "chematic-cml-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const reference = native("smiles", inputs);
+  const reference = await native("smiles", inputs);
   const results: Record<string, { agree: number; compared: number; differ: string[]; unexplained: string[] }> = {};
   for (const mode of ["coordinates", "no-coordinates"] as const) {
     const files = inputs.map((smi, i) => {
@@ -158,7 +154,7 @@ test("CML read back by Open Babel gives the same canonical SMILES (native RDKit)
       const [smiles, id] = line.trim().split(/\s+/);
       if (smiles && id?.startsWith("m")) bySmilesId.set(Number(id.slice(1)), smiles);
     }
-    const readBack = native(
+    const readBack = await native(
       "smiles",
       inputs.map((_, i) => bySmilesId.get(i) ?? ""),
     );
@@ -201,7 +197,7 @@ test("CML read back by Open Babel gives the same canonical SMILES (native RDKit)
 });
 
 test("molblock read by native RDKit keeps the canonical SMILES; InChI and InChIKey equal Open Babel's", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit check skipped: ${reason}`);
     return;
@@ -213,8 +209,8 @@ test("molblock read by native RDKit keeps the canonical SMILES; InChI and InChIK
     .map((l) => l.trim().split(/\s+/)[0]!);
   const inputs = [...HAND_PICKED, ...nci.filter((_, i) => i % 25 === 0)];
   const ours = inputs.map((smi) => withMol(rdkit, smi, (mol) => computeRepresentations(rdkit, mol, new Set(FORMATS)).values));
-  const reference = native("smiles", inputs);
-  const fromMolblock = native(
+  const reference = await native("smiles", inputs);
+  const fromMolblock = await native(
     "molblock",
     ours.map((o) => o.molblock ?? ""),
   );

@@ -9,16 +9,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadRDKit, parseSmiles, substructMatches } from "../../../src/domain/chem/rdkit.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { druglikenessFiltersTool } from "../../../src/tools/druglikeness_filters.js";
 import { DRUG_RULE_KEYS } from "../../../src/domain/chem/druglikeness.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../../helpers/oracle.js";
 import { NCI_FILE, bondedElements, metalValenceExcuse, mixedSet } from "../../helpers/rdkit-data-sets.js";
-
-const PYTHON = "/usr/bin/python3";
 
 const SCRIPT = String.raw`
 import sys, json
@@ -72,22 +69,18 @@ interface NativeRow {
   failed_8997: Record<string, string[]>;
 }
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(NCI_FILE)) return `${NCI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
 const DIGITS: Record<string, number> = { mw: 2, tpsa: 2, logp: 3, mr: 3 };
 
 test("druglikeness_filters: every rule set's pass and failed properties equal native RDKit 2022.09 descriptors + the published thresholds", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason) return skipOracle(t, reason);
   const smiles = mixedSet({ nci: 200, wehi: 100 });
-  const r = spawnSync(PYTHON, ["-c", SCRIPT], { input: smiles.join("\n") + "\n", encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
-  assert.equal(r.status, 0, r.stderr);
-  const native = r.stdout
+  const native = (await oracleOutput({ program: SCRIPT }, { input: smiles.join("\n") + "\n", timeoutMs: 120_000 }))
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as NativeRow);

@@ -13,11 +13,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { projectRoot } from "../../../src/domain/assets.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { descriptorsOf, loadRDKit, parseSmiles, round, withMol } from "../../../src/domain/chem/rdkit.js";
 import type { RDKit } from "../../../src/domain/chem/rdkit.js";
@@ -27,9 +24,8 @@ import { computeSaScore } from "../../../src/domain/chem/sascore.js";
 import { ecfp4Tool } from "../../../src/tools/ecfp4.js";
 import { tanimotoTool } from "../../../src/tools/tanimoto.js";
 import { comparisonParent } from "../../../src/tools/molecule-input.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const ZIM = "/usr/share/RDKit/Contrib/SA_Score/data/zim.100.txt";
 const LIMIT = Number(process.env.ORACLE_LIMIT ?? 1000);
@@ -96,27 +92,14 @@ interface OracleRow {
   tanimoto?: number;
 }
 
-function skipReason(...files: string[]): string | undefined {
+async function skipReason(...files: string[]): Promise<string | undefined> {
   for (const f of files) if (!existsSync(f)) return `${f} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
-function runOracle(smiles: string[], args: string[] = []): OracleRow[] {
-  const script = join(projectRoot(), "scripts", "oracle-fingerprints.py");
-  const r = spawnSync(PYTHON, [script, ...args], {
-    input: smiles.join("\n") + "\n",
-    encoding: "utf8",
-    maxBuffer: 512 * 1024 * 1024,
-    timeout: 300_000,
-  });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as OracleRow);
+/** scripts/oracle-fingerprints.py in the shared native RDKit process. */
+async function fingerprintOracle(smiles: string[], args: string[] = []): Promise<OracleRow[]> {
+  const rows = await oracleLines<OracleRow>({ script: "oracle-fingerprints.py" }, { args, input: smiles.join("\n") + "\n", timeoutMs: 300_000 });
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   rows.forEach((row, i) => assert.equal(row.smiles, smiles[i], `oracle line ${i} answers another SMILES`));
   return rows;
@@ -153,13 +136,13 @@ function tryParse<T>(rdkit: RDKit, smiles: string, fn: (mol: ReturnType<typeof p
 const rdkit = await loadRDKit();
 
 test("ECFP4 bits and unfolded Morgan counts equal native RDKit on NCI first_5K and edge cases", async (t) => {
-  const reason = skipReason(NCI);
+  const reason = await skipReason(NCI);
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = [...nciSmiles(), ...EDGE_CASES];
-  const native = runOracle(smiles, ["--no-sa"]);
+  const native = await fingerprintOracle(smiles, ["--no-sa"]);
   let compared = 0;
   let onlyOne = 0;
   let toolMs = 0;
@@ -208,7 +191,7 @@ test("ECFP4 bits and unfolded Morgan counts equal native RDKit on NCI first_5K a
 });
 
 test("ecfp4 options (radius 3, 1024 bits, chirality) equal native RDKit", async (t) => {
-  const reason = skipReason(NCI);
+  const reason = await skipReason(NCI);
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -220,7 +203,7 @@ test("ecfp4 options (radius 3, 1024 bits, chirality) equal native RDKit", async 
     [1, 64, false],
     [0, 16384, false],
   ] as const) {
-    const native = runOracle(smiles, ["--no-sa", "--radius", String(radius), "--nbits", String(nBits), ...(chirality ? ["--chirality"] : [])]);
+    const native = await fingerprintOracle(smiles, ["--no-sa", "--radius", String(radius), "--nbits", String(nBits), ...(chirality ? ["--chirality"] : [])]);
     let compared = 0;
     const mismatches: string[] = [];
     for (let i = 0; i < smiles.length; i++) {
@@ -242,13 +225,13 @@ test("ecfp4 options (radius 3, 1024 bits, chirality) equal native RDKit", async 
 });
 
 test("SA score within 0.01 of native sascorer on NCI first_5K (>= 99%)", async (t) => {
-  const reason = skipReason(NCI);
+  const reason = await skipReason(NCI);
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
   }
   const smiles = nciSmiles();
-  const native = runOracle(smiles);
+  const native = await fingerprintOracle(smiles);
   let compared = 0;
   let within = 0;
   let maxDiff = 0;
@@ -304,8 +287,8 @@ test("SA score on all 100 molecules of RDKit's zim.100.txt", async (t) => {
     return { smiles: smiles!, name: name!, expected: Number(score) };
   });
   assert.equal(rows.length, 100);
-  const nativeReason = skipReason();
-  const native = nativeReason === undefined ? runOracle(rows.map((r) => r.smiles)) : undefined;
+  const nativeReason = await skipReason();
+  const native = nativeReason === undefined ? await fingerprintOracle(rows.map((r) => r.smiles)) : undefined;
   if (nativeReason !== undefined) t.diagnostic(`native comparison skipped: ${nativeReason}`);
   let maxFile = 0;
   let maxNative = 0;
@@ -332,7 +315,7 @@ test("SA score on all 100 molecules of RDKit's zim.100.txt", async (t) => {
 });
 
 test("bulk tanimoto equals native BulkTanimotoSimilarity (3 dp); ranking and pair form agree", async (t) => {
-  const reason = skipReason(NCI);
+  const reason = await skipReason(NCI);
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -354,7 +337,7 @@ test("bulk tanimoto equals native BulkTanimotoSimilarity (3 dp); ranking and pai
   t.diagnostic(`${salts} multi-fragment entries compared as their parents`);
   let checked = 0;
   for (const query of queries) {
-    const native = runOracle(compared, ["--no-sa", "--query", query]);
+    const native = await fingerprintOracle(compared, ["--no-sa", "--query", query]);
     const out = tanimotoTool.run({ smiles: query, smiles_list: list, top_k: 1000 }, { rdkit, progress: () => {} }) as {
       results: Array<{ index: number; similarity: number }>;
       invalid: Array<{ index: number; code: string }>;

@@ -7,18 +7,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { projectRoot } from "../../../src/domain/assets.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { loadRDKit, parseSmiles, type RDKit, type RDKitMol } from "../../../src/domain/chem/rdkit.js";
 import { findMcsTool } from "../../../src/tools/find_mcs.js";
 import type { AtomCompare, BondCompare } from "../../../src/domain/chem/mcs.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
 interface Case {
@@ -58,11 +54,9 @@ const MULTI_SETS: Array<[string, string[]]> = [
   ],
 ];
 
-function oracleUnavailable(): string | undefined {
+async function oracleUnavailable(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from rdkit.Chem import rdFMCS"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing("from rdkit.Chem import rdFMCS");
 }
 
 const ATOM_NATIVE: Record<AtomCompare, string> = { elements: "Elements", any: "Any", isotopes: "Isotopes" };
@@ -139,24 +133,20 @@ function matchSets(rdkit: RDKit, mol: RDKitMol, smarts: string): string[] {
 }
 
 /** Native RDKit's FindMCS on each JSON line of `input` (scripts/oracle-alerts.py mcs), one answer per case. */
-function nativeMcs(input: string, count: number): Array<{ numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string }> {
-  const r = spawnSync(PYTHON, [join(projectRoot(), "scripts", "oracle-alerts.py"), "mcs"], {
-    input: input + "\n",
-    encoding: "utf8",
-    timeout: 600_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const native = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string });
+async function nativeMcs(
+  input: string,
+  count: number,
+): Promise<Array<{ numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string }>> {
+  const native = await oracleLines<{ numAtoms: number; numBonds: number; smarts: string; canceled: boolean; error?: string }>(
+    { script: "oracle-alerts.py" },
+    { args: ["mcs"], input: input + "\n", timeoutMs: 600_000 },
+  );
   assert.equal(native.length, count);
   return native;
 }
 
 test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI near neighbours, option variants and sets", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -189,7 +179,7 @@ test("find_mcs equals native rdFMCS.FindMCS (same options) on drug pairs, NCI ne
       }),
     )
     .join("\n");
-  const native = nativeMcs(input, cases.length);
+  const native = await nativeMcs(input, cases.length);
 
   let equal = 0;
   let pairCases = 0;
@@ -288,7 +278,7 @@ test("find_mcs complete_rings_only: norbornane with naphthalene gives the 6-ring
  *    fewer atoms than native's.
  */
 test("find_mcs complete_rings_only equals native FindMCS on NCI ring-system pairs and triples, except two named classes", async (t) => {
-  const reason = oracleUnavailable();
+  const reason = await oracleUnavailable();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -320,7 +310,7 @@ test("find_mcs complete_rings_only equals native FindMCS on NCI ring-system pair
   const input = cases
     .map((c) => JSON.stringify({ smiles_list: c.smiles_list, ringMatchesRingOnly: c.ringOnly, completeRingsOnly: true, timeout: 10 }))
     .join("\n");
-  const native = nativeMcs(input, cases.length);
+  const native = await nativeMcs(input, cases.length);
   let equal = 0;
   let trimmed = 0;
   const singleAtom: string[] = [];

@@ -10,14 +10,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadRDKit, type RDKit } from "../../../src/domain/chem/rdkit.js";
 import { fragmentMol } from "../../../src/domain/chem/mmpa.js";
 import { runMatchedPairs } from "../../../src/tools/matched_pairs.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { oracleOutput, PYTHON, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const FREE_WILSON = "/usr/share/RDKit/Contrib/FreeWilson/data/CHEMBL2321810.smi";
 const FRAGGLE = "/usr/share/RDKit/Contrib/fraggle/data/ChEMBL_11265_actives.smi";
@@ -41,10 +39,9 @@ const HAND_MADE = [
   "CC(C)(C)OC(=O)N[C@@H](Cc1ccccc1)C(=O)N[C@@H](C)C(=O)O",
 ];
 
-function python(script: string, input: unknown): unknown {
-  const r = spawnSync(PYTHON, ["-c", script], { input: JSON.stringify(input), encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as unknown;
+/** A program in the shared native RDKit process, its input and answer one JSON value each. */
+async function python(script: string, input: unknown): Promise<unknown> {
+  return JSON.parse(await oracleOutput({ program: script }, { input: JSON.stringify(input) })) as unknown;
 }
 
 function smilesFile(path: string, column = 0): string[] {
@@ -108,8 +105,8 @@ function rewrite(rdkit: RDKit, smiles: string): string {
   }
 }
 
-function compareFragmentation(t: { diagnostic(message: string): void }, rdkit: RDKit, smiles: readonly string[], maxCuts: number): void {
-  const native = python(FRAGMENT_SCRIPT, { smiles, max_cuts: maxCuts }) as Array<Array<[string, string]> | null>;
+async function compareFragmentation(t: { diagnostic(message: string): void }, rdkit: RDKit, smiles: readonly string[], maxCuts: number): Promise<void> {
+  const native = (await python(FRAGMENT_SCRIPT, { smiles, max_cuts: maxCuts })) as Array<Array<[string, string]> | null>;
   let compared = 0;
   let fragments = 0;
   let sameAll = 0;
@@ -143,10 +140,10 @@ function compareFragmentation(t: { diagnostic(message: string): void }, rdkit: R
     }
   });
   // Stereo-only differences: the rule of rdkit#8569 (see UPSTREAM_STEREO), checked by native molzip.
-  const zipped = python(
+  const zipped = (await python(
     ZIP_SCRIPT,
     candidates.map((c) => [c.input, ...c.ours, ...c.native]),
-  ) as Array<[boolean, boolean]>;
+  )) as Array<[boolean, boolean]>;
   const byUpstream = new Set<number>();
   candidates.forEach((c, j) => {
     const [oursZips, nativeZips] = zipped[j]!;
@@ -169,7 +166,7 @@ test("MMPA fragmentation, single cuts, equals native rdMMPA.FragmentMol on NCI, 
   if (![PYTHON, NCI, FREE_WILSON, FRAGGLE].every((f) => existsSync(f))) return skipOracle(t, MISSING);
   const rdkit = await loadRDKit();
   const smiles = [...smilesFile(NCI).slice(0, 200), ...smilesFile(FREE_WILSON).slice(0, 60), ...smilesFile(FRAGGLE).slice(0, 40), ...HAND_MADE];
-  compareFragmentation(t, rdkit, smiles, 1);
+  await compareFragmentation(t, rdkit, smiles, 1);
 });
 
 test("MMPA fragmentation, up to 3 cuts, equals native rdMMPA.FragmentMol on small NCI and ChEMBL molecules", { timeout: 120_000 }, async (t) => {
@@ -188,7 +185,7 @@ test("MMPA fragmentation, up to 3 cuts, equals native rdMMPA.FragmentMol on smal
       })
       .slice(0, n);
   const smiles = [...small(smilesFile(NCI), 100), ...small(smilesFile(FRAGGLE), 10), ...HAND_MADE];
-  compareFragmentation(t, rdkit, smiles, 3);
+  await compareFragmentation(t, rdkit, smiles, 3);
 });
 
 const CANON_SCRIPT = [
@@ -207,15 +204,13 @@ const CANON_SCRIPT = [
  * (default --maxsize 10); with singleCuts only rfrag's single-cut lines are indexed. Answers the molecule
  * pairs as "i,j" (i < j, input indices).
  */
-function contribPairs(smiles: readonly string[], singleCuts: boolean): Set<string> {
+async function contribPairs(smiles: readonly string[], singleCuts: boolean): Promise<Set<string>> {
   const input = smiles.map((s, i) => `${s} ${i}`).join("\n") + "\n";
-  const frag = spawnSync(PYTHON, [`${MMPA}/rfrag.py`], { input, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  assert.equal(frag.status, 0, frag.stderr);
-  const lines = frag.stdout.split("\n").filter((l) => l.length > 0 && (!singleCuts || l.split(",")[2] === ""));
-  const index = spawnSync(PYTHON, [`${MMPA}/indexing.py`], { input: lines.join("\n") + "\n", encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  assert.equal(index.status, 0, index.stderr);
+  const frag = await oracleOutput({ file: `${MMPA}/rfrag.py` }, { input });
+  const lines = frag.split("\n").filter((l) => l.length > 0 && (!singleCuts || l.split(",")[2] === ""));
+  const index = await oracleOutput({ file: `${MMPA}/indexing.py` }, { input: lines.join("\n") + "\n" });
   const pairs = new Set<string>();
-  for (const line of index.stdout.split("\n")) {
+  for (const line of index.split("\n")) {
     const f = line.split(",");
     if (f.length < 4) continue;
     const [a, b] = [Number(f[2]), Number(f[3])];
@@ -245,13 +240,13 @@ test("matched_pairs finds the same molecule pairs as RDKit's Contrib/mmpa (Hussa
   ];
   for (const [name, raw, threeCuts] of sets) {
     // Both sides read the same strings: native canonical SMILES, each molecule once (indexing.py keys molecules by SMILES).
-    const canon = python(CANON_SCRIPT, raw) as Array<string | null>;
+    const canon = (await python(CANON_SCRIPT, raw)) as Array<string | null>;
     const smiles = [...new Set(canon.filter((s): s is string => s !== null))];
-    const single = [contribPairs(smiles, true), ourPairs(rdkit, smiles, 1)] as const;
+    const single = [await contribPairs(smiles, true), ourPairs(rdkit, smiles, 1)] as const;
     assert.deepEqual([...single[1]].sort(), [...single[0]].sort(), `${name}: single-cut pairs`);
     let three = "";
     if (threeCuts) {
-      const [theirs3, ours3] = [contribPairs(smiles, false), ourPairs(rdkit, smiles, 3)];
+      const [theirs3, ours3] = [await contribPairs(smiles, false), ourPairs(rdkit, smiles, 3)];
       assert.deepEqual([...ours3].sort(), [...theirs3].sort(), `${name}: pairs with up to 3 cuts`);
       three = `; up to 3 cuts ${ours3.size} pairs = indexing.py's ${theirs3.size}`;
     }

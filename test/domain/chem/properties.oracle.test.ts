@@ -4,11 +4,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { projectRoot } from "../../../src/domain/assets.js";
 import { ToolError } from "../../../src/domain/errors.js";
 import { loadRDKit, parseSmiles, round, substructMatches } from "../../../src/domain/chem/rdkit.js";
 import type { RDKitMol } from "../../../src/domain/chem/rdkit.js";
@@ -16,9 +13,8 @@ import { QED_PROPERTY_NAMES } from "../../../src/domain/chem/qed.js";
 import type { QedProperties } from "../../../src/domain/chem/qed.js";
 import { propertiesPayload, rawProperties } from "../../../src/domain/chem/properties.js";
 import type { RawProperties } from "../../../src/domain/chem/properties.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleLines, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const LIMIT = Number(process.env.ORACLE_LIMIT ?? 600);
 
@@ -71,33 +67,20 @@ interface OracleRow {
   qed_properties: QedProperties;
 }
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(SMI_FILE)) return `${SMI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
-function runOracle(smiles: string[]): OracleRow[] {
-  const script = join(projectRoot(), "scripts", "rdkit-oracle.py");
-  const r = spawnSync(PYTHON, [script], {
-    input: smiles.join("\n") + "\n",
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 300_000,
-  });
-  if (r.error !== undefined) throw r.error;
-  assert.equal(r.status, 0, `oracle failed: ${r.stderr}`);
-  const rows = r.stdout
-    .split("\n")
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as OracleRow);
+/** scripts/rdkit-oracle.py in the shared native RDKit process. */
+async function propertyOracle(smiles: string[]): Promise<OracleRow[]> {
+  const rows = await oracleLines<OracleRow>({ script: "rdkit-oracle.py" }, { input: smiles.join("\n") + "\n", timeoutMs: 300_000 });
   assert.equal(rows.length, smiles.length, "one oracle line per SMILES");
   return rows;
 }
 
 test("calc_properties equals native RDKit on NCI first_5K.smi", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason !== undefined) {
     skipOracle(t, `native RDKit oracle unavailable: ${reason}`);
     return;
@@ -107,7 +90,7 @@ test("calc_properties equals native RDKit on NCI first_5K.smi", async (t) => {
     .filter((l) => l.trim().length > 0)
     .slice(0, LIMIT)
     .map((l) => l.trim().split(/\s+/)[0]!);
-  const native = runOracle(smiles);
+  const native = await propertyOracle(smiles);
   const rdkit = await loadRDKit();
   const changeQueries: RDKitMol[] = [];
   t.after(() => {

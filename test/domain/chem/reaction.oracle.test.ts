@@ -11,14 +11,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadRDKit, type RDKit, type RDKitMol } from "../../../src/domain/chem/rdkit.js";
 import { enumerateReaction } from "../../../src/domain/chem/reaction.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../../helpers/oracle.js";
 import { NCI_FILE, mixedSet } from "../../helpers/rdkit-data-sets.js";
-
-const PYTHON = "/usr/bin/python3";
 
 const BORONIC = ["OB(O)c1ccccc1", "OB(O)c1ccc(C)cc1", "OB(O)c1cccnc1", "OB(O)c1ccc(F)cc1C", "OB(O)c1ccsc1", "CC1(C)OB(c2ccccc2)OC1(C)C"];
 const SULFONYL = ["CS(=O)(=O)Cl", "Cc1ccc(S(=O)(=O)Cl)cc1", "O=S(=O)(Cl)c1cccs1"];
@@ -120,11 +117,9 @@ for r in job:
 print(json.dumps(out))
 `;
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(NCI_FILE)) return `${NCI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
 function canonical(rdkit: RDKit, smiles: string): string {
@@ -153,7 +148,7 @@ function select(rdkit: RDKit, pool: Array<{ smiles: string; mol: RDKitMol }>, sm
 }
 
 test("enumerate_reaction: products, first reactant indices and sanitisation failures equal native RDKit 2022.09 RunReactants on 15 reactions", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason) return skipOracle(t, reason);
   const t0 = performance.now();
   const rdkit = await loadRDKit();
@@ -170,9 +165,10 @@ test("enumerate_reaction: products, first reactant indices and sanitisation fail
     for (const { mol } of pool) mol.delete();
   }
   const t1 = performance.now();
-  const run = spawnSync(PYTHON, ["-c", SCRIPT], { input: JSON.stringify(jobs), encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
-  assert.equal(run.status, 0, run.stderr);
-  const native = JSON.parse(run.stdout) as Array<{ products: Array<[string, number[]]>; failures: number }>;
+  const native = JSON.parse(await oracleOutput({ program: SCRIPT }, { input: JSON.stringify(jobs), timeoutMs: 120_000 })) as Array<{
+    products: Array<[string, number[]]>;
+    failures: number;
+  }>;
   const t2 = performance.now();
   let ourMs = 0;
   let products = 0;

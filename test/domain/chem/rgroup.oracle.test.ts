@@ -9,13 +9,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadRDKit, type RDKit } from "../../../src/domain/chem/rdkit.js";
 import { runRgroupDecompose } from "../../../src/tools/rgroup_decompose.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { oracleOutput, PYTHON, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const NCI = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 /** A ChEMBL SAR series (CHEMBL2321810, 1,017 sulfonamides) that RDKit ships for its Free-Wilson example. */
 const FREE_WILSON = "/usr/share/RDKit/Contrib/FreeWilson/data/CHEMBL2321810.smi";
@@ -31,10 +29,9 @@ interface NativeAnswer {
   unmatched: number[];
 }
 
-function python(script: string, input: unknown): unknown {
-  const r = spawnSync(PYTHON, ["-c", script], { input: JSON.stringify(input), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as unknown;
+/** A program in the shared native RDKit process, its input and answer one JSON value each. */
+async function python(script: string, input: unknown): Promise<unknown> {
+  return JSON.parse(await oracleOutput({ program: script }, { input: JSON.stringify(input) })) as unknown;
 }
 
 const PARSE_SCRIPT = [
@@ -221,19 +218,19 @@ test("rgroup_decompose equals native RGroupDecompose on a ChEMBL series, NCI ser
     ...HAND_MADE,
   ];
   // Only the molecules both RDKits parse.
-  const nativeParses = python(
+  const nativeParses = (await python(
     PARSE_SCRIPT,
     jobs.flatMap((j) => j.smiles),
-  ) as boolean[];
+  )) as boolean[];
   let k = 0;
   for (const job of jobs) {
     job.smiles = job.smiles.filter(() => nativeParses[k++] === true);
   }
   const ours = jobs.map((job) => runRgroupDecompose(rdkit, { core: job.core, smiles_list: job.smiles }));
-  const native = python(
+  const native = (await python(
     RGD_SCRIPT,
     jobs.map((job, i) => ({ core: job.core, read_as: ours[i]!.core_read_as, smiles: job.smiles })),
-  ) as NativeAnswer[];
+  )) as NativeAnswer[];
   let molecules = 0;
   let agreeing = 0;
   let byUpstream = 0;

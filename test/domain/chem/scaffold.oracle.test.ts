@@ -7,13 +7,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadRDKit, type RDKit } from "../../../src/domain/chem/rdkit.js";
 import { genericScaffold, murckoScaffold } from "../../../src/domain/chem/scaffold.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../../helpers/oracle.js";
 
-const PYTHON = "/usr/bin/python3";
 const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 const COUNT = 2_500;
 
@@ -63,7 +61,7 @@ interface NativeScaffolds {
   generic_7122: string | null;
 }
 
-function nativeScaffolds(smiles: string[]): Array<NativeScaffolds | null> {
+async function nativeScaffolds(smiles: string[]): Promise<Array<NativeScaffolds | null>> {
   const script = [
     "import sys, json",
     "from rdkit import Chem, RDLogger",
@@ -90,9 +88,7 @@ function nativeScaffolds(smiles: string[]): Array<NativeScaffolds | null> {
     "    out.append({'murcko': Chem.MolToSmiles(s), 'generic': generic(s), 'generic_7122': generic(M.GetScaffoldForMol(rule_7122(m)))})",
     "print(json.dumps(out))",
   ].join("\n");
-  const r = spawnSync(PYTHON, ["-c", script], { input: smiles.join("\n"), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`native RDKit failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as Array<NativeScaffolds | null>;
+  return JSON.parse(await oracleOutput({ program: script }, { input: smiles.join("\n") })) as Array<NativeScaffolds | null>;
 }
 
 /** A SMILES re-canonicalised by the WASM RDKit (null if it does not parse); '' stays ''. */
@@ -119,8 +115,9 @@ function ours(rdkit: RDKit, smiles: string): { murcko: string | null; generic: s
 }
 
 test("murcko_scaffold and generic_scaffold equal native RDKit's GetScaffoldForMol / MakeScaffoldGeneric on 2,500 NCI molecules and edge cases", async (t) => {
-  if (!existsSync(PYTHON) || !existsSync(SMI_FILE) || spawnSync(PYTHON, ["-c", "import rdkit"]).status !== 0) {
-    skipOracle(t, "native RDKit (/usr/bin/python3 with rdkit, and its NCI data) is not installed");
+  const missing = existsSync(SMI_FILE) ? await nativeRDKitMissing() : `${SMI_FILE} is absent (Debian package rdkit-data)`;
+  if (missing !== undefined) {
+    skipOracle(t, `native RDKit (/usr/bin/python3 with rdkit, and its NCI data) is not installed: ${missing}`);
     return;
   }
   const rdkit = await loadRDKit();
@@ -130,7 +127,7 @@ test("murcko_scaffold and generic_scaffold equal native RDKit's GetScaffoldForMo
     .filter((s) => s.length > 0)
     .slice(0, COUNT);
   const all = [...nci, ...SCAFFOLD_CASES];
-  const native = nativeScaffolds(all);
+  const native = await nativeScaffolds(all);
   let compared = 0;
   const murckoDiffs: string[] = [];
   const genericDiffs: string[] = [];

@@ -8,14 +8,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadRDKit, parseSmiles, type RDKit } from "../../../src/domain/chem/rdkit.js";
 import { enumerateStereoisomers, withLegacyStereo } from "../../../src/domain/chem/stereoisomers.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, skipOracle } from "../../helpers/oracle.js";
 import { NCI_FILE, mixedSet } from "../../helpers/rdkit-data-sets.js";
-
-const PYTHON = "/usr/bin/python3";
 
 export const STEREO_CASES = [
   "OC(=O)C(O)C(O)C(O)C(=O)O",
@@ -108,11 +105,9 @@ function stereoMarkCount(smiles: string): number {
   return (smiles.match(/@+|[/\\]/g) ?? []).length;
 }
 
-function skipReason(): string | undefined {
+async function skipReason(): Promise<string | undefined> {
   if (!existsSync(NCI_FILE)) return `${NCI_FILE} is absent (Debian package rdkit-data provides it)`;
-  const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-  if (probe.error !== undefined || probe.status !== 0) return `${PYTHON} cannot import rdkit (Debian package python3-rdkit)`;
-  return undefined;
+  return nativeRDKitMissing();
 }
 
 function canonical(rdkit: RDKit, smiles: string): string {
@@ -128,13 +123,11 @@ function canonical(rdkit: RDKit, smiles: string): string {
 }
 
 test("enumerate_stereoisomers: the isomer set equals native RDKit EnumerateStereoisomers(unique) with current perception, only_unassigned true and false", async (t) => {
-  const reason = skipReason();
+  const reason = await skipReason();
   if (reason) return skipOracle(t, reason);
   const rdkit = await loadRDKit();
   const smiles = [...new Set([...mixedSet({ nci: 100, wehi: 40, chembl: 40 }), ...STEREO_CASES])];
-  const run = spawnSync(PYTHON, ["-c", SCRIPT], { input: smiles.join("\n") + "\n", encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
-  assert.equal(run.status, 0, run.stderr);
-  const native = run.stdout
+  const native = (await oracleOutput({ program: SCRIPT }, { input: smiles.join("\n") + "\n", timeoutMs: 120_000 }))
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as { smiles: string; error?: string; skipped?: number; unassigned?: string[]; all?: string[] });
@@ -152,18 +145,18 @@ test("enumerate_stereoisomers: the isomer set equals native RDKit EnumerateStere
    * mark through native 2022.09's legacy canonicalisation (native itself calls it a distinct configuration), and
    * those are pairwise distinct there.
    */
-  const excuseLostRingStereo = (found: string[]): Map<string, string> => {
+  const excuseLostRingStereo = async (found: string[]): Promise<Map<string, string>> => {
     const out = new Map<string, string>();
     const keys = [...differenceSets.keys()];
     const asked = [...new Set([...differenceSets.values()].flatMap((d) => d.onlyOurs))];
     if (asked.length === 0) return out;
-    const legacy = spawnSync(PYTHON, ["-c", "import sys\nfrom rdkit import Chem\nfor l in sys.stdin: print(Chem.CanonSmiles(l.strip()))"], {
-      input: asked.join("\n") + "\n",
-      encoding: "utf8",
-    });
-    assert.equal(legacy.status, 0, legacy.stderr);
+    // A request of its own: the oracle runs each in a fresh state, so the legacy perception is 2022.09's default here.
+    const legacy = await oracleOutput(
+      { program: "import sys\nfrom rdkit import Chem\nfor l in sys.stdin: print(Chem.CanonSmiles(l.strip()))" },
+      { input: asked.join("\n") + "\n" },
+    );
     const nativeLegacy = new Map(
-      legacy.stdout
+      legacy
         .trim()
         .split("\n")
         .map((c, k) => [asked[k]!, c]),
@@ -219,7 +212,7 @@ test("enumerate_stereoisomers: the isomer set equals native RDKit EnumerateStere
       }
     }
   }
-  const excused = excuseLostRingStereo(differences);
+  const excused = await excuseLostRingStereo(differences);
   for (const [d, why] of excused) t.diagnostic(`excused: ${d.slice(0, 160)}: ${why}`);
   differences.splice(0, differences.length, ...differences.filter((d) => !excused.has(d)));
   t.diagnostic(

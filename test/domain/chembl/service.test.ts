@@ -206,7 +206,7 @@ describe("cache and release", () => {
   test("a new release seen on /status empties the response cache", async () => {
     const s = testService(fake, {}, { statusTtlMs: 1 });
     await s.getMolecule("CHEMBL25");
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 5)); // the point: the 1 ms status TTL has passed
     fake.flavour = "old";
     const again = await s.getMolecule("CHEMBL25");
     assert.equal(again.source.release, "ChEMBL_25");
@@ -335,9 +335,13 @@ describe("retries, deadline and errors", () => {
     fake.fault = { mode: "hang" };
     const s = testService(fake);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
     const started = Date.now();
-    await assert.rejects(s.getMolecule("CHEMBL25", { signal: controller.signal }));
+    const asked = fake.requests.length;
+    const call = assert.rejects(s.getMolecule("CHEMBL25", { signal: controller.signal }));
+    // Cancelled once the request hangs at the upstream (its arrival is the event), not after a fixed pause.
+    await fake.arrived.until(() => fake.requests.length > asked, "the request to reach the hanging upstream", 5_000);
+    controller.abort();
+    await call;
     assert.ok(Date.now() - started < 600);
   });
 });

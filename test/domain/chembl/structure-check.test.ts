@@ -5,11 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { ToolError } from "../../../src/domain/errors.js";
 import { checkStructure, smilesGrammarIssue } from "../../../src/domain/chembl/structure-check.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { oracleOutput, PYTHON, skipOracle } from "../../helpers/oracle.js";
 
 const VALID = [
   "C[C@@H](N)C(=O)O",
@@ -78,10 +77,9 @@ const RDKIT_SMILES_FILES = [
   "/usr/share/RDKit/Contrib/FreeWilson/data/CHEMBL2321810.smi",
 ];
 
-test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES files", (t) => {
+test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES files", async (t) => {
   const files = RDKIT_SMILES_FILES.filter((f) => existsSync(f));
-  if (files.length === 0 || !existsSync("/usr/bin/python3"))
-    return skipOracle(t, "RDKit data files or the native RDKit oracle (/usr/bin/python3) are not installed");
+  if (files.length === 0 || !existsSync(PYTHON)) return skipOracle(t, "RDKit data files or the native RDKit oracle (/usr/bin/python3) are not installed");
   const smiles = files.flatMap((f) =>
     readFileSync(f, "utf8")
       .split("\n")
@@ -90,13 +88,12 @@ test("the grammar accepts every SMILES native RDKit parses in RDKit's own SMILES
   );
   let verdicts: boolean[];
   try {
-    const out = execFileSync(
-      "/usr/bin/python3",
-      [
-        "-c",
-        "import sys,json\nfrom rdkit import Chem, RDLogger\nRDLogger.DisableLog('rdApp.*')\nprint(json.dumps([Chem.MolFromSmiles(s) is not None for s in json.load(sys.stdin)]))",
-      ],
-      { input: JSON.stringify(smiles), encoding: "utf8" },
+    const out = await oracleOutput(
+      {
+        program:
+          "import sys,json\nfrom rdkit import Chem, RDLogger\nRDLogger.DisableLog('rdApp.*')\nprint(json.dumps([Chem.MolFromSmiles(s) is not None for s in json.load(sys.stdin)]))",
+      },
+      { input: JSON.stringify(smiles) },
     );
     verdicts = JSON.parse(out) as boolean[];
   } catch {

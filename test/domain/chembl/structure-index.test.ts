@@ -15,7 +15,6 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,11 +34,10 @@ import { addStructures, structureSet, UNPARSABLE } from "../../fixtures/chembl/s
 import { ASPIRIN_SMILES } from "../../fixtures/chembl/world.js";
 import { DUMP_TIMEOUTS, callTool, chemblTools, fails, ok, serviceContext, testConfig } from "../../fixtures/chembl/harness.js";
 import { localRunner, type LocalRunner } from "../../helpers/annotate.js";
-import { skipOracle } from "../../helpers/oracle.js";
+import { nativeRDKitMissing, oracleOutput, PYTHON, skipOracle } from "../../helpers/oracle.js";
 
 const Driver = loadDriver();
 const skip = Driver === null ? "the optional SQLite driver better-sqlite3 is not installed (npm install better-sqlite3@12)" : false;
-const PYTHON = "/usr/bin/python3";
 
 let dir: string;
 let dumpPath: string;
@@ -212,8 +210,8 @@ describe("offline similarity and substructure search from the structure index", 
       };
       assert.equal(r.similarity, pair.similarity_percent, r.molecule_chembl_id);
     }
-    const probe = spawnSync(PYTHON, ["-c", "import rdkit"], { encoding: "utf8" });
-    if (probe.status !== 0) return skipOracle(t, `native RDKit (${PYTHON} with rdkit) is not installed`);
+    const missing = await nativeRDKitMissing();
+    if (missing !== undefined) return skipOracle(t, `native RDKit (${PYTHON} with rdkit) is not installed: ${missing}`);
     const script = `
 import sys, json
 from rdkit import Chem, DataStructs
@@ -223,9 +221,7 @@ fq = AllChem.GetMorganFingerprintAsBitVect(Chem.MolFromSmiles(q), 2, 2048)
 print(json.dumps([DataStructs.TanimotoSimilarity(fq, AllChem.GetMorganFingerprintAsBitVect(Chem.MolFromSmiles(s), 2, 2048)) for s in smiles]))
 `;
     const smiles = rows.map((r) => byId.get(r.molecule_chembl_id)!);
-    const run = spawnSync(PYTHON, ["-c", script], { input: JSON.stringify([ASPIRIN_SMILES, smiles]), encoding: "utf8" });
-    assert.equal(run.status, 0, run.stderr);
-    const native = JSON.parse(run.stdout) as number[];
+    const native = JSON.parse(await oracleOutput({ program: script }, { input: JSON.stringify([ASPIRIN_SMILES, smiles]) })) as number[];
     rows.forEach((r, i) => assert.equal(r.similarity, Math.round(native[i]! * 100 * 100) / 100, `${r.molecule_chembl_id} ${smiles[i]}`));
   });
 

@@ -9,6 +9,7 @@ import zlib from "node:zlib";
 import net from "node:net";
 import { HttpFailure, getJson, httpRequest } from "../../../src/domain/net/http-client.js";
 import { makeCertificate, startOrigin, startProxy, type FakeProxy, type FakeServer, type Handler } from "../../helpers/fake-http.js";
+import { Changes } from "../../helpers/wait.js";
 
 const routes: Handler = (req, res, body) => {
   const url = new URL(req.url ?? "/", "http://x");
@@ -30,6 +31,9 @@ const routes: Handler = (req, res, body) => {
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(zlib.gzipSync(JSON.stringify({ zipped: "yes".repeat(100) })));
       return;
     case "/slow":
+      slowAsked++;
+      slowArrived.notify();
+      // A slow upstream on purpose: the 3 s answer is what the timeout and abort below cut short.
       setTimeout(() => {
         if (!res.destroyed) res.writeHead(200).end("{}");
       }, 3000);
@@ -66,6 +70,9 @@ const routes: Handler = (req, res, body) => {
 
 let origin: FakeServer;
 let proxy: FakeProxy;
+/** Requests to /slow so far, told as they arrive. */
+let slowAsked = 0;
+const slowArrived = new Changes();
 
 before(async () => {
   origin = await startOrigin(routes);
@@ -115,8 +122,12 @@ test("typed failures: status (with status, headers, body snippet), invalid_json,
   assert.ok(Date.now() - t0 < 2000, "the deadline is kept");
 
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 100);
-  assert.equal((await failure(getJson(`${origin.url}/slow`, { timeoutMs: 5000, signal: controller.signal }))).kind, "aborted");
+  const asked = slowAsked;
+  const aborted = failure(getJson(`${origin.url}/slow`, { timeoutMs: 5000, signal: controller.signal }));
+  // Aborted while the request is at the slow origin (its arrival is the event), not after a fixed pause.
+  await slowArrived.until(() => slowAsked > asked, "the request to reach /slow", 5_000);
+  controller.abort();
+  assert.equal((await aborted).kind, "aborted");
   const already = new AbortController();
   already.abort();
   assert.equal((await failure(getJson(`${origin.url}/json`, { timeoutMs: 5000, signal: already.signal }))).kind, "aborted");
