@@ -64,7 +64,7 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Receiving a body once the request head is in (at most DEFAULT_REQUEST_TIMEOUT_MS in all). */
 const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** Connections whose request head is in and whose body is still arriving; past it the oldest is closed. */
-const DEFAULT_MAX_READERS = 32;
+export const DEFAULT_MAX_READERS = 32;
 /** Open connections; past it a new connection closes the oldest one that is not serving a request. */
 const DEFAULT_MAX_CONNECTIONS = 256;
 const MAX_REQUEST_LINE_BYTES = 8 * 1024;
