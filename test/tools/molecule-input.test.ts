@@ -7,7 +7,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadRDKit } from "../../src/domain/chem/rdkit.js";
+import { loadRDKit, rewrittenSmiles } from "../../src/domain/chem/rdkit.js";
 import { createAjv } from "../../src/server/registry.js";
 import { admetProfileTool } from "../../src/tools/admet_profile.js";
 import { boiledEggTool } from "../../src/tools/boiled_egg.js";
@@ -157,15 +157,30 @@ test("MULTIPLE_FRAGMENTS reads the structure, not the dots: C1.C1 is ethane, one
   assert.equal(out.formula, "C2H6");
 });
 
-test("a parent that is a bare ion or has no carbon is said: INORGANIC_PARENT on every tool with parent: true, and in standardize's warnings", async () => {
-  const { run } = await setup();
-  const salts = ["CC(=O)[O-].CC(=O)[O-].[Zn+2]", "[Na+].[Cl-]", "O.O.[Cu+2].[O-]S(=O)(=O)[O-]"];
-  for (const salt of salts) {
+test("a parent that is a bare ion or has no carbon is said: METAL_COMPLEX_KEPT when the input holds a metal (it is then its own parent), INORGANIC_PARENT otherwise; on every tool with parent: true and in standardize", async () => {
+  const { run, rdkit } = await setup();
+  // A metal salt or complex whose parent would be the bare metal ion (issue 34 item 6): computed as itself.
+  for (const salt of ["CC(=O)[O-].CC(=O)[O-].[Zn+2]", "[Na+].[Cl-]", "O.O.[Cu+2].[O-]S(=O)(=O)[O-]"]) {
+    const itself = rewrittenSmiles(rdkit, salt);
     for (const tool of TOOLS) {
       const out = run(tool, { smiles: salt, parent: true });
       const codes = ((out.warnings as Obj[] | undefined) ?? []).map((w) => w.code);
-      assert.ok(codes.includes("INORGANIC_PARENT"), `${tool.name} ${salt}: ${JSON.stringify(out.warnings)}`);
-      const warning = (out.warnings as Obj[]).find((w) => w.code === "INORGANIC_PARENT")!;
+      assert.ok(codes.includes("METAL_COMPLEX_KEPT") && !codes.includes("INORGANIC_PARENT"), `${tool.name} ${salt}: ${JSON.stringify(out.warnings)}`);
+      assert.equal(out.parent_smiles, itself, `${tool.name} ${salt}`);
+    }
+    const std = run(standardizeTool, { smiles: salt });
+    assert.equal(std.parent_smiles, itself);
+    assert.ok(
+      (std.warnings as string[]).some((w) => w.startsWith("METAL_COMPLEX_KEPT: ")),
+      `${salt}: ${JSON.stringify(std.warnings)}`,
+    );
+  }
+  // No metal: the parent stands, and INORGANIC_PARENT says it is no organic molecule.
+  for (const salt of ["[NH4+].[Cl-]", "[NH4+].[NH4+].[O-]S(=O)(=O)[O-]"]) {
+    for (const tool of TOOLS) {
+      const out = run(tool, { smiles: salt, parent: true });
+      const warning = ((out.warnings as Obj[] | undefined) ?? []).find((w) => w.code === "INORGANIC_PARENT");
+      assert.ok(warning, `${tool.name} ${salt}: ${JSON.stringify(out.warnings)}`);
       assert.match(String(warning.message), new RegExp(`parent ${String(out.parent_smiles).replace(/[[\]+()]/g, "\\$&")} is a bare ion or has no carbon`));
     }
     const std = run(standardizeTool, { smiles: salt });
