@@ -292,7 +292,7 @@ export function environmentHelp(width = 34): string {
   const line = (v: EnvVar) => `  ${v.name.padEnd(width)}${v.summary} Default: ${v.default}.`;
   const of = (scope: EnvVar["scope"]) => ENVIRONMENT.filter((v) => v.scope === scope).map(line);
   return [
-    "Environment (see the README's Configuration section):",
+    "Environment (see docs/configuration.md):",
     ...of("server"),
     ...of("system"),
     "  For one command:",

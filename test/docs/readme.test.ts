@@ -1,4 +1,9 @@
-/** The README's tool table and environment table stay in step with the code. */
+/**
+ * The documentation stays in step with the code: the tool table, the environment tables and the error table (in
+ * docs/, where the README's front page sends a reader), and the front page stays a front page: at most 15,000
+ * bytes, every relative link of the README and docs/ resolving (file and heading), every section of the moved
+ * documents linked from it (issue 34 item 7).
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -9,7 +14,12 @@ import { ERROR_CODES } from "../../src/domain/errors.js";
 import { ENVIRONMENT } from "../../src/environment.js";
 
 const root = projectRoot();
-const readme = readFileSync(join(root, "README.md"), "utf8");
+const DOCS = readdirSync(join(root, "docs"))
+  .filter((f) => f.endsWith(".md"))
+  .sort();
+/** The front page, then every document of docs/: what the tests below call the README, wherever a table now lives. */
+const frontPage = readFileSync(join(root, "README.md"), "utf8");
+const readme = [frontPage, ...DOCS.map((f) => readFileSync(join(root, "docs", f), "utf8"))].join("\n");
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -154,4 +164,75 @@ test("the README's 2026-07-28 header rules name Mcp-Name for tools/call, resourc
   assert.doesNotMatch(status404, /resources\//, "resources/* are served, not 404");
   const status200 = readme.split("\n").find((l) => l.startsWith("| `200` |")) ?? "";
   assert.match(status200, /resources\/read/);
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation but hyphens and underscores dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_\- ]/gu, "")
+    .replace(/ /g, "-");
+}
+
+/** The headings of a markdown text outside code fences. */
+function headings(text: string): Array<{ level: number; text: string }> {
+  const out: Array<{ level: number; text: string }> = [];
+  let fence = false;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("```")) fence = !fence;
+    const m = /^(#{1,6}) (.*)$/.exec(line);
+    if (!fence && m) out.push({ level: m[1]!.length, text: m[2]! });
+  }
+  return out;
+}
+
+test("the README is a front page of at most 15,000 bytes that names the two commands first", () => {
+  const bytes = Buffer.byteLength(frontPage);
+  assert.ok(bytes <= 15_000, `README.md is ${bytes} bytes`);
+  assert.match(frontPage.split("\n").slice(0, 6).join("\n"), /npm start[\s\S]*npm test/);
+});
+
+test("every relative link of the README and docs/ resolves, to the file and to the heading it names", () => {
+  const files = ["README.md", ...DOCS.map((f) => `docs/${f}`)];
+  const broken: string[] = [];
+  let checked = 0;
+  for (const file of files) {
+    const text = readFileSync(join(root, file), "utf8");
+    let fence = false;
+    for (const line of text.split("\n")) {
+      if (line.startsWith("```")) fence = !fence;
+      if (fence) continue;
+      // Inline code holds SMILES such as C[C@@H](N)C that only look like links.
+      for (const m of line.replace(/`[^`]*`/g, "").matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, anchor] = target.split("#") as [string, string | undefined];
+        const resolved = path === "" ? file : join(file, "..", path);
+        checked++;
+        let targetText: string;
+        try {
+          targetText = readFileSync(join(root, resolved), "utf8");
+        } catch {
+          broken.push(`${file}: ${target} (no such file)`);
+          continue;
+        }
+        if (anchor !== undefined && !headings(targetText).some((h) => slug(h.text) === anchor)) broken.push(`${file}: ${target} (no such heading)`);
+      }
+    }
+  }
+  assert.ok(checked > 50, `${checked} links checked`);
+  assert.deepEqual(broken, []);
+});
+
+test("every section moved off the front page is linked from it (nothing dropped)", () => {
+  const moved = ["install.md", "tools.md", "chembl.md", "canvas.md", "http.md", "configuration.md", "serving.md", "design.md", "tests.md"];
+  const missing: string[] = [];
+  for (const doc of moved) {
+    for (const h of headings(readFileSync(join(root, "docs", doc), "utf8"))) {
+      if (h.level < 2 || h.level > 3) continue;
+      if (!frontPage.includes(`(docs/${doc}#${slug(h.text)})`)) missing.push(`docs/${doc}: ${h.text}`);
+    }
+  }
+  assert.deepEqual(missing, []);
 });

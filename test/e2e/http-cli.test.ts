@@ -1,6 +1,6 @@
 /**
  * `chematic-mcp --transport streamable-http` as a user runs it: the options and their exit codes, the
- * start line, a bind failure, SIGTERM, and the README's curl example run as written.
+ * start line, a bind failure, SIGTERM, and the curl example of docs/http.md run as written.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { MODERN_META, runCli } from "../helpers/server-process.js";
 import { HttpServerProcess, httpSend, modernHeaders, modernPost, modernStreamCall } from "../helpers/http.js";
 
-const DOC = fileURLToPath(new URL("../../../README.md", import.meta.url));
+const DOC = fileURLToPath(new URL("../../../docs/http.md", import.meta.url));
 
 const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { CHEMATIC_WORKERS: "1", ...env });
 
@@ -136,7 +136,7 @@ test("SIGTERM lets a request in flight finish", async () => {
   }
 });
 
-test("the README's curl example works as written", async (t) => {
+test("the curl example of docs/http.md works as written", async (t) => {
   if (spawnSync("curl", ["--version"]).status !== 0) {
     t.skip("curl is not installed");
     return;

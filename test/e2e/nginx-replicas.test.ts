@@ -47,7 +47,7 @@ function findNginx(): string | undefined {
 export function readmeNginxBlock(readme: string): string {
   const start = readme.indexOf("<!-- nginx-replicas:start -->");
   const end = readme.indexOf("<!-- nginx-replicas:end -->");
-  assert.ok(start >= 0 && end > start, "README.md has the nginx-replicas block");
+  assert.ok(start >= 0 && end > start, "docs/serving.md has the nginx-replicas block");
   const m = /```nginx\n([\s\S]*?)```/.exec(readme.slice(start, end));
   assert.ok(m, "the block is an nginx code block");
   return m[1]!;
@@ -156,7 +156,7 @@ test(
       const probe = spawnSync(nginx, ["-V"], { encoding: "utf8" });
       const build = `${probe.stdout}${probe.stderr}`;
       const configFile = join(dir, "nginx.conf");
-      const block = readmeNginxBlock(readFileSync(join(projectRoot(), "README.md"), "utf8"));
+      const block = readmeNginxBlock(readFileSync(join(projectRoot(), "docs", "serving.md"), "utf8"));
       const socket = join(dir, "nginx.sock");
       writeFileSync(configFile, nginxConfig(block, ports, `unix:${socket}`, dir, build));
       proxy = spawn(nginx, ["-p", dir, "-c", configFile, "-e", "stderr"], { stdio: ["ignore", "ignore", "pipe"] });

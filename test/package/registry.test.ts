@@ -118,7 +118,7 @@ test("name, description, versions and repository agree with package.json and the
 });
 
 test("its environment variables are the server's, as described in src/environment.ts and the README's table", () => {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
   for (const p of server.packages) {
     const transport = p.transport.type === "stdio" ? "stdio" : "http";
     const serving = ENVIRONMENT.filter((v) => v.scope === "server" && (v.transport === undefined || v.transport === transport));
