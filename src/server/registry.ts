@@ -17,6 +17,7 @@ import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { features, type ProtocolVersion } from "../protocol/eras.js";
 import { withListSchemas } from "./list.js";
+import { withUnits } from "../contract/units.js";
 import { hostInputSchema } from "./host-schema.js";
 import { withOverflowProperty } from "./answer-cap.js";
 import { MirroredParamError, mirroredParams, type MirroredParam } from "./mirrored-params.js";
@@ -87,7 +88,8 @@ const registeredForms = new WeakSet<AnyTool>();
 /** A declared tool with its list schemas (list.ts) and `overflow` allowed in its answers (answer-cap.ts). */
 function registeredForm(declared: AnyTool): AnyTool {
   const listed = withListSchemas(declared);
-  const tool = { ...listed, outputSchema: withOverflowProperty(listed.outputSchema) } as AnyTool;
+  // Units are stated once (contract/units.ts) and written into every numeric field's description here.
+  const tool = { ...listed, outputSchema: withOverflowProperty(withUnits(listed.outputSchema)) } as AnyTool;
   registeredForms.add(tool);
   return tool;
 }

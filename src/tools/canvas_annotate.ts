@@ -10,6 +10,7 @@
  * the rows not yet annotated (the canvas remembers which rows hold which column; see
  * Canvas.prepareAnnotation).
  */
+import { describedWithUnit } from "../contract/units.js";
 import { ToolError } from "../domain/errors.js";
 import { descriptorsOf, round, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import { molGraph } from "../domain/chem/graph.js";
@@ -322,7 +323,9 @@ export function planColumns(columns: readonly ColumnRequest[]): { columns: Annot
         throw new ToolError("INVALID_ARGUMENTS", `Two requested columns are named ${column}`, { path, column }, "Give one of them another name with `as`.");
       }
       seen.add(column);
-      out.push({ name: column, type, description, definition });
+      // The column says its unit as the tools' fields do (contract/units.ts), whatever `as` names it.
+      const unitName = name !== "" ? name : r.kind === "ecfp4_similarity" ? "similarity" : r.kind;
+      out.push({ name: column, type, description: type === "DOUBLE" ? (describedWithUnit(unitName, description) ?? description) : description, definition });
     }
   });
   return { columns: out, kinds };
