@@ -62,6 +62,7 @@ export interface SearchMoleculesResult {
   totalCountCapped: boolean;
   nextCursor: string | null;
   notice: string | null;
+  did_you_mean?: string[];
   source: CompactSource;
   [k: string]: unknown;
 }
@@ -99,6 +100,7 @@ function renderSearchMolecules(r: SearchMoleculesResult): string {
   ]);
   const lines = [`**ChEMBL molecule search** (${mdInline(r.search_type)})`, head ?? NO_LINE];
   if (r.notice) lines.push(`- notice: ${mdInline(r.notice)}`);
+  if (r.did_you_mean) lines.push(`- did_you_mean: ${r.did_you_mean.map((n) => mdInline(n)).join(", ")}`);
   const cells = r.molecules.map((m) => mdCells(MOLECULE, m, {}));
   const present = new Set(cells.flatMap((c) => Object.keys(c)));
   lines.push(
@@ -182,6 +184,11 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
         },
         nextCursor: nstr("Pass as cursor to get the next page; null on the last page."),
         notice: nstr("Guidance about this result (no match, ceilings), or null."),
+        did_you_mean: {
+          type: "array",
+          items: { type: "string" },
+          description: "For a name that matched nothing, with the offline dump: the nearest names it holds (search one of them).",
+        },
         source: SOURCE_SCHEMA,
       },
       // The query echo and notice are left out when null.
@@ -283,11 +290,13 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
       const notices: string[] = [...(result.notices ?? [])];
       if (returned === 0 && offset === 0) {
         notices.push(
-          type === "name"
-            ? "No molecule matched. Try a synonym, the ChEMBL ID, an InChIKey, or a structure search."
-            : type === "exact"
-              ? "ChEMBL holds no molecule with this exact structure; try a similarity search."
-              : "No molecule matched this structure search; lower the similarity threshold or use a smaller substructure.",
+          type === "name" && result.didYouMean
+            ? `No molecule matched. Did you mean ${result.didYouMean.slice(0, 3).join(", ")}? (did_you_mean lists the nearest names; search one of them.)`
+            : type === "name"
+              ? "No molecule matched. Try a synonym, the ChEMBL ID, an InChIKey, or a structure search."
+              : type === "exact"
+                ? "ChEMBL holds no molecule with this exact structure; try a similarity search."
+                : "No molecule matched this structure search; lower the similarity threshold or use a smaller substructure.",
         );
         if (maxPhaseMin !== undefined) notices.push(`Only molecules with max_phase >= ${maxPhaseMin} were kept.`);
       }
@@ -314,6 +323,7 @@ export function createChemblSearchMoleculesTool(service: () => ChemblService = g
           totalCountCapped: result.totalCountCapped,
           nextCursor: more && reachable && returned > 0 ? encodeCursor(end, fingerprint) : null,
           notice: notices.length > 0 ? notices.join(" ") : null,
+          ...(result.didYouMean ? { did_you_mean: result.didYouMean } : {}),
           source: compactSource(result.source),
         },
         ["nextCursor"],

@@ -32,6 +32,8 @@ export interface MoleculeSearchResult {
   totalCountCapped: boolean;
   /** What the caller should know about where or how far this answer came (an offline search sent to the web API). */
   notices?: string[];
+  /** For a name that found nothing, the nearest names the offline dump holds. */
+  didYouMean?: string[];
   source: Source;
 }
 

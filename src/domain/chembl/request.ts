@@ -227,11 +227,19 @@ export class ChemblRequests {
   }
 
   /** One list page: the collection under `key` and page_meta.total_count. */
-  async listPage(path: string, key: string, params: readonly Param[], purpose: RequestPurpose, call: Call): Promise<{ rows: Json[]; total: number | null }> {
+  async listPage(
+    path: string,
+    key: string,
+    params: readonly Param[],
+    purpose: RequestPurpose,
+    call: Call,
+  ): Promise<{ rows: Json[]; total: number | null; didYouMean?: string[] }> {
     const body = await this.fetchJson(path, params, purpose, call, { accept: (v) => Array.isArray(v[key]) });
     const rows = (body[key] as unknown[]).filter(isJson);
     const meta = isJson(body.page_meta) ? body.page_meta : {};
-    return { rows, total: toInteger(meta.total_count) };
+    // The offline dump's suggestions for a name that finds nothing (sqlite/rest.ts); the web API sends none.
+    const near = Array.isArray(body.did_you_mean) ? body.did_you_mean.filter((n): n is string => typeof n === "string").slice(0, 10) : [];
+    return near.length > 0 ? { rows, total: toInteger(meta.total_count), didYouMean: near } : { rows, total: toInteger(meta.total_count) };
   }
 
   /** Every row of a small list (drug sections), page by page up to `cap` rows. */

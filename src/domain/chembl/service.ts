@@ -191,7 +191,12 @@ export class ChemblService {
             : undefined;
         const [page, unfiltered] = await Promise.all([requests.listPage(path, "molecules", params, purpose, call), unfilteredCount]);
         const capped = ceiling !== null && ((page.total ?? 0) >= ceiling || (unfiltered?.total ?? 0) >= ceiling);
-        return { molecules: page.rows.map((r) => normalizeMolecule(r)), total_count: page.total, totalCountCapped: capped };
+        return {
+          molecules: page.rows.map((r) => normalizeMolecule(r)),
+          total_count: page.total,
+          totalCountCapped: capped,
+          ...(page.didYouMean ? { didYouMean: page.didYouMean } : {}),
+        };
       })(),
     );
   }

@@ -10,7 +10,7 @@
  * The sidecar is stamped with the dump's size, mtime and release; a stale one is rebuilt.
  */
 import type { DumpLayout, Row, SqlDb } from "./rest.js";
-import { searchNames } from "./text-search.js";
+import { nearestNames, searchNames } from "./text-search.js";
 
 /** The lookups the offline source makes: table, column, and the key expression when it is not the column itself. */
 const LOOKUPS: ReadonlyArray<{ table: string; column: string; expr?: string }> = [
@@ -104,6 +104,9 @@ export function makeLayout(db: SqlDb, parts: LayoutParts, inchiKeyOf: (smiles: s
       return `${e ? e.replace(/\b(component_synonym)\b/g, `${alias}.$1`) : `${alias}.${column}`} IN (${list})`;
     },
     inchiKeyOf,
+    nearestNames(term) {
+      return parts.sidecarNames ? nearestNames(db, "side", term, parts.sidecarText) : [];
+    },
     searchNames(term) {
       if (parts.sidecarNames) return searchNames(db, "side", term, parts.sidecarText);
       // Without a sidecar: the same ranking by a scan of the dump's own tables.

@@ -65,6 +65,8 @@ export interface DumpLayout {
   inchiKeyOf(smiles: string): string | null;
   /** Name-search rows: molregno and rank for a text term (sidecar.ts). */
   searchNames(term: string): Array<{ molregno: number; rank: number }>;
+  /** Names near a term that finds nothing (text-search.ts nearestNames); empty without the text index. */
+  nearestNames(term: string): string[];
   /** Memo of a view's ordered keys, so a walk's pages do not redo the sort (worker.ts keeps it). */
   memo<T>(key: string, compute: () => T): T;
   /** A bounded cache of entity rows by key (activity pages' molecules, assays, documents). */
@@ -302,7 +304,13 @@ function moleculeSearch(db: SqlDb, layout: DumpLayout, q: URLSearchParams): Rest
     f.get("max_phase__gte"),
   );
   const rows = moleculeRecords(db, layout, molregnos.slice(offset, offset + limit));
-  return envelope("molecule/search", "molecules", rows, molregnos.length, limit, offset);
+  const answer = envelope("molecule/search", "molecules", rows, molregnos.length, limit, offset);
+  // A name that finds nothing gets the nearest names the dump holds (the web API has no such key; only this source writes it).
+  if (ranked.length === 0) {
+    const near = layout.nearestNames(term);
+    if (near.length > 0) (answer.body as Record<string, unknown>).did_you_mean = near;
+  }
+  return answer;
 }
 
 // ---------------------------------------------------------------------------------------------------

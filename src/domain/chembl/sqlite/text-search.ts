@@ -168,3 +168,57 @@ function containing(db: SqlDb, schema: string, t: string, textIndex: boolean): I
       : db.prepare(`SELECT molregno FROM ${schema}.names WHERE instr(key, ?) > 0 ORDER BY rowid`).pluck().iterate(t);
   return rows as Iterable<number>;
 }
+
+/** Postings of one trigram read at most for a suggestion; a commoner trigram ("ine", "ate") says little and is skipped. */
+const MAX_SUGGESTION_POSTINGS = 20_000;
+/** Names scored at most for a suggestion (those sharing the most trigrams with the query). */
+const MAX_SUGGESTION_CANDIDATES = 400;
+/** Trigram similarity (Jaccard) a suggested name reaches at least. */
+const MIN_SUGGESTION_SIMILARITY = 0.3;
+
+function gramsOf(t: string): Set<string> {
+  const points = Array.from(t);
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= points.length; i++) grams.add(points.slice(i, i + 3).join(""));
+  return grams;
+}
+
+/**
+ * The names nearest a query that finds nothing (a misspelt "gefitnib"), from the text index's trigrams: the names
+ * sharing the most trigrams with it, ranked by trigram similarity (Jaccard), each name once, at most `limit`.
+ * Empty without the text index or for a query under 4 characters (too few trigrams to tell names apart).
+ */
+export function nearestNames(db: SqlDb, schema: string, term: string, textIndex: boolean, limit = 5): string[] {
+  const t = wellFormed(term.trim().toLowerCase());
+  if (!textIndex || Array.from(t).length < 4) return [];
+  const grams = gramsOf(t);
+  const shared = new Map<number, number>();
+  const postings = db.prepare(`SELECT rowid FROM ${schema}.names_fts WHERE names_fts MATCH ? LIMIT ${MAX_SUGGESTION_POSTINGS + 1}`).pluck();
+  for (const gram of grams) {
+    const rowids = postings.all(ftsString(gram)) as number[];
+    if (rowids.length > MAX_SUGGESTION_POSTINGS) continue;
+    for (const rowid of rowids) shared.set(rowid, (shared.get(rowid) ?? 0) + 1);
+  }
+  const need = Math.max(2, Math.ceil(grams.size / 3));
+  const candidates = [...shared]
+    .filter(([, n]) => n >= need)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, MAX_SUGGESTION_CANDIDATES)
+    .map(([rowid]) => rowid);
+  if (candidates.length === 0) return [];
+  const keys = db
+    .prepare(`SELECT DISTINCT key FROM ${schema}.names WHERE rowid IN (${candidates.map(() => "?").join(",")})`)
+    .pluck()
+    .all(...candidates) as string[];
+  const scored = keys
+    .filter((key) => key !== t)
+    .map((key) => {
+      const other = gramsOf(key);
+      let common = 0;
+      for (const g of grams) if (other.has(g)) common++;
+      return { key, similarity: common / (grams.size + other.size - common) };
+    })
+    .filter((s) => s.similarity >= MIN_SUGGESTION_SIMILARITY)
+    .sort((a, b) => b.similarity - a.similarity || a.key.localeCompare(b.key));
+  return scored.slice(0, limit).map((s) => s.key);
+}
