@@ -28,12 +28,24 @@ function asSchema(value: unknown): JsonSchema | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonSchema) : undefined;
 }
 
+/**
+ * A set tool without a per-molecule list (pick_diverse, matched_pairs...) whose canvas form answers another shape:
+ * its output schema becomes either answer (a tool that declares both itself is kept as it is).
+ */
+function withMainFormOutput(tool: Extract<AnyTool, { kind: "chem" }>): AnyTool {
+  if (!tool.mainForm || Array.isArray(tool.outputSchema.anyOf)) return tool;
+  const derived: AnyTool = { ...tool, outputSchema: { type: "object", anyOf: [tool.outputSchema, tool.mainForm.outputSchema] } };
+  derivedTools.add(derived);
+  return derived;
+}
+
 /** Tools withListSchemas made, so that registering one again (a registry built from another's tools) keeps it as it is. */
 const derivedTools = new WeakSet<AnyTool>();
 
 /** The tool with its list input and output schemas, when it declares a list; any other tool unchanged. */
 export function withListSchemas(tool: AnyTool): AnyTool {
-  if (tool.kind !== "chem" || !tool.list || derivedTools.has(tool)) return tool;
+  if (tool.kind !== "chem" || derivedTools.has(tool)) return tool;
+  if (!tool.list) return tool.mainForm ? withMainFormOutput(tool) : tool;
   const { maxItems, budgetMs } = tool.list;
   if (maxItems < 1 || maxItems > MAX_ARRAY_LENGTH) throw new Error(`tool ${tool.name}: list.maxItems out of range`);
   if (budgetMs <= 0 || budgetMs > MAX_TOOL_BUDGET_MS) throw new Error(`tool ${tool.name}: list.budgetMs out of range`);

@@ -27,6 +27,7 @@ import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { AnnotationType } from "../domain/canvas/tables.js";
 import type { ChemTool, JsonSchema, ServiceTool } from "../contract/tool.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
+import { countWhere, MAX_WHERE_LENGTH } from "../domain/canvas/row-filter.js";
 import { READ_ONLY_LOCAL } from "./common.js";
 import { lipinskiViolations } from "./lipinski_check.js";
 import { morganOptionsOf } from "./ecfp4.js";
@@ -248,6 +249,7 @@ interface Args {
   canvas_id: string;
   table: string;
   smiles_column?: string;
+  where?: string;
   columns: ColumnRequest[];
 }
 
@@ -369,6 +371,12 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
           maxLength: 63,
           description: "The SMILES column (default smiles).",
         },
+        where: {
+          type: "string",
+          minLength: 1,
+          maxLength: MAX_WHERE_LENGTH,
+          description: "Only the rows this SQL condition keeps (e.g. cluster_id = 0); the others stay NULL.",
+        },
         columns: {
           type: "array",
           minItems: 1,
@@ -386,6 +394,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
         canvas_id: { type: "string" },
         table: { type: "string" },
         smiles_column: { type: "string" },
+        where: { type: "string", description: "The condition the rows were read with (rows_total counts those rows)." },
         columns: {
           type: "array",
           description: "The computed columns of this call.",
@@ -436,7 +445,11 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
       }
       const canvas = await canvasFor(canvases(), args.canvas_id, ctx);
       const smilesColumn = defaultSmilesColumn(canvas, args.table, args.smiles_column);
-      const work = await canvas.prepareAnnotation(args.table, smilesColumn, plan.columns);
+      if (!canvas.tables.has(args.table)) throw canvas.noTable(args.table);
+      // The condition runs once as a count (every query lock applies) before any column is added.
+      if (args.where !== undefined) await countWhere(canvas, args.table, args.where, ctx.signal);
+      const where = args.where?.trim();
+      const work = await canvas.prepareAnnotation(args.table, smilesColumn, plan.columns, where);
       const pending = work.pending;
       let computed = 0;
       let invalid = 0;
@@ -481,6 +494,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
         canvas_id: canvas.id,
         table: args.table,
         smiles_column: smilesColumn,
+        ...(where !== undefined ? { where } : {}),
         columns: plan.columns.map((c) => ({ name: c.name, type: c.type })),
         complete: rowsLeft === 0,
         rows_total: work.total,

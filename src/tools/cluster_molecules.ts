@@ -11,7 +11,8 @@ import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.j
 import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
 import { MOLECULE_TEXT_MAX_LENGTH } from "./common.js";
-import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
+import { CANVAS_SET_DEPENDENCIES, CANVAS_SET_HEADER_SCHEMA, canvasSetHeader, canvasSetProperties, writeSetColumns, type CanvasSetArgs } from "./canvas-set.js";
+import type { CellValue } from "../domain/canvas/tables.js";
 import { MAX_LIST_ENTRY_ATOMS } from "./tanimoto.js";
 
 /**
@@ -91,12 +92,9 @@ export function smilesListProperty(max: number, what: string): JsonSchema {
   };
 }
 
-interface Args {
+interface Args extends CanvasSetArgs {
   smiles_list?: string[];
   threshold?: number;
-  canvas_id?: string;
-  table?: string;
-  smiles_column?: string;
 }
 
 interface Result {
@@ -130,8 +128,8 @@ function clusterList(rdkit: RDKit, list: readonly string[], threshold: number, p
   return result;
 }
 
-const CLUSTER_COLUMNS = (threshold: number): AnnotationColumn[] => {
-  const definition = JSON.stringify({ kind: "butina", threshold });
+const CLUSTER_COLUMNS = (threshold: number, where: string | undefined): AnnotationColumn[] => {
+  const definition = JSON.stringify({ kind: "butina", threshold, ...(where !== undefined ? { where } : {}) });
   return [
     {
       name: "cluster_id",
@@ -147,14 +145,11 @@ const CANVAS_OUTPUT: JsonSchema = {
   type: "object",
   description: "The canvas form: each row's cluster written as the columns cluster_id and is_centroid (NULL where the SMILES does not parse).",
   properties: {
-    canvas_id: { type: "string" },
-    table: { type: "string" },
-    smiles_column: { type: "string" },
+    ...CANVAS_SET_HEADER_SCHEMA,
     columns: {
       type: "array",
       items: { type: "object", properties: { name: { type: "string" }, type: { type: "string" } }, required: ["name", "type"], additionalProperties: false },
     },
-    rows_total: { type: "integer", minimum: 0 },
     rows_clustered: { type: "integer", minimum: 0, description: "Rows written by this call (0 when the table was already clustered at this threshold)." },
     invalid_smiles_rows: { type: "integer", minimum: 0 },
     cluster_count: { type: "integer", minimum: 0 },
@@ -162,7 +157,7 @@ const CANVAS_OUTPUT: JsonSchema = {
     threshold: { type: "number" },
     note: { type: "string" },
   },
-  required: ["canvas_id", "table", "smiles_column", "columns", "rows_total", "rows_clustered", "invalid_smiles_rows", "threshold"],
+  required: ["canvas_id", "table", "smiles_column", "rows_read", "columns", "rows_clustered", "invalid_smiles_rows", "threshold"],
   additionalProperties: false,
 };
 
@@ -186,20 +181,10 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
           default: DEFAULT_DISTANCE_THRESHOLD,
           description: "Distance (1 - Tanimoto) for neighbours.",
         },
-        canvas_id: {
-          ...canvasIdProperty(),
-          description: "Instead of smiles_list: a canvas (with table); results become columns.",
-        },
-        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table." },
-        smiles_column: {
-          type: "string",
-          minLength: 1,
-          maxLength: 63,
-          description: "With canvas_id: the SMILES column (default smiles).",
-        },
+        ...canvasSetProperties("smiles_list", "results become columns cluster_id and is_centroid"),
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["canvas_id"] }],
-      dependentRequired: { canvas_id: ["table"], table: ["canvas_id"], smiles_column: ["canvas_id"] },
+      dependentRequired: CANVAS_SET_DEPENDENCIES,
       additionalProperties: false,
     },
     outputSchema: {
@@ -242,63 +227,38 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
       outputSchema: CANVAS_OUTPUT,
       async run(args, ctx) {
         const threshold = args.threshold ?? DEFAULT_DISTANCE_THRESHOLD;
-        if (!ctx.chem) throw new Error("cluster_molecules' canvas form needs the chemistry pool");
-        const canvas = await canvasFor(canvases(), args.canvas_id, ctx);
-        const smilesColumn = defaultSmilesColumn(canvas, args.table!, args.smiles_column);
-        const columns = CLUSTER_COLUMNS(threshold);
-        const work = await canvas.prepareAnnotation(args.table!, smilesColumn, columns).catch((e: unknown) => {
+        const chem = ctx.chem;
+        if (!chem) throw new Error("cluster_molecules' canvas form needs the chemistry pool");
+        const columns = CLUSTER_COLUMNS(threshold, args.where?.trim());
+        let result: Result | undefined;
+        const outcome = await writeSetColumns(canvases(), args, ctx, {
+          tool: "cluster_molecules",
+          columns,
+          maxRows: MAX_CLUSTER_MOLECULES,
           // canvas_annotate's hint (another `as` name) does not apply here: cluster_molecules has no `as`.
-          if (e instanceof ToolError && e.details.definition !== undefined)
-            throw new ToolError(
+          conflict: (e) =>
+            new ToolError(
               e.code,
               `${args.table} is already clustered with another definition (${String(e.details.definition)})`,
               e.details,
-              "Query its cluster_id as it is, use the list form (smiles_list) for another threshold, or stage the rows again as another table.",
-            );
-          throw e;
+              "Query its cluster_id as it is, or stage the rows again as another table (chembl_dataframe_query) and cluster that.",
+            ),
+          async compute(set) {
+            result = await chem.run(tool, { smiles_list: set.runnable.map((r) => r.smiles), threshold });
+            const cells = new Map<number, CellValue[]>();
+            result.clusters.forEach((c, id) => c.members.forEach((m, k) => cells.set(set.runnable[m]!.row, [id, k === 0])));
+            return cells;
+          },
         });
         const answer: Record<string, unknown> = {
-          canvas_id: canvas.id,
-          table: args.table,
-          smiles_column: smilesColumn,
+          ...canvasSetHeader(outcome.set),
           columns: columns.map((c) => ({ name: c.name, type: c.type })),
-          rows_total: work.total,
-          rows_clustered: 0,
-          invalid_smiles_rows: 0,
+          rows_clustered: outcome.written,
+          invalid_smiles_rows: outcome.written - outcome.cells.size,
           threshold,
         };
-        if (work.pending.length === 0)
-          return { ...answer, note: `The table is already clustered at threshold ${threshold}: query cluster_id and is_centroid.` };
-        if (work.pending.length < work.total) {
-          throw new ToolError(
-            "INVALID_ARGUMENTS",
-            `${work.total - work.pending.length} rows of ${args.table} were clustered before rows were added; a clustering covers the whole table`,
-            { path: "/table", rows_total: work.total, rows_pending: work.pending.length },
-            "Stage the table again (or a copy of it with chembl_dataframe_query) and cluster that.",
-          );
-        }
-        if (work.total > MAX_CLUSTER_MOLECULES) {
-          throw new ToolError(
-            "INVALID_ARGUMENTS",
-            `${args.table} has ${work.total} rows; cluster_molecules takes at most ${MAX_CLUSTER_MOLECULES}`,
-            { path: "/table", rows_total: work.total, max_rows: MAX_CLUSTER_MOLECULES },
-            "Cluster a subset: stage a smaller table (e.g. one row per molecule) with chembl_dataframe_query.",
-          );
-        }
-        const runnable = work.pending.filter((p) => p.smiles !== null && p.smiles.trim() !== "");
-        const result = runnable.length > 0 ? await ctx.chem.run(tool, { smiles_list: runnable.map((p) => p.smiles!), threshold }) : undefined;
-        const cells = new Map<number, [number, boolean]>();
-        result?.clusters.forEach((c, id) => c.members.forEach((m, k) => cells.set(runnable[m]!.row, [id, k === 0])));
-        const rows = work.pending.map((p) => p.row);
-        const values = rows.map((row) => cells.get(row) ?? [null, null]);
-        await canvas.writeAnnotation(args.table!, columns, rows, values, ctx.signal);
-        return {
-          ...answer,
-          rows_clustered: rows.length,
-          invalid_smiles_rows: rows.length - cells.size,
-          cluster_count: result?.cluster_count ?? 0,
-          singletons: result?.singletons ?? 0,
-        };
+        if (outcome.written === 0) return { ...answer, note: `The rows are already clustered at threshold ${threshold}: query cluster_id and is_centroid.` };
+        return { ...answer, cluster_count: result?.cluster_count ?? 0, singletons: result?.singletons ?? 0 };
       },
     },
     run({ smiles_list, threshold = DEFAULT_DISTANCE_THRESHOLD }, { rdkit, progress }) {

@@ -8,7 +8,9 @@ import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES, clipText } from "../contract/limi
 import { entryErrorSchema, withExtraContent, type ChemTool, type WithExtraContent } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SMILES_MAX_LENGTH } from "./common.js";
-import { canvasFor, canvasIdProperty } from "./canvas-common.js";
+import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
+import { countWhere, MAX_WHERE_LENGTH } from "../domain/canvas/row-filter.js";
+import { quoteIdent } from "../domain/canvas/tables.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
 import type { ServiceContext } from "../contract/tool.js";
@@ -16,6 +18,10 @@ import type { ServiceContext } from "../contract/tool.js";
 interface Args {
   canvas_id?: string;
   sql?: string;
+  table?: string;
+  smiles_column?: string;
+  where?: string;
+  legend_column?: string;
   smiles?: string;
   smiles_list?: string[];
   legends?: string[];
@@ -250,18 +256,43 @@ function checkFormArguments(args: Args): void {
  * when there is one), at most GRID_MAX_ENTRIES of them; the worker then draws the grid as for smiles_list.
  */
 async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvases: () => CanvasManager = getCanvasManager): Promise<Args> {
-  if (args.canvas_id === undefined && args.sql === undefined) return args;
-  const { canvas_id: canvasId, sql, ...rest } = args;
-  if (canvasId === undefined || sql === undefined) {
+  if (args.canvas_id === undefined && args.sql === undefined && args.table === undefined) return args;
+  const { canvas_id: canvasId, sql: givenSql, table, smiles_column: smilesColumn, where, legend_column: legendColumn, ...rest } = args;
+  if (canvasId === undefined || (givenSql === undefined) === (table === undefined)) {
     throw new ToolError(
       "INVALID_ARGUMENTS",
-      "canvas_id and sql go together",
+      canvasId === undefined ? "sql and table need canvas_id" : "Give canvas_id with either sql or table (not both)",
       { path: canvasId === undefined ? "/canvas_id" : "/sql" },
-      "Give both, or smiles / smiles_list.",
+      "Give canvas_id + table (with where to pick the rows), or canvas_id + sql, or smiles / smiles_list.",
     );
   }
   const canvas = await canvasFor(canvases(), canvasId, ctx);
-  const result = await canvas.query(sql, { maxRows: GRID_MAX_ENTRIES + 1, maxBytes: MAX_RESPONSE_BYTES, signal: ctx.signal });
+  let sql = givenSql;
+  if (table !== undefined) {
+    // The table form: its rows that where keeps, in table order, SMILES and (with legend_column) a caption.
+    if (!canvas.tables.has(table)) throw canvas.noTable(table);
+    const meta = canvas.tables.get(table)!;
+    const column = defaultSmilesColumn(canvas, table, smilesColumn);
+    for (const [name, path] of [
+      [column, "/smiles_column"],
+      [legendColumn, "/legend_column"],
+    ] as const) {
+      if (name !== undefined && !meta.columns.some((c) => c.name === name)) {
+        throw new ToolError(
+          "INVALID_ARGUMENTS",
+          `Table ${table} has no column ${name}`,
+          { path, columns: meta.columns.map((c) => c.name) },
+          "Name one of details.columns.",
+        );
+      }
+    }
+    if (where !== undefined) await countWhere(canvas, table, where, ctx.signal);
+    sql =
+      `SELECT CAST(${quoteIdent(column)} AS VARCHAR) AS smiles` +
+      (legendColumn !== undefined ? `, CAST(${quoteIdent(legendColumn)} AS VARCHAR) AS legend` : "") +
+      ` FROM ${quoteIdent(table)}${where !== undefined ? ` WHERE (${where.trim()})` : ""} ORDER BY rowid LIMIT ${GRID_MAX_ENTRIES + 1}`;
+  }
+  const result = await canvas.query(sql!, { maxRows: GRID_MAX_ENTRIES + 1, maxBytes: MAX_RESPONSE_BYTES, signal: ctx.signal });
   const names = result.columns.map((c) => c.name);
   if (!names.includes("smiles")) {
     throw new ToolError(
@@ -272,7 +303,22 @@ async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvases: () =
     );
   }
   if (result.rows.length === 0)
-    throw new ToolError("INVALID_ARGUMENTS", "The query returned no rows: nothing to draw", { path: "/sql" }, "Loosen the query's filters.");
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      table !== undefined
+        ? `No row of ${table}${where !== undefined ? " that where keeps" : ""}: nothing to draw`
+        : "The query returned no rows: nothing to draw",
+      { path: table !== undefined ? "/where" : "/sql" },
+      table !== undefined ? "Loosen where." : "Loosen the query's filters.",
+    );
+  if (table !== undefined && result.rows.length > GRID_MAX_ENTRIES) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      `${where !== undefined ? "where keeps" : `${table} has`} more than ${GRID_MAX_ENTRIES} rows; a grid draws at most ${GRID_MAX_ENTRIES}`,
+      { path: "/where", max_rows: GRID_MAX_ENTRIES },
+      `Narrow where (e.g. add AND is_centroid, or a property range), or use sql with ORDER BY ... LIMIT ${GRID_MAX_ENTRIES}.`,
+    );
+  }
   if (result.rows.length > GRID_MAX_ENTRIES || result.truncated) {
     throw new ToolError(
       "INVALID_ARGUMENTS",
@@ -294,7 +340,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:
-    "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one molecule, or a grid of up to 48 from smiles_list or a canvas query (canvas_id + sql), optionally aligned on a core.",
+    "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one molecule, or a grid of up to 48 from smiles_list, a canvas table's rows (canvas_id + table + where) or a canvas query (canvas_id + sql), optionally aligned on a core.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -306,6 +352,15 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         maxLength: MAX_SQL_LENGTH,
         description: "With canvas_id: a SELECT whose rows (column smiles, optional legend) form the grid.",
       },
+      table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id, instead of sql: the table whose rows form the grid." },
+      smiles_column: { type: "string", minLength: 1, maxLength: 63, description: "With table: the SMILES column (default smiles)." },
+      where: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_WHERE_LENGTH,
+        description: "With table: the rows to draw (an SQL condition, e.g. cluster_id = 3).",
+      },
+      legend_column: { type: "string", minLength: 1, maxLength: 63, description: "With table: the column captioning each cell." },
       smiles: smilesProperty(),
       smiles_list: {
         type: "array",
@@ -342,7 +397,8 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         description: "Grid: SMARTS of a core to orient alike.",
       },
     },
-    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["canvas_id", "sql"] }],
+    oneOf: [{ required: ["smiles"] }, { required: ["smiles_list"] }, { required: ["canvas_id", "sql"] }, { required: ["canvas_id", "table"] }],
+    dependentRequired: { smiles_column: ["table"], where: ["table"], legend_column: ["table"] },
     additionalProperties: false,
   },
   outputSchema: { type: "object", anyOf: [SINGLE_OUTPUT, GRID_OUTPUT] },

@@ -12,7 +12,7 @@ import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { ChemTool, JsonSchema, ListSummary } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
-import { canvasIdProperty } from "./canvas-common.js";
+import { CANVAS_SET_DEPENDENCIES, canvasSetProperties } from "./canvas-set.js";
 import { createCanvasAnnotateTool } from "./canvas_annotate.js";
 
 interface Args {
@@ -21,6 +21,7 @@ interface Args {
   canvas_id?: string;
   table?: string;
   smiles_column?: string;
+  where?: string;
 }
 
 interface Result {
@@ -69,6 +70,7 @@ const CANVAS_OUTPUT: JsonSchema = {
     canvas_id: { type: "string" },
     table: { type: "string" },
     smiles_column: { type: "string" },
+    where: { type: "string" },
     columns: {
       type: "array",
       items: { type: "object", properties: { name: { type: "string" }, type: { type: "string" } }, required: ["name", "type"], additionalProperties: false },
@@ -105,17 +107,10 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
           default: false,
           description: "The generic framework instead.",
         },
-        canvas_id: { ...canvasIdProperty(), description: "Instead of smiles: a canvas (with table); the scaffold becomes a column." },
-        table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table." },
-        smiles_column: {
-          type: "string",
-          minLength: 1,
-          maxLength: 63,
-          description: "With canvas_id: the SMILES column (default smiles).",
-        },
+        ...canvasSetProperties("smiles", "the scaffold becomes a column"),
       },
       required: ["smiles"],
-      dependentRequired: { canvas_id: ["table"], table: ["canvas_id"], smiles_column: ["canvas_id"] },
+      dependentRequired: CANVAS_SET_DEPENDENCIES,
       additionalProperties: false,
     },
     outputSchema: {
@@ -139,6 +134,7 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
           table: args.table!,
           columns: [...columns],
           ...(args.smiles_column ? { smiles_column: args.smiles_column } : {}),
+          ...(args.where !== undefined ? { where: args.where } : {}),
         };
         return annotate.run(request, ctx);
       },

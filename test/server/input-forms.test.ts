@@ -22,8 +22,8 @@ async function refusal(tool: string, args: Record<string, unknown>): Promise<{ m
 
 test("no input form: the message lists the forms the tool takes", async () => {
   assert.match((await refusal("calc_properties", {})).message, /needs one of smiles, smiles_list or sdf$/);
-  assert.match((await refusal("depict", {})).message, /needs one of smiles, smiles_list or canvas_id with sql$/);
-  assert.match((await refusal("find_mcs", {})).message, /needs one of smiles_list or sdf$/);
+  assert.match((await refusal("depict", {})).message, /needs one of smiles, smiles_list, canvas_id with sql or canvas_id with table$/);
+  assert.match((await refusal("find_mcs", {})).message, /needs one of smiles_list, sdf or canvas_id$/);
   assert.match((await refusal("canvas_import", {})).message, /needs one of smiles_list, sdf, csv or path$/);
   assert.match((await refusal("cluster_molecules", {})).message, /needs one of smiles_list or canvas_id$/);
 });
@@ -33,7 +33,7 @@ test("two input forms: the message names the second and says to send only one", 
   assert.match(both.message, /smiles_list is a second input form: send only one of smiles, smiles_list or sdf \(this call sent smiles, smiles_list\)/);
   assert.equal(both.path, "/smiles_list");
   assert.match((await refusal("canvas_import", { smiles_list: ["C"], csv: "smiles\nC" })).message, /csv is a second input form/);
-  assert.match((await refusal("find_mcs", { smiles_list: ["C", "CC"], sdf: "x" })).message, /send only one of smiles_list or sdf/);
+  assert.match((await refusal("find_mcs", { smiles_list: ["C", "CC"], sdf: "x" })).message, /send only one of smiles_list, sdf or canvas_id/);
 });
 
 test("half a form, and an argument that needs another: the missing one is named", async () => {

@@ -99,7 +99,7 @@ test("cluster_molecules on a canvas table writes cluster_id and is_centroid, equ
     { name: "cluster_id", type: "INTEGER" },
     { name: "is_centroid", type: "BOOLEAN" },
   ]);
-  assert.equal(value.rows_total, SMILES.length);
+  assert.equal(value.rows_read, SMILES.length);
   assert.equal(value.rows_clustered, SMILES.length);
   assert.equal(value.invalid_smiles_rows, 2);
   // The list form on the rows that have a SMILES (in row order): the invalid one is left out there too.

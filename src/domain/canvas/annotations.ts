@@ -7,7 +7,10 @@ import { randomBytes } from "node:crypto";
 import { ToolError } from "../errors.js";
 import type { Canvas } from "./canvas.js";
 import { appendWithAppender } from "./rows-in.js";
-import { createTableSql, quoteIdent, type AnnotationType, type CellValue, type ColumnSpec } from "./tables.js";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { whereSql } from "./row-filter.js";
+import { prepareGuarded } from "./sql-guard.js";
+import { createTableSql, quoteIdent, type AnnotationType, type CellValue, type ColumnSpec, type TableMeta } from "./tables.js";
 
 /** The bookkeeping column canvas_annotate adds to a table it annotates: each row's number, 0-based, the key its values are written by. */
 export const ROW_KEY_COLUMN = "_row";
@@ -53,33 +56,75 @@ export class AnnotationBook {
   }
 }
 
+/** The table's metadata and annotation state, with its SMILES column checked (INVALID_ARGUMENTS otherwise). */
+function checkSource(canvas: Canvas, table: string, smilesColumn: string): { meta: TableMeta; state: Map<string, ColumnState> } {
+  const meta = canvas.tables.get(table);
+  if (!meta) throw canvas.noTable(table);
+  const state = canvas.annotations.state(table) ?? new Map<string, ColumnState>();
+  const source = meta.columns.find((c) => c.name === smilesColumn);
+  if (!source || source.type !== "VARCHAR" || state.has(smilesColumn) || smilesColumn === ROW_KEY_COLUMN) {
+    throw new ToolError(
+      "INVALID_ARGUMENTS",
+      source ? `Column ${smilesColumn} of ${table} holds no SMILES text` : `Table ${table} has no column ${smilesColumn}`,
+      { path: "/smiles_column", columns: meta.columns.filter((c) => c.type === "VARCHAR" && !state.has(c.name)).map((c) => c.name) },
+      "Name the table's SMILES column in smiles_column (details.columns lists its text columns).",
+    );
+  }
+  return { meta, state };
+}
+
+/** Adds ROW_KEY_COLUMN the first time, and keys to rows staged or appended since (above every key given so far). */
+async function ensureRowKeys(connection: DuckDBConnection, meta: TableMeta, table: string): Promise<void> {
+  const t = quoteIdent(table);
+  const key = quoteIdent(ROW_KEY_COLUMN);
+  if (!meta.columns.some((c) => c.name === ROW_KEY_COLUMN)) {
+    await connection.run(`ALTER TABLE ${t} ADD COLUMN ${key} BIGINT`);
+    meta.columns.push({
+      name: ROW_KEY_COLUMN,
+      type: "BIGINT",
+      description: "The row's number (0-based): the key computed values and derived tables refer to it by.",
+    });
+  }
+  await connection.run(`UPDATE ${t} SET ${key} = rowid + (SELECT coalesce(max(${key}), -1) + 1 FROM ${t}) WHERE ${key} IS NULL`);
+}
+
+/**
+ * Each row's key and SMILES text (null when NULL), in key order, of the rows `where` keeps (a condition
+ * countWhere has run): through the query locks (prepareGuarded), since the condition is the caller's text.
+ */
+async function readKeyedRows(
+  canvas: Canvas,
+  connection: DuckDBConnection,
+  table: string,
+  smilesColumn: string,
+  where: string | undefined,
+): Promise<Array<{ row: number; smiles: string | null }>> {
+  const sql = `SELECT ${quoteIdent(ROW_KEY_COLUMN)}, CAST(${quoteIdent(smilesColumn)} AS VARCHAR) FROM ${quoteIdent(table)}${whereSql(where)} ORDER BY 1`;
+  const prepared = await prepareGuarded(canvas.duckdb, connection, sql, [...canvas.tables.keys()], canvas.catalog);
+  try {
+    const read = await prepared.runAndReadAll();
+    return read.getRows().map(([key, smiles]) => ({ row: Number(key), smiles: typeof smiles === "string" ? smiles : null }));
+  } finally {
+    prepared.destroySync();
+  }
+}
+
 /**
  * Gets a table ready for computed columns (canvas_annotate): checks the table, its SMILES column and the
  * new columns' names (a name already taken by a staged column, or by a computed column of another
  * definition, is an INVALID_ARGUMENTS), adds the missing columns (and ROW_KEY_COLUMN the first time), and
- * answers the rows that do not yet hold every requested column, in row order.
+ * answers the rows that do not yet hold every requested column, in row order: of the rows `where` keeps, when
+ * given (a condition countWhere has run; `total` then counts those rows).
  */
-export function prepareAnnotation(canvas: Canvas, table: string, smilesColumn: string, columns: readonly AnnotationColumn[]): Promise<AnnotationWork> {
+export function prepareAnnotation(
+  canvas: Canvas,
+  table: string,
+  smilesColumn: string,
+  columns: readonly AnnotationColumn[],
+  where?: string,
+): Promise<AnnotationWork> {
   return canvas.write(async () => {
-    const meta = canvas.tables.get(table);
-    if (!meta) {
-      throw new ToolError(
-        "INVALID_ARGUMENTS",
-        `No table ${table} on canvas ${canvas.id}`,
-        { path: "/table", tables: [...canvas.tables.keys()].sort() },
-        "Pick a table chembl_dataframe_describe lists.",
-      );
-    }
-    const state = canvas.annotations.state(table) ?? new Map<string, ColumnState>();
-    const source = meta.columns.find((c) => c.name === smilesColumn);
-    if (!source || source.type !== "VARCHAR" || state.has(smilesColumn) || smilesColumn === ROW_KEY_COLUMN) {
-      throw new ToolError(
-        "INVALID_ARGUMENTS",
-        source ? `Column ${smilesColumn} of ${table} holds no SMILES text` : `Table ${table} has no column ${smilesColumn}`,
-        { path: "/smiles_column", columns: meta.columns.filter((c) => c.type === "VARCHAR" && !state.has(c.name)).map((c) => c.name) },
-        "Name the table's SMILES column in smiles_column (details.columns lists its text columns).",
-      );
-    }
+    const { meta, state } = checkSource(canvas, table, smilesColumn);
     for (const column of columns) {
       const taken = meta.columns.find((c) => c.name === column.name);
       const known = state.get(column.name);
@@ -97,17 +142,7 @@ export function prepareAnnotation(canvas: Canvas, table: string, smilesColumn: s
     const connection = await canvas.instance.connect();
     try {
       const t = quoteIdent(table);
-      const key = quoteIdent(ROW_KEY_COLUMN);
-      if (!meta.columns.some((c) => c.name === ROW_KEY_COLUMN)) {
-        await connection.run(`ALTER TABLE ${t} ADD COLUMN ${key} BIGINT`);
-        meta.columns.push({
-          name: ROW_KEY_COLUMN,
-          type: "BIGINT",
-          description: "canvas_annotate's row number (0-based): the key its computed values are written by.",
-        });
-      }
-      // Rows staged or appended since the last call get keys above every key given so far.
-      await connection.run(`UPDATE ${t} SET ${key} = rowid + (SELECT coalesce(max(${key}), -1) + 1 FROM ${t}) WHERE ${key} IS NULL`);
+      await ensureRowKeys(connection, meta, table);
       for (const column of columns) {
         if (state.has(column.name)) continue;
         await connection.run(`ALTER TABLE ${t} ADD COLUMN ${quoteIdent(column.name)} ${column.type}`);
@@ -115,17 +150,29 @@ export function prepareAnnotation(canvas: Canvas, table: string, smilesColumn: s
         state.set(column.name, { definition: column.definition, done: new Uint8Array(0) });
       }
       canvas.annotations.keep(table, state);
-      const read = await connection.runAndReadAll(`SELECT ${key}, CAST(${quoteIdent(smilesColumn)} AS VARCHAR) FROM ${t} ORDER BY ${key}`);
-      const rows = read.getRows();
-      meta.row_count = rows.length;
+      const rows = await readKeyedRows(canvas, connection, table, smilesColumn, where);
+      if (where === undefined) meta.row_count = rows.length;
       const marks = columns.map((c) => state.get(c.name)!.done);
-      const pending: AnnotationWork["pending"] = [];
-      for (const [rawKey, smiles] of rows) {
-        const row = Number(rawKey);
-        if (marks.every((done) => row < done.length && done[row] === 1)) continue;
-        pending.push({ row, smiles: typeof smiles === "string" ? smiles : null });
-      }
+      const pending = rows.filter(({ row }) => !marks.every((done) => row < done.length && done[row] === 1));
       return { pending, total: rows.length };
+    } finally {
+      connection.closeSync();
+    }
+  });
+}
+
+/**
+ * The rows a set tool reads from a table (each row's key and SMILES, of the rows `where` keeps, a condition
+ * countWhere has run), with ROW_KEY_COLUMN added the first time: the key a derived table (pairs, R-groups,
+ * stereoisomers) refers to its source rows by.
+ */
+export function selectRows(canvas: Canvas, table: string, smilesColumn: string, where?: string): Promise<Array<{ row: number; smiles: string | null }>> {
+  return canvas.write(async () => {
+    const { meta } = checkSource(canvas, table, smilesColumn);
+    const connection = await canvas.instance.connect();
+    try {
+      await ensureRowKeys(connection, meta, table);
+      return await readKeyedRows(canvas, connection, table, smilesColumn, where);
     } finally {
       connection.closeSync();
     }
@@ -184,6 +231,29 @@ export function writeAnnotation(
       }
     } finally {
       await connection.run(`DROP TABLE IF EXISTS ${quoteIdent(staging)}`).catch(() => undefined);
+      connection.closeSync();
+    }
+  });
+}
+
+/**
+ * Takes computed columns back off a table (a set tool whose computation failed after prepareAnnotation added
+ * them), so a failed call leaves the table as it was.
+ */
+export function dropAnnotationColumns(canvas: Canvas, table: string, names: readonly string[]): Promise<void> {
+  return canvas.write(async () => {
+    const meta = canvas.tables.get(table);
+    const state = canvas.annotations.state(table);
+    if (!meta || !state || names.length === 0) return;
+    const connection = await canvas.instance.connect();
+    try {
+      for (const name of names) {
+        if (!state.has(name)) continue;
+        await connection.run(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(name)}`);
+        state.delete(name);
+        meta.columns = meta.columns.filter((c) => c.name !== name);
+      }
+    } finally {
       connection.closeSync();
     }
   });

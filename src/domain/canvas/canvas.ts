@@ -13,7 +13,15 @@
  */
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { ToolError } from "../errors.js";
-import { AnnotationBook, prepareAnnotation, writeAnnotation, type AnnotationColumn, type AnnotationWork } from "./annotations.js";
+import {
+  AnnotationBook,
+  dropAnnotationColumns,
+  prepareAnnotation,
+  selectRows,
+  writeAnnotation,
+  type AnnotationColumn,
+  type AnnotationWork,
+} from "./annotations.js";
 import { diskFullError } from "./duckdb-errors.js";
 import type { DuckDbModule } from "./duckdb.js";
 import { runQuery, type QueryOptions, type QueryResult, type RunningQuery } from "./queries.js";
@@ -166,8 +174,18 @@ export class Canvas {
     return this.annotations.columns(table);
   }
 
-  prepareAnnotation(table: string, smilesColumn: string, columns: readonly AnnotationColumn[]): Promise<AnnotationWork> {
-    return prepareAnnotation(this, table, smilesColumn, columns);
+  prepareAnnotation(table: string, smilesColumn: string, columns: readonly AnnotationColumn[], where?: string): Promise<AnnotationWork> {
+    return prepareAnnotation(this, table, smilesColumn, columns, where);
+  }
+
+  /** annotations.ts dropAnnotationColumns: computed columns taken back off (a failed set computation). */
+  dropAnnotationColumns(table: string, names: readonly string[]): Promise<void> {
+    return dropAnnotationColumns(this, table, names);
+  }
+
+  /** annotations.ts selectRows: the keyed rows a set tool reads. */
+  selectRows(table: string, smilesColumn: string, where?: string): Promise<Array<{ row: number; smiles: string | null }>> {
+    return selectRows(this, table, smilesColumn, where);
   }
 
   writeAnnotation(
