@@ -22,6 +22,7 @@ export const UNITS: Readonly<Record<string, string>> = {
   bbb_score: "log10 units, unitless (logBB: brain/blood concentration ratio)",
   // Scores on their own scales.
   qed: "unitless, 0 to 1",
+  fsp3: "unitless fraction, 0 to 1 (sp3 carbons over all carbons)",
   sa_score: "unitless, 1 (easy) to 10 (hard)",
   similarity: "unitless, 0 to 1 (Tanimoto)",
   herg_risk: "unitless fraction of criteria met, 0 to 1",

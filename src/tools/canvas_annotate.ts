@@ -5,14 +5,15 @@
  *
  * The rows run through the worker pool in chunks (ChemRunner.runList, the batch machinery of list calls)
  * with the worker-only tool canvasAnnotateRowTool below, which computes each value with the same code as
- * the single-molecule tool that answers it (calc_properties, pains_check, ...). A table too big for one
+ * the single-molecule tool that answers it (calc_properties, pains_check, ...); a kind asked for with `parent: true`
+ * is computed on the row's standardised parent, as that tool's own `parent: true` does. A table too big for one
  * call's budget is annotated in steps: the answer says complete: false, and the same call continues with
  * the rows not yet annotated (the canvas remembers which rows hold which column; see
  * Canvas.prepareAnnotation).
  */
 import { describedWithUnit } from "../contract/units.js";
 import { ToolError } from "../domain/errors.js";
-import { descriptorsOf, round, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
+import { descriptorsOf, parseSmiles, round, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import { molGraph } from "../domain/chem/graph.js";
 import { descriptorProperties, molFormula } from "../domain/chem/properties.js";
 import { computeQed } from "../domain/chem/qed.js";
@@ -33,6 +34,8 @@ import { lipinskiViolations } from "./lipinski_check.js";
 import { morganOptionsOf } from "./ecfp4.js";
 import { fingerprintWords, morganBitVector, tanimoto } from "../domain/chem/morgan.js";
 import { smartsMatchTool } from "./smarts_match.js";
+import { STANDARDIZE_MAX_ATOMS, standardizeMolecule } from "./standardize.js";
+import { DRUG_RULES, DRUG_RULE_KEYS, druglikeness, drugValues } from "../domain/chem/druglikeness.js";
 
 /** The kinds, each with the columns it adds (name, type, description). A parameterised kind's one column is named by `as`. */
 const KINDS = {
@@ -65,11 +68,50 @@ const KINDS = {
   boiled_egg_gi: [["boiled_egg_gi", "BOOLEAN", "In the BOILED-Egg white: passive GI absorption likely (boiled_egg)."]],
   boiled_egg_bbb: [["boiled_egg_bbb", "BOOLEAN", "In the BOILED-Egg yolk: passive BBB permeation likely (boiled_egg)."]],
   esol_logs: [["esol_logs", "DOUBLE", "ESOL log S, mol/L (admet_profile)."]],
+  parent_smiles: [
+    [
+      "parent_smiles",
+      "VARCHAR",
+      "Standardised parent: standardize's parent_smiles with its defaults (salts and solvents stripped, largest organic fragment, " +
+        "neutralised; a metal complex with no organic parent is itself), the molecule parent: true computes on.",
+    ],
+  ],
+  parent_inchikey: [
+    ["parent_inchikey", "VARCHAR", "Standard InChIKey of the parent (NULL where InChI cannot represent it); the same column as inchikey with parent: true."],
+  ],
+  standardized_smiles: [
+    [
+      "standardized_smiles",
+      "VARCHAR",
+      "Cleaned up, not reduced to a parent: standardize with strip_salts, keep_largest_fragment and neutralize false, " +
+        "i.e. RDKit's rdMolStandardize.Cleanup (metals disconnected, normalised, reionised; a metal complex with no organic part is itself).",
+    ],
+  ],
+  fsp3: [["fsp3", "DOUBLE", "Fraction of the carbons that are sp3, unrounded (RDKit's CalcFractionCSP3)."]],
+  ring_count: [["ring_count", "INTEGER", "Rings of the SSSR (RDKit's CalcNumRings)."]],
+  aromatic_ring_count: [["aromatic_ring_count", "INTEGER", "Aromatic rings (RDKit's CalcNumAromaticRings)."]],
+  stereocentre_count: [
+    ["stereocentre_count", "INTEGER", "Tetrahedral stereocentres, assigned or not (RDKit's CalcNumAtomStereoCenters, legacy perception; sa_score's count)."],
+  ],
+  unassigned_stereocentre_count: [
+    ["unassigned_stereocentre_count", "INTEGER", "Tetrahedral stereocentres the SMILES leaves unassigned (RDKit's CalcNumUnspecifiedAtomStereoCenters)."],
+  ],
+  formal_charge: [["formal_charge", "INTEGER", "Net formal charge, the sum of the atoms' (with parent: true, standardize's net_charge)."]],
+  druglikeness: DRUG_RULE_KEYS.map(
+    (k) =>
+      [
+        `${k}_pass`,
+        "BOOLEAN",
+        `Passes the ${k} rule set as druglikeness_filters judges it (rules.${k}.pass; ${DRUG_RULES.find((r) => r.key === k)!.citation}).`,
+      ] as const,
+  ),
 } as const satisfies Record<string, ReadonlyArray<readonly [string, AnnotationType, string]>>;
 
 export type AnnotationKind = keyof typeof KINDS;
 export const ANNOTATION_KINDS = Object.keys(KINDS) as AnnotationKind[];
 const PARAMETERISED: ReadonlySet<AnnotationKind> = new Set(["ecfp4_similarity", "substructure_matches"]);
+/** Kinds that are the parent's already: they take no `parent`. */
+const OF_THE_PARENT: ReadonlySet<AnnotationKind> = new Set(["parent_smiles", "parent_inchikey"]);
 const SINGLE_VALUED = ANNOTATION_KINDS.filter((k) => KINDS[k].length === 1);
 const NAME_RE = /^[a-z][a-z0-9_]{0,62}$/;
 
@@ -78,6 +120,8 @@ export interface KindRequest {
   kind: AnnotationKind;
   query_smiles?: string;
   smarts?: string;
+  /** Computed on the standardised parent (the tools' `parent: true`). */
+  parent?: boolean;
 }
 
 interface RowArgs {
@@ -115,14 +159,27 @@ function queryFingerprint(rdkit: RDKit, smiles: string): Uint32Array | null {
 }
 
 /**
+ * The standardize tool's parent_smiles, by its own code and on its own parse (its atom limit): with its defaults (the
+ * parent), or with every reducing step off (cleaned up only).
+ */
+function standardizedSmiles(rdkit: RDKit, smiles: string, reduce: boolean): string {
+  const options = { stripSalts: reduce, largestFragment: reduce, neutralize: reduce };
+  return withMol(rdkit, smiles, (mol) => standardizeMolecule(rdkit, mol, smiles, options).parent, { maxAtoms: STANDARDIZE_MAX_ATOMS });
+}
+
+/** What the kind parent_inchikey stands for: inchikey on the parent (one column, one definition, either way it is asked for). */
+const PARENT_INCHIKEY: KindRequest = { kind: "inchikey", parent: true };
+
+/**
  * Each kind's cells for one molecule, with the single-molecule tools' own domain code on one parse of the
  * SMILES: the molecule, its descriptors (one get_descriptors) and its graph (one get_json) are read once per
- * row and shared by every kind that needs them; QED runs only when qed is asked for, ESOL and the BOILED-Egg
+ * molecule and shared by every kind that needs them; QED runs only when qed is asked for, ESOL and the BOILED-Egg
  * from the descriptors and the polar graph (not the whole ADMET profile). The values are those of
- * calc_properties, sa_score, lipinski_check, pains_check, brenk_check, boiled_egg and admet_profile
- * (test/e2e/workbench.oracle.test.ts compares every kind with native RDKit).
+ * calc_properties, sa_score, lipinski_check, pains_check, brenk_check, boiled_egg, admet_profile, standardize and
+ * druglikeness_filters (test/e2e/workbench.oracle.test.ts and test/tools/canvas_annotate-kinds.oracle.test.ts
+ * compare every kind with native RDKit). `parentSmiles` is the row's parent, computed once per row.
  */
-function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly KindRequest[]): Cell[] {
+function moleculeCells(rdkit: RDKit, mol: RDKitMol, smiles: string, parentSmiles: () => string | null): (k: KindRequest) => Cell[] {
   const ctx = { rdkit, progress: () => {} };
   const memo = new Map<string, unknown>();
   const once = <T>(key: string, fn: () => T): T | null => {
@@ -147,8 +204,7 @@ function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly K
       };
     });
   const alerts = (set: "pains" | "brenk") => once(set, () => screenAlerts(rdkit, mol, set).map((h) => h.name));
-  const cells: Cell[] = [];
-  for (const k of kinds) {
+  return (k: KindRequest): Cell[] => {
     switch (k.kind) {
       case "mw":
       case "exact_mass":
@@ -160,59 +216,103 @@ function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly K
       case "heavy_atom_count":
       case "formula":
       case "qed":
-        cells.push(property(k.kind));
-        break;
+        return [property(k.kind)];
       case "sa_score":
-        cells.push(once("sa", () => round(computeSaScore(rdkit, mol, descriptors(), graph()).score, 3)));
-        break;
+        return [once("sa", () => round(computeSaScore(rdkit, mol, descriptors(), graph()).score, 3))];
       case "lipinski_violations":
-        cells.push(once("lipinski", () => lipinskiViolations(descriptors())));
-        break;
+        return [once("lipinski", () => lipinskiViolations(descriptors()))];
       case "pains":
       case "brenk": {
         const names = alerts(k.kind);
-        cells.push(names?.length ?? null, names ?? null);
-        break;
+        return [names?.length ?? null, names ?? null];
       }
       case "murcko_scaffold":
-        cells.push(once("murcko", () => murckoScaffold(rdkit, mol)));
-        break;
+        return [once("murcko", () => murckoScaffold(rdkit, mol))];
       case "generic_scaffold":
-        cells.push(once("generic", () => genericScaffold(rdkit, mol)));
-        break;
+        return [once("generic", () => genericScaffold(rdkit, mol))];
       case "inchikey":
-        cells.push(once("inchikey", () => computeRepresentations(rdkit, mol, new Set(["inchikey"])).values.inchikey ?? null));
-        break;
+        return [once("inchikey", () => computeRepresentations(rdkit, mol, new Set(["inchikey"])).values.inchikey ?? null)];
       case "canonical_smiles":
-        cells.push(once("canonical", () => mol.get_smiles()));
-        break;
+        return [once("canonical", () => mol.get_smiles())];
       case "ecfp4_similarity": {
         const query = queryFingerprint(rdkit, k.query_smiles!);
         const fp = once("ecfp4", () => fingerprintWords(morganBitVector(mol, ECFP4)));
         // tanimoto's pair form on the same fingerprints (its similarity, 3 decimals).
-        cells.push(query === null || fp === null ? null : round(tanimoto(query, fp), 3));
-        break;
+        return [query === null || fp === null ? null : round(tanimoto(query, fp), 3)];
       }
       case "substructure_matches":
-        cells.push(attempt(() => smartsMatchTool.run({ smiles, smarts: k.smarts! }, ctx).match_count));
-        break;
+        return [attempt(() => smartsMatchTool.run({ smiles, smarts: k.smarts! }, ctx).match_count)];
       case "boiled_egg_gi":
-        cells.push(egg()?.gi_absorbed ?? null);
-        break;
+        return [egg()?.gi_absorbed ?? null];
       case "boiled_egg_bbb":
-        cells.push(egg()?.bbb_penetrant ?? null);
-        break;
+        return [egg()?.bbb_penetrant ?? null];
       case "esol_logs":
-        cells.push(
+        return [
           once("esol", () => {
             const d = descriptors();
             return round(esolLogS(d.CrippenClogP, d.amw, d.NumRotatableBonds, polar().aromaticAtoms, d.NumHeavyAtoms), 3);
           }),
-        );
-        break;
+        ];
+      case "parent_smiles":
+        return [parentSmiles()];
+      case "parent_inchikey":
+        // planColumns sends it as PARENT_INCHIKEY; rowCells computes that on the parent.
+        return [null];
+      case "standardized_smiles":
+        return [once("standardized", () => standardizedSmiles(rdkit, smiles, false))];
+      // Unrounded: a ratio of two small counts, which a filter can then compare exactly (fsp3 >= 0.5).
+      case "fsp3":
+        return [once("fsp3", () => descriptors().FractionCSP3)];
+      case "ring_count":
+        return [once("rings", () => descriptors().NumRings)];
+      case "aromatic_ring_count":
+        return [once("aromatic_rings", () => descriptors().NumAromaticRings)];
+      case "stereocentre_count":
+        return [once("stereocentres", () => descriptors().NumAtomStereoCenters)];
+      case "unassigned_stereocentre_count":
+        return [once("unassigned_stereocentres", () => descriptors().NumUnspecifiedAtomStereoCenters)];
+      case "formal_charge":
+        return [once("charge", () => graph().atoms.reduce((sum, a) => sum + a.chg, 0))];
+      case "druglikeness": {
+        // druglikeness_filters' verdicts, from the same descriptors and carbon count.
+        const rules = once("druglikeness", () => druglikeness(drugValues(descriptors(), graph().atoms.filter((a) => a.z === 6).length)).rules);
+        return DRUG_RULE_KEYS.map((r) => rules?.[r].pass ?? null);
+      }
     }
+  };
+}
+
+/**
+ * Every requested kind's cells for one row, in order: each on the molecule itself, or with `parent` on its
+ * standardised parent (standardize's parent_smiles with its defaults, the parent the tools' parent: true compute
+ * on), which is computed once per row, read once and shared by every parent column (NULLs where it cannot be
+ * computed); its molecule is deleted before the row returns.
+ */
+function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly KindRequest[]): Cell[] {
+  let parent: string | null | undefined;
+  const parentSmiles = (): string | null => {
+    if (parent === undefined) parent = attempt(() => standardizedSmiles(rdkit, smiles, true));
+    return parent;
+  };
+  const own = moleculeCells(rdkit, mol, smiles, parentSmiles);
+  let parentMol: RDKitMol | null = null;
+  let ofParent: ((k: KindRequest) => Cell[]) | null | undefined;
+  const parentCells = (k: KindRequest): Cell[] => {
+    if (ofParent === undefined) {
+      const p = parentSmiles();
+      parentMol = p === null ? null : attempt(() => parseSmiles(rdkit, p));
+      ofParent = parentMol === null ? null : moleculeCells(rdkit, parentMol, p!, parentSmiles);
+    }
+    return ofParent === null ? KINDS[k.kind].map(() => null) : ofParent(k);
+  };
+  try {
+    return kinds.flatMap((k) => {
+      const request = k.kind === "parent_inchikey" ? PARENT_INCHIKEY : k;
+      return request.parent === true ? parentCells(request) : own(request);
+    });
+  } finally {
+    (parentMol as RDKitMol | null)?.delete();
   }
-  return cells;
 }
 
 /**
@@ -243,7 +343,7 @@ export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
   },
 };
 
-type ColumnRequest = AnnotationKind | { kind: AnnotationKind; as?: string; query_smiles?: string; smarts?: string };
+type ColumnRequest = AnnotationKind | { kind: AnnotationKind; as?: string; query_smiles?: string; smarts?: string; parent?: boolean };
 
 interface Args {
   canvas_id: string;
@@ -296,7 +396,24 @@ export function planColumns(columns: readonly ColumnRequest[]): { columns: Annot
       );
     }
     if (as !== undefined && !parameterised && !SINGLE_VALUED.includes(r.kind)) {
-      throw new ToolError("INVALID_ARGUMENTS", `${r.kind} adds fixed columns and takes no \`as\``, { path }, "Leave out `as` for pains and brenk.");
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        `${r.kind} adds fixed columns and takes no \`as\``,
+        { path },
+        "Leave out `as` for pains, brenk and druglikeness.",
+      );
+    }
+    const parent = "parent" in r ? (r.parent as unknown) : undefined;
+    if (parent !== undefined && typeof parent !== "boolean") {
+      throw new ToolError(
+        "INVALID_ARGUMENTS",
+        "parent must be true or false",
+        { path: `${path}/parent` },
+        "Send parent: true to compute the kind on the standardised parent.",
+      );
+    }
+    if (parent === true && OF_THE_PARENT.has(r.kind)) {
+      throw new ToolError("INVALID_ARGUMENTS", `${r.kind} is the parent's already and takes no parent`, { path: `${path}/parent` }, "Leave out parent.");
     }
     if (as !== undefined && !NAME_RE.test(as)) {
       throw new ToolError(
@@ -314,13 +431,16 @@ export function planColumns(columns: readonly ColumnRequest[]): { columns: Annot
     if (r.kind === "substructure_matches" && typeof smarts !== "string") {
       throw new ToolError("INVALID_ARGUMENTS", "substructure_matches needs smarts", { path }, "Give the pattern as smarts.");
     }
-    const kind: KindRequest = { kind: r.kind };
+    const kind: KindRequest = r.kind === "parent_inchikey" ? { ...PARENT_INCHIKEY } : { kind: r.kind };
     if (r.kind === "ecfp4_similarity") kind.query_smiles = query!;
     if (r.kind === "substructure_matches") kind.smarts = smarts!;
+    // The parent is in the definition (a column of the molecule and one of its parent never share a name); parent: false is the default.
+    if (parent === true) kind.parent = true;
     kinds.push(kind);
     const definition = JSON.stringify(kind);
-    for (const [name, type, description] of KINDS[r.kind]) {
-      const column = as ?? name;
+    for (const [name, type, plainDescription] of KINDS[r.kind]) {
+      const column = as ?? (parent === true ? `parent_${name}` : name);
+      const description = parent === true ? `Of the standardised parent (parent: true): ${plainDescription}` : plainDescription;
       if (seen.has(column)) {
         throw new ToolError("INVALID_ARGUMENTS", `Two requested columns are named ${column}`, { path, column }, "Give one of them another name with `as`.");
       }
@@ -333,8 +453,8 @@ export function planColumns(columns: readonly ColumnRequest[]): { columns: Annot
   return { columns: out, kinds };
 }
 
-// The object first: what tools/list shows hosts (server/host-schema.ts), since only it carries as, query_smiles
-// and smarts; a bare kind name is accepted too.
+// The object first: what tools/list shows hosts (server/host-schema.ts), since only it carries as, query_smiles,
+// smarts and parent; a bare kind name is accepted too.
 const KIND_ITEM: JsonSchema = {
   anyOf: [
     {
@@ -344,6 +464,7 @@ const KIND_ITEM: JsonSchema = {
         as: { type: "string", minLength: 1, maxLength: 63, description: "Column name (needed for similarity and substructure)." },
         query_smiles: { type: "string", minLength: 1, maxLength: 10_000, description: "ecfp4_similarity: the query molecule." },
         smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "substructure_matches: the pattern." },
+        parent: { type: "boolean", default: false, description: "Compute on the standardised parent (as the tools' parent: true); names get parent_." },
       },
       required: ["kind"],
       additionalProperties: false,

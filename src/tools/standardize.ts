@@ -1,6 +1,14 @@
 import { molGraph } from "../domain/chem/graph.js";
-import { INORGANIC_PARENT_TEXT, METAL_COMPLEX_KEPT_TEXT, keepsItselfAsParent, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
-import { canonicalOutput, withMol } from "../domain/chem/rdkit.js";
+import {
+  INORGANIC_PARENT_TEXT,
+  METAL_COMPLEX_KEPT_TEXT,
+  keepsItselfAsParent,
+  parentNotOrganic,
+  standardize,
+  type StandardizeOptions,
+  type StandardizeResult,
+} from "../domain/chem/standardize.js";
+import { canonicalOutput, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
@@ -28,6 +36,24 @@ const CITATIONS = [
   "Swain M. MolVS: molecule validation and standardization. https://molvs.readthedocs.io (normalisation transforms, acid/base pairs).",
   "RDKit Data/Salts.txt (G. Landrum, definitions from T. Zoller), as used by rdkit.Chem.SaltRemover.",
 ];
+
+/**
+ * What standardize answers for a molecule parsed from `smiles` (at most STANDARDIZE_MAX_ATOMS atoms): the pipeline's
+ * result, and the parent_smiles it reports, which is the input itself (canonical) when the molecule holds a metal and
+ * has no organic parent (keepsItselfAsParent, as on every tool's parent: true). Atom map numbers (attachment points)
+ * ride through as isotopes and come back on every SMILES. canvas_annotate's parent_smiles and standardized_smiles
+ * columns are this function's parent.
+ */
+export function standardizeMolecule(
+  rdkit: RDKit,
+  mol: RDKitMol,
+  smiles: string,
+  options: StandardizeOptions,
+): { result: StandardizeResult; parent: string; kept: boolean } {
+  const result = keepingAtomMaps(rdkit, mol, (m) => standardize(rdkit, m, smiles, options));
+  const kept = keepsItselfAsParent(rdkit, mol, result.parent);
+  return { result, parent: kept ? canonicalOutput(rdkit, mol.get_smiles()) : result.parent, kept };
+}
 
 export const standardizeTool: ChemTool<Args> = {
   kind: "chem",
@@ -125,27 +151,22 @@ export const standardizeTool: ChemTool<Args> = {
       smiles,
       (mol) => {
         const input = mol.get_smiles();
-        // Atom map numbers (attachment points) ride through as isotopes and come back on every SMILES.
-        const r = keepingAtomMaps(rdkit, mol, (m) =>
-          standardize(rdkit, m, smiles, { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize }),
-        );
+        const options = { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize };
+        const { result: r, parent, kept } = standardizeMolecule(rdkit, mol, smiles, options);
         const steps = ["cleanup (metal disconnection, normalisation, reionisation)"];
         if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
         if (keep_largest_fragment) steps.push("largest organic fragment");
         if (neutralize) steps.push("neutralisation (Uncharger), cleanup");
-        // A metal complex or salt with no organic parent is its own parent, as on every tool's parent: true.
-        const kept = keepsItselfAsParent(rdkit, mol, r.parent);
         if (kept) {
-          const itself = canonicalOutput(rdkit, input);
           return {
-            parent_smiles: itself,
+            parent_smiles: parent,
             input_smiles: input,
-            changed: itself !== input,
-            net_charge: netChargeOf(rdkit, itself),
+            changed: parent !== input,
+            net_charge: netChargeOf(rdkit, parent),
             changes: [],
             fragments_removed: [],
             charge_changes: [],
-            warnings: [`METAL_COMPLEX_KEPT: ${METAL_COMPLEX_KEPT_TEXT(itself, r.parent)}`],
+            warnings: [`METAL_COMPLEX_KEPT: ${METAL_COMPLEX_KEPT_TEXT(parent, r.parent)}`],
             method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}; a molecule holding a metal whose parent would be a bare ion or carbon-free is kept as it is.`,
             citations: CITATIONS,
           };

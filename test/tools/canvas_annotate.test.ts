@@ -10,6 +10,10 @@ import { createCanvasAnnotateTool, planColumns } from "../../src/tools/canvas_an
 import type { ToolError } from "../../src/domain/errors.js";
 import { calcPropertiesTool } from "../../src/tools/calc_properties.js";
 import { painsCheckTool } from "../../src/tools/pains_check.js";
+import { druglikenessFiltersTool } from "../../src/tools/druglikeness_filters.js";
+import { saScoreTool } from "../../src/tools/sa_score.js";
+import { standardizeTool } from "../../src/tools/standardize.js";
+import { DRUG_RULE_KEYS } from "../../src/domain/chem/druglikeness.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import { McpServer } from "../../src/server/server.js";
@@ -199,5 +203,135 @@ describe("canvas_annotate", () => {
     } finally {
       await pool.close();
     }
+  });
+
+  test("parent: true names a kind's columns parent_..., puts parent in the definition, and parent_inchikey is inchikey with parent: true", () => {
+    const { columns, kinds } = planColumns([
+      "mw",
+      { kind: "mw", parent: true },
+      { kind: "logp", parent: false },
+      { kind: "pains", parent: true },
+      { kind: "tpsa", parent: true, as: "ptpsa" },
+      "parent_inchikey",
+      "druglikeness",
+      { kind: "substructure_matches", smarts: "c", as: "aromatic_atoms", parent: true },
+    ] as never);
+    assert.deepEqual(
+      columns.map((c) => [c.name, c.type, c.definition]),
+      [
+        ["mw", "DOUBLE", '{"kind":"mw"}'],
+        ["parent_mw", "DOUBLE", '{"kind":"mw","parent":true}'],
+        ["logp", "DOUBLE", '{"kind":"logp"}'],
+        ["parent_pains_count", "INTEGER", '{"kind":"pains","parent":true}'],
+        ["parent_pains_names", "VARCHAR[]", '{"kind":"pains","parent":true}'],
+        ["ptpsa", "DOUBLE", '{"kind":"tpsa","parent":true}'],
+        ["parent_inchikey", "VARCHAR", '{"kind":"inchikey","parent":true}'],
+        ...DRUG_RULE_KEYS.map((k) => [`${k}_pass`, "BOOLEAN", '{"kind":"druglikeness"}']),
+        ["aromatic_atoms", "INTEGER", '{"kind":"substructure_matches","smarts":"c","parent":true}'],
+      ],
+    );
+    assert.deepEqual(kinds[5], { kind: "inchikey", parent: true }, "the worker computes parent_inchikey as inchikey on the parent");
+    const by = Object.fromEntries(columns.map((c) => [c.name, c.description]));
+    assert.match(by.parent_mw!, /^Of the standardised parent \(parent: true\): .*g\/mol/);
+    assert.match(by.ptpsa!, /Å²/);
+    // One column, whichever way it is asked for: the same name and definition.
+    const alias = planColumns([{ kind: "inchikey", parent: true }] as never).columns[0]!;
+    assert.deepEqual([alias.name, alias.definition], ["parent_inchikey", '{"kind":"inchikey","parent":true}']);
+    assert.match(planColumns(["fsp3"] as never).columns[0]!.description, /Unit: unitless fraction, 0 to 1/);
+  });
+
+  test("bad parent requests: a parent that is no boolean, parent on the parent's own kinds, as on druglikeness, and a name taken by the molecule's column", async () => {
+    const id = await stageSmiles(manager, ["CCO.Cl"]);
+    const call = (args: Row) => fails(annotate(), { canvas_id: id, table: "library", ...args }, ctx());
+    const refused = (columns: unknown[], path: string) =>
+      assert.throws(
+        () => planColumns(columns as never),
+        (x: ToolError) => x.code === "INVALID_ARGUMENTS" && x.details.path === path && typeof x.hint === "string",
+      );
+    refused([{ kind: "mw", parent: "yes" }], "/columns/0/parent");
+    refused(["mw", { kind: "parent_smiles", parent: true }], "/columns/1/parent");
+    refused([{ kind: "parent_inchikey", parent: true }], "/columns/0/parent");
+    refused([{ kind: "druglikeness", as: "rules" }], "/columns/0");
+    refused(["nonsense_kind"], "/columns/0");
+    // The schema refuses them before the tool runs.
+    await assert.rejects(call({ columns: [{ kind: "mw", parent: "yes" }] }), /must be boolean/);
+    await assert.rejects(call({ columns: [{ kind: "fsp3_ratio" }] }), /must be equal to one of the allowed values/);
+    // Both spellings of the parent's InChIKey in one call are one column named twice.
+    let e = await call({ columns: ["parent_inchikey", { kind: "inchikey", parent: true }] });
+    assert.deepEqual([e.code, e.details.column], ["INVALID_ARGUMENTS", "parent_inchikey"]);
+    // A name holding the molecule's value is not reused for the parent's.
+    await ok(annotate(), { canvas_id: id, table: "library", columns: [{ kind: "mw", as: "weight" }] }, ctx());
+    e = await call({ columns: [{ kind: "mw", as: "weight", parent: true }] });
+    assert.deepEqual([e.code, e.details.column], ["INVALID_ARGUMENTS", "weight"]);
+    assert.match(e.message, /another definition/);
+    // parent: false is the molecule's column itself.
+    await ok(annotate(), { canvas_id: id, table: "library", columns: [{ kind: "mw", as: "weight", parent: false }] }, ctx());
+  });
+
+  test("the new kinds equal their tools: standardize's parent_smiles and its cleaned-up form, druglikeness_filters' verdicts, sa_score's stereocentres, the tools' parent: true", async () => {
+    const smiles = [
+      "CC(C)Cc1ccc(cc1)[C@@H](C)C(=O)[O-].[Na+]",
+      "Cl.CN(C)CCCN1c2ccccc2CCc2ccccc21",
+      "CS(=O)(=O)O.CN1CCC[C@H]1c1cccnc1",
+      "[NH3+]CC(=O)[O-]",
+      "C[N+](C)(C)CC(=O)[O-]",
+      "CC(F)C(C)F",
+      "C/C=C/C[C@@H](N)C(=O)O",
+      "Cl[Pt](Cl)([NH3])[NH3]",
+      "CC(=O)O[Zn]OC(C)=O",
+      "C[Mg]Br",
+      "[CH3:1]C(=O)[O-].[Na+]",
+      "C1COCCOCCOCCOCCOCCO1",
+      "not a smiles",
+    ];
+    const id = await stageSmiles(manager, smiles);
+    const descriptors = ["fsp3", "ring_count", "aromatic_ring_count", "stereocentre_count", "unassigned_stereocentre_count", "formal_charge", "druglikeness"];
+    const columns = [
+      "parent_smiles",
+      "parent_inchikey",
+      "standardized_smiles",
+      ...descriptors,
+      ...[...descriptors, "mw", "qed"].map((kind) => ({ kind, parent: true })),
+    ];
+    const { value } = await ok(annotate(), { canvas_id: id, table: "library", columns }, ctx());
+    assert.equal(value.invalid_smiles_rows, 1);
+    const got = await rows(id, "SELECT * FROM library ORDER BY id");
+    const run = (tool: { run: (args: never, c: never) => unknown }, args: Row) => tool.run(args as never, { rdkit, progress: () => {} } as never) as Row;
+    for (const row of got) {
+      const s = smiles[row.id as number]!;
+      if (s === "not a smiles") {
+        assert.ok(
+          Object.entries(row).every(([k, v]) => ["id", "smiles", "_row"].includes(k) || v === null),
+          "every cell of a row that does not parse is NULL",
+        );
+        continue;
+      }
+      const parent = run(standardizeTool, { smiles: s });
+      assert.equal(row.parent_smiles, parent.parent_smiles, `${s} parent_smiles`);
+      assert.equal(
+        row.standardized_smiles,
+        run(standardizeTool, { smiles: s, strip_salts: false, keep_largest_fragment: false, neutralize: false }).parent_smiles,
+      );
+      assert.equal(row.parent_formal_charge, parent.net_charge, `${s} parent_formal_charge is standardize's net_charge`);
+      for (const [prefix, p] of [
+        ["", false],
+        ["parent_", true],
+      ] as const) {
+        const rules = run(druglikenessFiltersTool, { smiles: s, parent: p }).rules as Record<string, { pass: boolean }>;
+        for (const k of DRUG_RULE_KEYS) assert.equal(row[`${prefix}${k}_pass`], rules[k]!.pass, `${s} ${prefix}${k}_pass`);
+        const sa = run(saScoreTool, { smiles: s, parent: p }) as { counts: { stereocenters: number } };
+        assert.equal(row[`${prefix}stereocentre_count`], sa.counts.stereocenters, `${s} ${prefix}stereocentre_count`);
+      }
+      const props = run(calcPropertiesTool, { smiles: s, parent: true });
+      assert.deepEqual([row.parent_mw, row.parent_qed], [props.mw, props.qed], `${s} parent_mw, parent_qed`);
+    }
+    const at = (s: string) => got.find((r) => smiles[r.id as number] === s)!;
+    assert.deepEqual(
+      [at("[NH3+]CC(=O)[O-]").formal_charge, at("C[N+](C)(C)CC(=O)[O-]").parent_smiles, at("CC(F)C(C)F").unassigned_stereocentre_count],
+      [0, "C[N+](C)(C)CC(=O)[O-]", 2],
+    );
+    assert.equal(at("CC(C)Cc1ccc(cc1)[C@@H](C)C(=O)[O-].[Na+]").parent_inchikey, "HEFNNWSXXWATRW-SNVBAGLBSA-N", "(R)-ibuprofen");
+    assert.equal(at("[CH3:1]C(=O)[O-].[Na+]").parent_smiles, "O=C(O)[CH3:1]", "atom maps kept, as standardize keeps them");
+    assert.equal(at("Cl[Pt](Cl)([NH3])[NH3]").parent_smiles, "[NH3]->[Pt](<-[NH3])([Cl])[Cl]", "a metal complex with no organic parent is itself");
   });
 });

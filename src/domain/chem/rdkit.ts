@@ -264,6 +264,7 @@ export interface RDKitDescriptors {
   NumAromaticRings: number;
   FractionCSP3: number;
   NumAtomStereoCenters: number;
+  NumUnspecifiedAtomStereoCenters: number;
   NumSpiroAtoms: number;
   NumBridgeheadAtoms: number;
   [key: string]: number;
