@@ -182,7 +182,7 @@ export interface ListSummary {
  * an inline list): the server runs it as a service tool, under the tool's budget, when `applies` says the
  * arguments ask for it. It reaches the workers through ctx.chem.
  */
-interface MainForm<A> {
+export interface MainForm<A> {
   applies(args: A): boolean;
   /** The answer's schema, an alternative beside the tool's other answers. */
   outputSchema: JsonSchema;

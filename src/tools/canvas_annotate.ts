@@ -26,7 +26,7 @@ import { murckoScaffold, genericScaffold } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { AnnotationType } from "../domain/canvas/tables.js";
-import type { ChemTool, JsonSchema, ServiceTool } from "../contract/tool.js";
+import type { ChemTool, JsonSchema, MainForm, ServiceTool } from "../contract/tool.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 import { countWhere, MAX_WHERE_LENGTH } from "../domain/canvas/row-filter.js";
 import { READ_ONLY_LOCAL } from "./common.js";
@@ -34,7 +34,7 @@ import { lipinskiViolations } from "./lipinski_check.js";
 import { morganOptionsOf } from "./ecfp4.js";
 import { fingerprintWords, morganBitVector, tanimoto } from "../domain/chem/morgan.js";
 import { smartsMatchTool } from "./smarts_match.js";
-import { STANDARDIZE_MAX_ATOMS, standardizeMolecule } from "./standardize.js";
+import { STANDARDIZE_MAX_ATOMS, standardizeMolecule } from "../domain/chem/standardize.js";
 import { DRUG_RULES, DRUG_RULE_KEYS, druglikeness, drugValues } from "../domain/chem/druglikeness.js";
 
 /** The kinds, each with the columns it adds (name, type, description). A parameterised kind's one column is named by `as`. */
@@ -343,7 +343,7 @@ export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
   },
 };
 
-type ColumnRequest = AnnotationKind | { kind: AnnotationKind; as?: string; query_smiles?: string; smarts?: string; parent?: boolean };
+export type ColumnRequest = AnnotationKind | { kind: AnnotationKind; as?: string; query_smiles?: string; smarts?: string; parent?: boolean };
 
 interface Args {
   canvas_id: string;
@@ -473,6 +473,76 @@ const KIND_ITEM: JsonSchema = {
   ],
 };
 
+/** canvas_annotate's answer, which the per-molecule tools' canvas forms (annotateForm) answer too. */
+const ANNOTATE_OUTPUT: JsonSchema = {
+  type: "object",
+  properties: {
+    canvas_id: { type: "string" },
+    table: { type: "string" },
+    smiles_column: { type: "string" },
+    where: { type: "string", description: "The condition the rows were read with (rows_total counts those rows)." },
+    columns: {
+      type: "array",
+      description: "The computed columns of this call.",
+      items: {
+        type: "object",
+        properties: { name: { type: "string" }, type: { type: "string" } },
+        required: ["name", "type"],
+        additionalProperties: false,
+      },
+    },
+    complete: { type: "boolean", description: "Every row holds these columns; false: call again with the same arguments to continue." },
+    rows_total: { type: "integer", minimum: 0 },
+    rows_done: { type: "integer", minimum: 0, description: "Rows holding these columns now." },
+    rows_left: { type: "integer", minimum: 0 },
+    rows_computed: { type: "integer", minimum: 0, description: "Rows computed by this call." },
+    invalid_smiles_rows: { type: "integer", minimum: 0, description: "Rows of this call whose SMILES is NULL or does not parse: their columns are NULL." },
+    elapsed_ms: { type: "integer", minimum: 0 },
+    note: { type: "string" },
+  },
+  required: [
+    "canvas_id",
+    "table",
+    "smiles_column",
+    "columns",
+    "complete",
+    "rows_total",
+    "rows_done",
+    "rows_left",
+    "rows_computed",
+    "invalid_smiles_rows",
+    "elapsed_ms",
+  ],
+  additionalProperties: false,
+};
+
+/**
+ * The canvas form of a per-molecule tool (murcko_scaffold, standardize, druglikeness_filters): canvas_id + table
+ * (+ smiles_column, where) run as canvas_annotate with the columns `columns` names for these arguments, so the
+ * values are the tool's own code per row, with canvas_annotate's bookkeeping, steps and answer.
+ */
+export function annotateForm<A extends { canvas_id?: string; table?: string; smiles_column?: string; where?: string }>(
+  canvases: () => CanvasManager,
+  columns: (args: A) => ColumnRequest[],
+): MainForm<A> {
+  const annotate = createCanvasAnnotateTool(canvases);
+  return {
+    applies: (args) => args.canvas_id !== undefined,
+    outputSchema: { ...ANNOTATE_OUTPUT, description: "The canvas form: the values written as columns of the table (as canvas_annotate answers)." },
+    run: (args, ctx) =>
+      annotate.run(
+        {
+          canvas_id: args.canvas_id!,
+          table: args.table!,
+          columns: columns(args),
+          ...(args.smiles_column !== undefined ? { smiles_column: args.smiles_column } : {}),
+          ...(args.where !== undefined ? { where: args.where } : {}),
+        },
+        ctx,
+      ),
+  };
+}
+
 export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, Result> {
   return {
     kind: "service",
@@ -509,47 +579,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
       required: ["canvas_id", "table", "columns"],
       additionalProperties: false,
     },
-    outputSchema: {
-      type: "object",
-      properties: {
-        canvas_id: { type: "string" },
-        table: { type: "string" },
-        smiles_column: { type: "string" },
-        where: { type: "string", description: "The condition the rows were read with (rows_total counts those rows)." },
-        columns: {
-          type: "array",
-          description: "The computed columns of this call.",
-          items: {
-            type: "object",
-            properties: { name: { type: "string" }, type: { type: "string" } },
-            required: ["name", "type"],
-            additionalProperties: false,
-          },
-        },
-        complete: { type: "boolean", description: "Every row holds these columns; false: call again with the same arguments to continue." },
-        rows_total: { type: "integer", minimum: 0 },
-        rows_done: { type: "integer", minimum: 0, description: "Rows holding these columns now." },
-        rows_left: { type: "integer", minimum: 0 },
-        rows_computed: { type: "integer", minimum: 0, description: "Rows computed by this call." },
-        invalid_smiles_rows: { type: "integer", minimum: 0, description: "Rows of this call whose SMILES is NULL or does not parse: their columns are NULL." },
-        elapsed_ms: { type: "integer", minimum: 0 },
-        note: { type: "string" },
-      },
-      required: [
-        "canvas_id",
-        "table",
-        "smiles_column",
-        "columns",
-        "complete",
-        "rows_total",
-        "rows_done",
-        "rows_left",
-        "rows_computed",
-        "invalid_smiles_rows",
-        "elapsed_ms",
-      ],
-      additionalProperties: false,
-    },
+    outputSchema: ANNOTATE_OUTPUT,
     errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND", "INVALID_SMILES", "INVALID_SMARTS"],
     budgetMs: 50_000,
     async run(args, ctx) {

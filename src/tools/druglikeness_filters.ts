@@ -2,7 +2,9 @@ import { descriptorsOf } from "../domain/chem/rdkit.js";
 import { molGraph } from "../domain/chem/graph.js";
 import { DRUG_RULES, DRUG_RULE_KEYS, druglikeness, drugValues, thresholdText, type DruglikenessResult } from "../domain/chem/druglikeness.js";
 import type { ChemTool, JsonSchema } from "../contract/tool.js";
-import { READ_ONLY_LOCAL } from "./common.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
+import { annotateForm } from "./canvas_annotate.js";
+import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, type CanvasSetArgs } from "./canvas-set.js";
 import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type MoleculeNotes, type SmilesParentArgs } from "./molecule-input.js";
 
 const PROPERTY_NAMES = ["mw", "logp", "mr", "tpsa", "rotb", "hbd", "hba", "atoms", "rings", "carbons", "heteroatoms"];
@@ -39,40 +41,54 @@ function ruleSchema(key: string): JsonSchema {
   };
 }
 
-export const druglikenessFiltersTool: ChemTool<SmilesParentArgs, DruglikenessResult & MoleculeNotes> = {
-  kind: "chem",
-  toolset: "medchem",
-  name: "druglikeness_filters",
-  title: "Drug-likeness rule sets",
-  description:
-    "Six published drug-likeness rule sets on a molecule (Lipinski, Veber, Egan, Ghose, Muegge, rule of three): each rule's pass, failed properties, values, thresholds and citation.",
-  annotations: READ_ONLY_LOCAL,
-  inputSchema: SMILES_PARENT_INPUT,
-  outputSchema: {
-    type: "object",
-    properties: {
-      passed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets passed (within their allowed violations)." },
-      failed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets not passed." },
-      rules: {
-        type: "object",
-        description: `Each rule set by name. Properties: ${PROPERTY_NAMES.join(", ")}.`,
-        properties: Object.fromEntries(DRUG_RULE_KEYS.map((k) => [k, ruleSchema(k)])),
-        required: [...DRUG_RULE_KEYS],
-        additionalProperties: false,
+type Args = SmilesParentArgs & CanvasSetArgs;
+
+export function createDruglikenessFiltersTool(canvases: () => CanvasManager = getCanvasManager): ChemTool<Args, DruglikenessResult & MoleculeNotes> {
+  return {
+    kind: "chem",
+    toolset: "medchem",
+    name: "druglikeness_filters",
+    title: "Drug-likeness rule sets",
+    description:
+      "Six published drug-likeness rule sets on a molecule (Lipinski, Veber, Egan, Ghose, Muegge, rule of three): each rule's pass, failed properties, values, thresholds and citation. canvas_id + table writes each set's pass as a column.",
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    inputSchema: {
+      ...SMILES_PARENT_INPUT,
+      properties: {
+        ...(SMILES_PARENT_INPUT.properties as Record<string, JsonSchema>),
+        ...canvasSetProperties("smiles", `${DRUG_RULE_KEYS.map((k) => `${k}_pass`).join(", ")} become columns (parent_ prefixed with parent: true)`),
       },
-      ...MOLECULE_NOTES_PROPERTIES,
+      dependentRequired: CANVAS_SET_DEPENDENCIES,
     },
-    required: ["passed", "failed", "rules"],
-    additionalProperties: false,
-  },
-  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
-  budgetMs: 10_000,
-  list: { maxItems: 10_000, budgetMs: 50_000 },
-  run({ smiles, parent }, { rdkit }) {
-    return withInputMolecule(rdkit, smiles, parent, (mol) => {
-      const d = descriptorsOf(mol);
-      const carbons = molGraph(mol).atoms.filter((a) => a.z === 6).length;
-      return druglikeness(drugValues(d, carbons));
-    });
-  },
-};
+    outputSchema: {
+      type: "object",
+      properties: {
+        passed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets passed (within their allowed violations)." },
+        failed: { type: "array", items: { type: "string", enum: [...DRUG_RULE_KEYS] }, description: "The rule sets not passed." },
+        rules: {
+          type: "object",
+          description: `Each rule set by name. Properties: ${PROPERTY_NAMES.join(", ")}.`,
+          properties: Object.fromEntries(DRUG_RULE_KEYS.map((k) => [k, ruleSchema(k)])),
+          required: [...DRUG_RULE_KEYS],
+          additionalProperties: false,
+        },
+        ...MOLECULE_NOTES_PROPERTIES,
+      },
+      required: ["passed", "failed", "rules"],
+      additionalProperties: false,
+    },
+    errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+    budgetMs: 10_000,
+    list: { maxItems: 10_000, budgetMs: 50_000 },
+    mainForm: annotateForm<Args>(canvases, (args) => [{ kind: "druglikeness", ...(args.parent ? { parent: true } : {}) }]),
+    run({ smiles, parent }, { rdkit }) {
+      return withInputMolecule(rdkit, smiles, parent, (mol) => {
+        const d = descriptorsOf(mol);
+        const carbons = molGraph(mol).atoms.filter((a) => a.z === 6).length;
+        return druglikeness(drugValues(d, carbons));
+      });
+    },
+  };
+}
+
+export const druglikenessFiltersTool = createDruglikenessFiltersTool();

@@ -11,7 +11,7 @@ import { elementSymbol, molGraph } from "../domain/chem/graph.js";
 import { MAX_ATOMS, canonicalOutput, withMol, type ParseOptions, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
 import type { JsonSchema } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
-import { STANDARDIZE_MAX_ATOMS } from "./standardize.js";
+import { STANDARDIZE_MAX_ATOMS } from "../domain/chem/standardize.js";
 
 /** Distinct fragments listed in a MULTIPLE_FRAGMENTS warning (the largest first); fragment_count covers them all. */
 const MAX_LISTED_FRAGMENTS = 20;

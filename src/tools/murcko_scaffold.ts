@@ -10,10 +10,10 @@ import { ToolError } from "../domain/errors.js";
 import { withMol } from "../domain/chem/rdkit.js";
 import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
-import type { ChemTool, JsonSchema, ListSummary } from "../contract/tool.js";
+import type { ChemTool, ListSummary } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
 import { CANVAS_SET_DEPENDENCIES, canvasSetProperties } from "./canvas-set.js";
-import { createCanvasAnnotateTool } from "./canvas_annotate.js";
+import { annotateForm } from "./canvas_annotate.js";
 
 interface Args {
   smiles: string;
@@ -63,33 +63,7 @@ const GROUP_SUMMARY: ListSummary = {
   build: (results) => groupByScaffold(results as Array<{ scaffold?: unknown } | undefined>),
 };
 
-const CANVAS_OUTPUT: JsonSchema = {
-  type: "object",
-  description: "The canvas form: the scaffold written as a column of the table (as canvas_annotate answers).",
-  properties: {
-    canvas_id: { type: "string" },
-    table: { type: "string" },
-    smiles_column: { type: "string" },
-    where: { type: "string" },
-    columns: {
-      type: "array",
-      items: { type: "object", properties: { name: { type: "string" }, type: { type: "string" } }, required: ["name", "type"], additionalProperties: false },
-    },
-    complete: { type: "boolean", description: "Every row holds the column; false: call again with the same arguments to continue." },
-    rows_total: { type: "integer", minimum: 0 },
-    rows_done: { type: "integer", minimum: 0 },
-    rows_left: { type: "integer", minimum: 0 },
-    rows_computed: { type: "integer", minimum: 0 },
-    invalid_smiles_rows: { type: "integer", minimum: 0 },
-    elapsed_ms: { type: "integer", minimum: 0 },
-    note: { type: "string" },
-  },
-  required: ["canvas_id", "table", "smiles_column", "columns", "complete", "rows_total", "rows_done", "rows_left", "rows_computed", "invalid_smiles_rows"],
-  additionalProperties: false,
-};
-
 export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanvasManager): ChemTool<Args, Result> {
-  const annotate = createCanvasAnnotateTool(canvases);
   return {
     kind: "chem",
     toolset: "medchem",
@@ -124,21 +98,7 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
     errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE", "CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
     budgetMs: 10_000,
     list: { maxItems: 10_000, budgetMs: 50_000, summary: GROUP_SUMMARY },
-    mainForm: {
-      applies: (args) => args.canvas_id !== undefined,
-      outputSchema: CANVAS_OUTPUT,
-      run: (args, ctx) => {
-        const columns = [args.generic ? "generic_scaffold" : "murcko_scaffold"] as const;
-        const request = {
-          canvas_id: args.canvas_id!,
-          table: args.table!,
-          columns: [...columns],
-          ...(args.smiles_column ? { smiles_column: args.smiles_column } : {}),
-          ...(args.where !== undefined ? { where: args.where } : {}),
-        };
-        return annotate.run(request, ctx);
-      },
-    },
+    mainForm: annotateForm<Args>(canvases, (args) => [args.generic ? "generic_scaffold" : "murcko_scaffold"]),
     run({ smiles, generic = false }, { rdkit }) {
       // Atom map numbers stay on the scaffold's atoms, as native GetScaffoldForMol keeps them.
       const scaffold = withMol(rdkit, smiles, (mol) => keepingAtomMaps(rdkit, mol, (m) => (generic ? genericScaffold(rdkit, m) : murckoScaffold(rdkit, m))));

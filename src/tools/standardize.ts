@@ -1,27 +1,14 @@
 import { molGraph } from "../domain/chem/graph.js";
-import {
-  INORGANIC_PARENT_TEXT,
-  METAL_COMPLEX_KEPT_TEXT,
-  keepsItselfAsParent,
-  parentNotOrganic,
-  standardize,
-  type StandardizeOptions,
-  type StandardizeResult,
-} from "../domain/chem/standardize.js";
-import { canonicalOutput, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
-import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
+import { INORGANIC_PARENT_TEXT, METAL_COMPLEX_KEPT_TEXT, STANDARDIZE_MAX_ATOMS, standardizeMolecule, parentNotOrganic } from "../domain/chem/standardize.js";
+import { withMol } from "../domain/chem/rdkit.js";
 import { type ChemTool } from "../contract/tool.js";
-import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
+import { smilesProperty } from "./common.js";
+import { ToolError } from "../domain/errors.js";
+import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
+import { annotateForm } from "./canvas_annotate.js";
+import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, type CanvasSetArgs } from "./canvas-set.js";
 
-/**
- * Standardisation re-reads the molecule after each step and runs RDKit reactions on it; RDKit's WASM build
- * throws C++ exceptions on long chains from about 600 atoms (found by test/fuzz/giant-molecules), which
- * leave its reaction engine unusable for the rest of the call. Parent structures of real compounds are far
- * smaller, so larger inputs are refused up front.
- */
-export const STANDARDIZE_MAX_ATOMS = 500;
-
-interface Args {
+interface Args extends CanvasSetArgs {
   smiles: string;
   strip_salts?: boolean;
   keep_largest_fragment?: boolean;
@@ -38,158 +25,163 @@ const CITATIONS = [
 ];
 
 /**
- * What standardize answers for a molecule parsed from `smiles` (at most STANDARDIZE_MAX_ATOMS atoms): the pipeline's
- * result, and the parent_smiles it reports, which is the input itself (canonical) when the molecule holds a metal and
- * has no organic parent (keepsItselfAsParent, as on every tool's parent: true). Atom map numbers (attachment points)
- * ride through as isotopes and come back on every SMILES. canvas_annotate's parent_smiles and standardized_smiles
- * columns are this function's parent.
+ * The canvas form's columns: the parent and its InChIKey with the default steps, the cleaned-up molecule with every
+ * reducing step off; other mixes have no column kind (INVALID_ARGUMENTS naming the two).
  */
-export function standardizeMolecule(
-  rdkit: RDKit,
-  mol: RDKitMol,
-  smiles: string,
-  options: StandardizeOptions,
-): { result: StandardizeResult; parent: string; kept: boolean } {
-  const result = keepingAtomMaps(rdkit, mol, (m) => standardize(rdkit, m, smiles, options));
-  const kept = keepsItselfAsParent(rdkit, mol, result.parent);
-  return { result, parent: kept ? canonicalOutput(rdkit, mol.get_smiles()) : result.parent, kept };
+function standardizeColumns(args: Args): Array<"parent_smiles" | "parent_inchikey" | "standardized_smiles"> {
+  const steps = [args.strip_salts ?? true, args.keep_largest_fragment ?? true, args.neutralize ?? true];
+  if (steps.every((s) => s)) return ["parent_smiles", "parent_inchikey"];
+  if (steps.every((s) => !s)) return ["standardized_smiles"];
+  throw new ToolError(
+    "INVALID_ARGUMENTS",
+    "On a canvas table, standardize writes the parent (every step on) or the cleaned-up molecule (strip_salts, keep_largest_fragment and neutralize all false)",
+    { path: "/strip_salts" },
+    "Leave the three options out for parent_smiles + parent_inchikey, or set all three false for standardized_smiles; use smiles_list for other mixes.",
+  );
 }
 
-export const standardizeTool: ChemTool<Args> = {
-  kind: "chem",
-  toolset: "chem",
-  name: "standardize",
-  title: "Standardise to the parent structure",
-  description:
-    "Standardise to the parent, as ChEMBL does: metals disconnected, normalised, salts and solvents stripped, largest organic fragment, neutralised (stereo kept). Returns parent_smiles and each change.",
-  annotations: READ_ONLY_LOCAL,
-  inputSchema: {
-    type: "object",
-    properties: {
-      smiles: smilesProperty("The molecule, salts included."),
-      strip_salts: { type: "boolean", default: true, description: "Remove salts and solvents." },
-      keep_largest_fragment: { type: "boolean", default: true, description: "Keep the largest organic fragment." },
-      neutralize: { type: "boolean", default: true, description: "Neutralise charges." },
+export function createStandardizeTool(canvases: () => CanvasManager = getCanvasManager): ChemTool<Args> {
+  return {
+    kind: "chem",
+    toolset: "chem",
+    name: "standardize",
+    title: "Standardise to the parent structure",
+    description:
+      "Standardise to the parent, as ChEMBL does: metals disconnected, normalised, salts and solvents stripped, largest organic fragment, neutralised (stereo kept). Returns parent_smiles and each change.",
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    inputSchema: {
+      type: "object",
+      properties: {
+        smiles: smilesProperty("The molecule, salts included."),
+        strip_salts: { type: "boolean", default: true, description: "Remove salts and solvents." },
+        keep_largest_fragment: { type: "boolean", default: true, description: "Keep the largest organic fragment." },
+        neutralize: { type: "boolean", default: true, description: "Neutralise charges." },
+        ...canvasSetProperties("smiles", "parent_smiles and parent_inchikey (standardized_smiles with all three steps off) become columns"),
+      },
+      required: ["smiles"],
+      dependentRequired: CANVAS_SET_DEPENDENCIES,
+      additionalProperties: false,
     },
-    required: ["smiles"],
-    additionalProperties: false,
-  },
-  outputSchema: {
-    type: "object",
-    properties: {
-      parent_smiles: str("Canonical SMILES of the parent structure."),
-      input_smiles: str("Canonical SMILES of the input."),
-      changed: { type: "boolean", description: "Whether the parent differs from the input." },
-      net_charge: int("Net formal charge of the parent (non-zero for permanent charges such as quaternary ammonium)."),
-      changes: {
-        type: "array",
-        description: "Each change, in order.",
-        items: {
-          type: "object",
-          properties: {
-            step: {
-              type: "string",
-              enum: ["metal_disconnection", "normalization", "reionization", "salt_stripping", "largest_fragment", "neutralization"],
-              description: "Which step made it.",
+    outputSchema: {
+      type: "object",
+      properties: {
+        parent_smiles: str("Canonical SMILES of the parent structure."),
+        input_smiles: str("Canonical SMILES of the input."),
+        changed: { type: "boolean", description: "Whether the parent differs from the input." },
+        net_charge: int("Net formal charge of the parent (non-zero for permanent charges such as quaternary ammonium)."),
+        changes: {
+          type: "array",
+          description: "Each change, in order.",
+          items: {
+            type: "object",
+            properties: {
+              step: {
+                type: "string",
+                enum: ["metal_disconnection", "normalization", "reionization", "salt_stripping", "largest_fragment", "neutralization"],
+                description: "Which step made it.",
+              },
+              description: str("What changed."),
+              removed: { type: "array", items: { type: "string" }, description: "SMILES of the fragments the step removed." },
             },
-            description: str("What changed."),
-            removed: { type: "array", items: { type: "string" }, description: "SMILES of the fragments the step removed." },
+            required: ["step", "description"],
+            additionalProperties: false,
           },
-          required: ["step", "description"],
-          additionalProperties: false,
         },
-      },
-      fragments_removed: {
-        type: "array",
-        description: "Fragments removed: salts and solvents (with the salt-list pattern) and smaller fragments.",
-        items: {
-          type: "object",
-          properties: {
-            smiles: str("The fragment."),
-            reason: { type: "string", enum: ["salt_or_solvent", "smaller_fragment"], description: "Why it was removed." },
-            pattern: str("The salt-list SMARTS it matched."),
-            name: str("What that pattern stands for."),
+        fragments_removed: {
+          type: "array",
+          description: "Fragments removed: salts and solvents (with the salt-list pattern) and smaller fragments.",
+          items: {
+            type: "object",
+            properties: {
+              smiles: str("The fragment."),
+              reason: { type: "string", enum: ["salt_or_solvent", "smaller_fragment"], description: "Why it was removed." },
+              pattern: str("The salt-list SMARTS it matched."),
+              name: str("What that pattern stands for."),
+            },
+            required: ["smiles", "reason"],
+            additionalProperties: false,
           },
-          required: ["smiles", "reason"],
-          additionalProperties: false,
         },
-      },
-      charge_changes: {
-        type: "array",
-        description: "Atoms the neutralisation changed.",
-        items: {
-          type: "object",
-          properties: {
-            element: str("Element symbol."),
-            charge_before: int("Formal charge before."),
-            charge_after: int("Formal charge after."),
-            hydrogens_before: int("Hydrogens before."),
-            hydrogens_after: int("Hydrogens after."),
+        charge_changes: {
+          type: "array",
+          description: "Atoms the neutralisation changed.",
+          items: {
+            type: "object",
+            properties: {
+              element: str("Element symbol."),
+              charge_before: int("Formal charge before."),
+              charge_after: int("Formal charge after."),
+              hydrogens_before: int("Hydrogens before."),
+              hydrogens_after: int("Hydrogens after."),
+            },
+            required: ["element", "charge_before", "charge_after", "hydrogens_before", "hydrogens_after"],
+            additionalProperties: false,
           },
-          required: ["element", "charge_before", "charge_after", "hydrogens_before", "hydrogens_after"],
-          additionalProperties: false,
         },
+        warnings: {
+          type: "array",
+          items: { type: "string" },
+          description:
+            "Anything to check (metal complexes, skipped steps; INORGANIC_PARENT: the parent is a bare ion or has no carbon; METAL_COMPLEX_KEPT: the input holds a metal and has no organic parent, so it is its own parent).",
+        },
+        method: str("What was done."),
+        citations: { type: "array", items: { type: "string" }, description: "Sources of the rules." },
       },
-      warnings: {
-        type: "array",
-        items: { type: "string" },
-        description:
-          "Anything to check (metal complexes, skipped steps; INORGANIC_PARENT: the parent is a bare ion or has no carbon; METAL_COMPLEX_KEPT: the input holds a metal and has no organic parent, so it is its own parent).",
-      },
-      method: str("What was done."),
-      citations: { type: "array", items: { type: "string" }, description: "Sources of the rules." },
+      required: ["parent_smiles", "input_smiles", "changed", "net_charge", "changes", "fragments_removed", "charge_changes", "warnings", "method", "citations"],
+      additionalProperties: false,
     },
-    required: ["parent_smiles", "input_smiles", "changed", "net_charge", "changes", "fragments_removed", "charge_changes", "warnings", "method", "citations"],
-    additionalProperties: false,
-  },
-  errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
-  budgetMs: 30_000,
-  list: { maxItems: 10_000, budgetMs: 50_000 },
-  run({ smiles, strip_salts = true, keep_largest_fragment = true, neutralize = true }, { rdkit }) {
-    return withMol(
-      rdkit,
-      smiles,
-      (mol) => {
-        const input = mol.get_smiles();
-        const options = { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize };
-        const { result: r, parent, kept } = standardizeMolecule(rdkit, mol, smiles, options);
-        const steps = ["cleanup (metal disconnection, normalisation, reionisation)"];
-        if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
-        if (keep_largest_fragment) steps.push("largest organic fragment");
-        if (neutralize) steps.push("neutralisation (Uncharger), cleanup");
-        if (kept) {
+    errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
+    budgetMs: 30_000,
+    list: { maxItems: 10_000, budgetMs: 50_000 },
+    mainForm: annotateForm<Args>(canvases, standardizeColumns),
+    run({ smiles, strip_salts = true, keep_largest_fragment = true, neutralize = true }, { rdkit }) {
+      return withMol(
+        rdkit,
+        smiles,
+        (mol) => {
+          const input = mol.get_smiles();
+          const options = { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize };
+          const { result: r, parent, kept } = standardizeMolecule(rdkit, mol, smiles, options);
+          const steps = ["cleanup (metal disconnection, normalisation, reionisation)"];
+          if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
+          if (keep_largest_fragment) steps.push("largest organic fragment");
+          if (neutralize) steps.push("neutralisation (Uncharger), cleanup");
+          if (kept) {
+            return {
+              parent_smiles: parent,
+              input_smiles: input,
+              changed: parent !== input,
+              net_charge: netChargeOf(rdkit, parent),
+              changes: [],
+              fragments_removed: [],
+              charge_changes: [],
+              warnings: [`METAL_COMPLEX_KEPT: ${METAL_COMPLEX_KEPT_TEXT(parent, r.parent)}`],
+              method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}; a molecule holding a metal whose parent would be a bare ion or carbon-free is kept as it is.`,
+              citations: CITATIONS,
+            };
+          }
+          const netCharge = netChargeOf(rdkit, r.parent);
           return {
-            parent_smiles: parent,
+            parent_smiles: r.parent,
             input_smiles: input,
-            changed: parent !== input,
-            net_charge: netChargeOf(rdkit, parent),
-            changes: [],
-            fragments_removed: [],
-            charge_changes: [],
-            warnings: [`METAL_COMPLEX_KEPT: ${METAL_COMPLEX_KEPT_TEXT(parent, r.parent)}`],
-            method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}; a molecule holding a metal whose parent would be a bare ion or carbon-free is kept as it is.`,
+            changed: r.parent !== input,
+            net_charge: netCharge,
+            changes: r.changes,
+            fragments_removed: r.fragmentsRemoved,
+            charge_changes: r.chargeChanges,
+            // A bare ion or carbon-free parent is named with the same code the per-molecule tools' parent: true answers carry.
+            warnings: parentNotOrganic(rdkit, r.parent) ? [...r.warnings, `INORGANIC_PARENT: ${INORGANIC_PARENT_TEXT(r.parent)}`] : r.warnings,
+            method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}.`,
             citations: CITATIONS,
           };
-        }
-        const netCharge = netChargeOf(rdkit, r.parent);
-        return {
-          parent_smiles: r.parent,
-          input_smiles: input,
-          changed: r.parent !== input,
-          net_charge: netCharge,
-          changes: r.changes,
-          fragments_removed: r.fragmentsRemoved,
-          charge_changes: r.chargeChanges,
-          // A bare ion or carbon-free parent is named with the same code the per-molecule tools' parent: true answers carry.
-          warnings: parentNotOrganic(rdkit, r.parent) ? [...r.warnings, `INORGANIC_PARENT: ${INORGANIC_PARENT_TEXT(r.parent)}`] : r.warnings,
-          method: `RDKit MolStandardize rules re-implemented on RDKit MinimalLib: ${steps.join("; ")}.`,
-          citations: CITATIONS,
-        };
-      },
-      { maxAtoms: STANDARDIZE_MAX_ATOMS },
-    );
-  },
-};
+        },
+        { maxAtoms: STANDARDIZE_MAX_ATOMS },
+      );
+    },
+  };
+}
+
+export const standardizeTool = createStandardizeTool();
 
 function netChargeOf(rdkit: Parameters<ChemTool["run"]>[1]["rdkit"], smiles: string): number {
   return withMol(rdkit, smiles, (m) => {

@@ -17,6 +17,8 @@ import { createEnumerateStereoisomersTool, enumerateStereoisomersTool } from "..
 import { createClusterMoleculesTool, clusterMoleculesTool } from "../../src/tools/cluster_molecules.js";
 import { createCanvasAnnotateTool } from "../../src/tools/canvas_annotate.js";
 import { depictTool } from "../../src/tools/depict.js";
+import { createStandardizeTool, standardizeTool } from "../../src/tools/standardize.js";
+import { createDruglikenessFiltersTool, druglikenessFiltersTool } from "../../src/tools/druglikeness_filters.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
 import { McpServer } from "../../src/server/server.js";
 import { WorkerPool } from "../../src/server/pool.js";
@@ -78,6 +80,8 @@ before(async () => {
       createClusterMoleculesTool(canvases),
       createCanvasAnnotateTool(canvases),
       depictTool,
+      createStandardizeTool(canvases),
+      createDruglikenessFiltersTool(canvases),
     ],
     pool,
     info: { name: "test", version: "0" },
@@ -298,4 +302,40 @@ test("bad input: a missing column, a where that is not a filter, a keyword as a 
   assert.deepEqual(after, columnsBefore);
   const tables = await rows(id, "SELECT 1 AS one");
   assert.equal(tables.length, 1);
+});
+
+test("standardize and druglikeness_filters on a table write their values as columns (canvas_annotate's kinds), equal to the list forms", async () => {
+  const id = await stageSmiles(manager, SMILES);
+  const std = await call("standardize", { canvas_id: id, table: "library" });
+  assert.deepEqual(std.columns, [
+    { name: "parent_smiles", type: "VARCHAR" },
+    { name: "parent_inchikey", type: "VARCHAR" },
+  ]);
+  assert.equal(std.invalid_smiles_rows, 2);
+  const cleaned = await call("standardize", { canvas_id: id, table: "library", strip_salts: false, keep_largest_fragment: false, neutralize: false });
+  assert.deepEqual(cleaned.columns, [{ name: "standardized_smiles", type: "VARCHAR" }]);
+  const mixed = await refused("standardize", { canvas_id: id, table: "library", neutralize: false });
+  assert.equal(mixed.code, "INVALID_ARGUMENTS");
+  const drug = await call("druglikeness_filters", { canvas_id: id, table: "library", parent: true, where: "id > 8" });
+  assert.equal((drug.columns as Row[])[0]!.name, "parent_lipinski_pass");
+  const got = await rows(id, "SELECT id, parent_smiles, standardized_smiles, parent_lipinski_pass, parent_ghose_pass FROM library ORDER BY id");
+  for (const r of got) {
+    const s = SMILES[r.id as number];
+    if (s === null || s === undefined || s === "not a smiles") {
+      assert.equal(r.parent_smiles, null);
+      continue;
+    }
+    assert.equal(r.parent_smiles, standardizeTool.run({ smiles: s }, CTX()).parent_smiles, s);
+    assert.equal(
+      r.standardized_smiles,
+      standardizeTool.run({ smiles: s, strip_salts: false, keep_largest_fragment: false, neutralize: false }, CTX()).parent_smiles,
+      s,
+    );
+    if ((r.id as number) <= 8) assert.equal(r.parent_lipinski_pass, null);
+    else {
+      const list = druglikenessFiltersTool.run({ smiles: s, parent: true }, CTX());
+      assert.equal(r.parent_lipinski_pass, list.rules.lipinski.pass, s);
+      assert.equal(r.parent_ghose_pass, list.rules.ghose.pass, s);
+    }
+  }
 });

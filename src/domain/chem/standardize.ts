@@ -42,6 +42,7 @@ import { firstMatch, substructMatches } from "./match.js";
 import { bracketAtoms } from "./smiles-lexer.js";
 import { inputFormatOf } from "./input-format.js";
 import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
+import { keepingAtomMaps } from "./atom-maps.js";
 import { compileAll, compiledPerRdkit } from "./rdkit-cache.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -814,4 +815,30 @@ export function METAL_COMPLEX_KEPT_TEXT(input: string, parent: string): string {
 /** What a INORGANIC_PARENT warning says of a parent, in standardize's warnings and the per-molecule tools'. */
 export function INORGANIC_PARENT_TEXT(parent: string): string {
   return `The standardised parent ${parent} is a bare ion or has no carbon (a metal salt of small anions keeps the metal as its largest fragment).`;
+}
+
+/**
+ * Standardisation re-reads the molecule after each step and runs RDKit reactions on it; RDKit's WASM build
+ * throws C++ exceptions on long chains from about 600 atoms (found by test/fuzz/giant-molecules), which
+ * leave its reaction engine unusable for the rest of the call. Parent structures of real compounds are far
+ * smaller, so larger inputs are refused up front.
+ */
+export const STANDARDIZE_MAX_ATOMS = 500;
+
+/**
+ * What standardize answers for a molecule parsed from `smiles` (at most STANDARDIZE_MAX_ATOMS atoms): the pipeline's
+ * result, and the parent_smiles it reports, which is the input itself (canonical) when the molecule holds a metal and
+ * has no organic parent (keepsItselfAsParent, as on every tool's parent: true). Atom map numbers (attachment points)
+ * ride through as isotopes and come back on every SMILES. canvas_annotate's parent_smiles and standardized_smiles
+ * columns are this function's parent.
+ */
+export function standardizeMolecule(
+  rdkit: RDKit,
+  mol: RDKitMol,
+  smiles: string,
+  options: StandardizeOptions,
+): { result: StandardizeResult; parent: string; kept: boolean } {
+  const result = keepingAtomMaps(rdkit, mol, (m) => standardize(rdkit, m, smiles, options));
+  const kept = keepsItselfAsParent(rdkit, mol, result.parent);
+  return { result, parent: kept ? canonicalOutput(rdkit, mol.get_smiles()) : result.parent, kept };
 }
