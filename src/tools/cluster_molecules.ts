@@ -111,13 +111,33 @@ interface Result {
   [k: string]: unknown;
 }
 
+/**
+ * Butina clustering of the list, with progress on one scale of 2 x entries: the fingerprints (one unit each,
+ * reported every 500), then the all-pairs comparison (the other half, by pairs compared, reported every further
+ * 5% of them). The halves do not take equal time (10,000 NCI molecules: fingerprints 5.5 s, pairs 0.8 s, on a
+ * shared 2-core machine), but the pairs grow with the square of the list.
+ */
 function clusterList(rdkit: RDKit, list: readonly string[], threshold: number, progress: ProgressReporter): Result {
-  const { fps, indices, invalid, invalidCount } = listFingerprints(rdkit, list, progress);
-  const clusters = butinaClusters(fps, threshold).map((members) => {
+  const n = list.length;
+  const total = 2 * n;
+  const { fps, indices, invalid, invalidCount } = listFingerprints(rdkit, list, (done, _all, message) => progress(done, total, message));
+  const m = fps.length;
+  const pairs = (m * (m - 1)) / 2;
+  const count = (k: number) => k.toLocaleString("en-US");
+  progress(n, total, `${count(m)} fingerprints; comparing ${count(pairs)} pairs (Butina)`);
+  let reported = 0;
+  const clusters = butinaClusters(fps, threshold, (compared) => {
+    if (pairs === 0) return;
+    const done = (compared * (compared - 1)) / 2;
+    const percent = Math.floor((20 * done) / pairs) * 5;
+    if (percent <= reported) return;
+    reported = percent;
+    progress(n + Math.floor((n * percent) / 100), total, `${count(done)} of ${count(pairs)} pairs compared (Butina)`);
+  }).map((members) => {
     const inputs = members.map((k) => indices[k]!);
     return { centroid: inputs[0]!, members: inputs };
   });
-  progress(list.length, list.length, `${clusters.length} clusters`);
+  progress(total, total, `${clusters.length} clusters`);
   const result: Result = {
     clusters,
     cluster_count: clusters.length,
@@ -286,12 +306,19 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
           );
         }
         const runnable = work.pending.filter((p) => p.smiles !== null && p.smiles.trim() !== "");
-        const result = runnable.length > 0 ? await ctx.chem.run(tool, { smiles_list: runnable.map((p) => p.smiles!), threshold }) : undefined;
+        // The worker's progress (fingerprints, then pairs) reaches the client, with one step more for writing the columns.
+        let steps = 1;
+        const onProgress = (value: number, total?: number, message?: string) => {
+          if (total !== undefined) steps = total + 1;
+          ctx.progress(value, steps, message);
+        };
+        const result = runnable.length > 0 ? await ctx.chem.run(tool, { smiles_list: runnable.map((p) => p.smiles!), threshold }, { onProgress }) : undefined;
         const cells = new Map<number, [number, boolean]>();
         result?.clusters.forEach((c, id) => c.members.forEach((m, k) => cells.set(runnable[m]!.row, [id, k === 0])));
         const rows = work.pending.map((p) => p.row);
         const values = rows.map((row) => cells.get(row) ?? [null, null]);
         await canvas.writeAnnotation(args.table!, columns, rows, values, ctx.signal);
+        ctx.progress(steps, steps, `cluster_id and is_centroid written to ${rows.length} rows`);
         return {
           ...answer,
           rows_clustered: rows.length,
