@@ -14,6 +14,9 @@
  *   3d       generate_3d against native RDKit ETKDGv3 + MMFF94 (bench/3d.ts; skipped when /usr/bin/python3 has no RDKit).
  *   sqlite   the offline ChEMBL source on synthetic dumps: lookups, the 50,000-row walk and spill against plain SQL, and the
  *            text search on 3,000,000 names against the substring scan (bench/chembl-sqlite.ts; skipped without better-sqlite3).
+ *   triage   canvas triage at 100,000 rows (canvas_import, canvas_annotate with ten columns, cluster_molecules at its
+ *            10,000 cap) against the same work in native RDKit, with peak RSS of both (bench/triage.ts; about 40 minutes on
+ *            2 cores; skipped when /usr/bin/python3 has no RDKit).
  *
  * Environment (all optional):
  *   BENCH_SECTIONS       comma list of the sections above (default: all); with BENCH_OUT=- one section runs alone
@@ -47,6 +50,7 @@ import { runBatchBench, type BatchResult } from "./batch.js";
 import { run3dBench, type Bench3dResult } from "./3d.js";
 import { parallelLoopRate } from "./lib/ceiling.js";
 import { runSqliteBench, type SqliteBenchResult } from "./chembl-sqlite.js";
+import { runTriageBench, type TriageResult } from "./triage.js";
 
 const env = process.env;
 const CORES = availableParallelism();
@@ -55,7 +59,7 @@ const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
 const SDK_SERVER = fileURLToPath(new URL("./sdk-server.js", import.meta.url));
 const UPSTREAM = fileURLToPath(new URL("./chembl-upstream.js", import.meta.url));
 
-const SECTIONS = new Set((env.BENCH_SECTIONS ?? "stdio,http,cold,memory,chembl,batch,3d,sqlite").split(",").map((s) => s.trim()));
+const SECTIONS = new Set((env.BENCH_SECTIONS ?? "stdio,http,cold,memory,chembl,batch,3d,sqlite,triage").split(",").map((s) => s.trim()));
 const FIXED_N = env.BENCH_N ? Number(env.BENCH_N) : undefined;
 const TARGET_SECONDS = Number(env.BENCH_SECONDS ?? 1);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
@@ -906,6 +910,15 @@ if (SECTIONS.has("3d")) {
 }
 let sqlite: SqliteBenchResult | string | undefined;
 if (SECTIONS.has("sqlite")) sqlite = await runSqliteBench({ runs: CHEMBL_RUNS, log: (m) => log(`sqlite: ${m}`) });
+let triage: TriageResult | string | undefined;
+if (SECTIONS.has("triage")) {
+  try {
+    triage = await runTriageBench({ log: (m) => log(`triage: ${m}`) });
+  } catch (e) {
+    // No native RDKit: the section says so instead of a figure.
+    triage = String((e as Error).message);
+  }
+}
 
 // The performance issue's targets, each beside what this run measured.
 const targets: TargetRow[] = [];
@@ -1067,11 +1080,25 @@ if (sqlite && typeof sqlite !== "string") {
     });
 }
 
+if (triage && typeof triage !== "string") {
+  for (const step of triage.steps) {
+    const r = step.oursMs / step.nativeMs;
+    targets.push({
+      what: `canvas triage, ${step.step} of ${step.rows.toLocaleString("en-US")} rows, ÷ native RDKit (one python process)`,
+      target: "≤ 1.5",
+      measured: fixed(r, 2),
+      met: r <= 1.5,
+      why: `ours ${fixed(step.oursMs / 1000, 1)} s on every core against native ${fixed(step.nativeMs / 1000, 1)} s on one (bench/triage.ts)`,
+    });
+  }
+}
+
 const markdown = renderReport({
   targets,
   batch: batch?.markdown,
   sqlite: sqlite === undefined ? undefined : typeof sqlite === "string" ? `Not measured: ${sqlite}.` : sqlite.markdown,
   threeD: threeD === undefined ? undefined : typeof threeD === "string" ? `Not measured: ${threeD}.` : threeD.markdown,
+  triage: triage === undefined ? undefined : typeof triage === "string" ? `Not measured: ${triage}.` : triage.markdown,
   machine: machine(rdkit),
   settings: {
     cores: CORES,

@@ -44,6 +44,7 @@ export interface ReportInput {
   batch?: string | undefined;
   threeD?: string | undefined;
   sqlite?: string | undefined;
+  triage?: string | undefined;
   settings: {
     cores: number;
     rounds: number;
@@ -182,9 +183,10 @@ export function renderReport(input: ReportInput): string {
     "",
     "```sh",
     "npm run bench                                   # everything, writes docs/benchmarks.md",
-    "BENCH_SECTIONS=stdio,cold npm run bench         # some sections (stdio, http, cold, memory, chembl, batch, 3d, sqlite)",
+    "BENCH_SECTIONS=stdio,cold npm run bench         # some sections (stdio, http, cold, memory, chembl, batch, 3d, sqlite, triage)",
     "BENCH_SECTIONS=sqlite BENCH_OUT=- npm run bench # one section alone, printed (this file is left as it is)",
     "npm run bench:sqlite                            # the offline ChEMBL section on its own",
+    "npm run bench:triage                            # canvas triage at 100,000 rows against native RDKit, on its own",
     "BENCH_N=5000 BENCH_ROUNDS=5 npm run bench       # more calls per measurement, more rounds",
     "node build/bench/soak.js                        # the soak (not in CI): SOAK_MINUTES=30 by default",
     "```",
@@ -322,5 +324,6 @@ export function renderReport(input: ReportInput): string {
   if (input.batch) parts.push("## Batch and canvas: against one thread", "", input.batch, "");
   if (input.threeD) parts.push("## 3D", "", input.threeD.replace(/^### 3D: /, "### "), "");
   if (input.sqlite) parts.push("## Offline ChEMBL (CHEMBL_SQLITE)", "", input.sqlite, "");
+  if (input.triage) parts.push("## Canvas triage against native RDKit", "", input.triage, "");
   return `${parts.join("\n")}\n`;
 }

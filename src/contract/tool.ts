@@ -72,9 +72,10 @@ export interface ServiceContext {
 export interface ChemRunner {
   /**
    * Runs a registered chemistry tool in the worker pool, under the caller's cancellation and at most the
-   * time its call has left. Rejects with the tool's ToolError.
+   * time its call has left. Rejects with the tool's ToolError. The tool's progress reaches `onProgress` (the
+   * caller decides what of it its own client hears: a call made of several steps rescales it).
    */
-  run<A, R>(tool: ChemTool<A, R>, args: A): Promise<R>;
+  run<A, R>(tool: ChemTool<A, R>, args: A, options?: { onProgress?: ProgressReporter }): Promise<R>;
   /**
    * Runs a chemistry tool on many entries as one list call (WorkerPool.runList: chunks over all workers),
    * within the caller's remaining time (or `budgetMs` when smaller). One outcome per entry, in order; an

@@ -408,11 +408,17 @@ export class McpServer {
     return this.withBudget(tool.name, budgetMs, ctx, (serviceCtx) => tool.run(args, serviceCtx));
   }
 
-  /** A chemistry tool called from a service tool: same pool, same cancellation, within the caller's budget. */
-  private runChemTool(name: string, args: Record<string, unknown>, signal: AbortSignal, callerBudgetMs: number): Promise<unknown> {
+  /** A chemistry tool called from a service tool: same pool, same cancellation, within the caller's budget; its progress to `onProgress`. */
+  private runChemTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    callerBudgetMs: number,
+    onProgress: ProgressReporter | undefined,
+  ): Promise<unknown> {
     const entry = this.registry.get(name) ?? this.registry.hidden(name);
     if (!entry || entry.tool.kind !== "chem") return Promise.reject(new Error(`no chemistry tool named ${name}`));
-    return this.pool.run(name, args, { budgetMs: Math.min(entry.tool.budgetMs, callerBudgetMs), signal });
+    return this.pool.run(name, args, { budgetMs: Math.min(entry.tool.budgetMs, callerBudgetMs), signal, onProgress });
   }
 
   /** A chemistry tool run over a list from a service tool: the pool's list machinery, within what the caller's budget leaves. */
@@ -447,7 +453,8 @@ export class McpServer {
           progressTracked: ctx.progress !== undefined,
           owner: ctx.owner,
           chem: {
-            run: (tool, args) => this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs) as Promise<ReturnType<typeof tool.run>>,
+            run: (tool, args, options) =>
+              this.runChemTool(tool.name, args as Record<string, unknown>, signal, budgetMs, options?.onProgress) as Promise<ReturnType<typeof tool.run>>,
             runList: (tool, items, options) =>
               this.runChemList(tool.name, items as Record<string, unknown>[], signal, deadline, options) as Promise<
                 Array<ChemListOutcome<ReturnType<typeof tool.run>>>

@@ -6,7 +6,7 @@
  * their `_row` key. Each tool computes with its list form's own code; this file only moves rows.
  */
 import { ToolError } from "../domain/errors.js";
-import type { JsonSchema, ServiceContext } from "../contract/tool.js";
+import type { JsonSchema, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import type { CanvasManager } from "../domain/canvas/manager.js";
 import type { Canvas } from "../domain/canvas/canvas.js";
 import { ROW_KEY_COLUMN, type AnnotationColumn } from "../domain/canvas/annotations.js";
@@ -256,4 +256,19 @@ export async function readNumbers(set: CanvasSet, column: string, path: string, 
   const values = new Map<number, number>();
   for (const r of result.rows) if (typeof r.v === "number" && Number.isFinite(r.v)) values.set(Number(r.k), r.v);
   return values;
+}
+
+/**
+ * A canvas form's progress: the worker's reports (ChemRunner.run's onProgress) passed on to the client on a scale
+ * one step longer, the last step being the canvas write that `done` reports.
+ */
+export function stepProgress(ctx: ServiceContext): { onProgress: ProgressReporter; done: (message: string) => void } {
+  let steps = 1;
+  return {
+    onProgress: (value, total, message) => {
+      if (total !== undefined) steps = total + 1;
+      ctx.progress(value, steps, message);
+    },
+    done: (message) => ctx.progress(steps, steps, message),
+  };
 }

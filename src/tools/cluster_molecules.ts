@@ -11,7 +11,15 @@ import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.j
 import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { ChemTool, JsonSchema, ProgressReporter } from "../contract/tool.js";
 import { MOLECULE_TEXT_MAX_LENGTH } from "./common.js";
-import { CANVAS_SET_DEPENDENCIES, CANVAS_SET_HEADER_SCHEMA, canvasSetHeader, canvasSetProperties, writeSetColumns, type CanvasSetArgs } from "./canvas-set.js";
+import {
+  CANVAS_SET_DEPENDENCIES,
+  CANVAS_SET_HEADER_SCHEMA,
+  canvasSetHeader,
+  canvasSetProperties,
+  stepProgress,
+  writeSetColumns,
+  type CanvasSetArgs,
+} from "./canvas-set.js";
 import type { CellValue } from "../domain/canvas/tables.js";
 import { MAX_LIST_ENTRY_ATOMS } from "./tanimoto.js";
 
@@ -109,13 +117,33 @@ interface Result {
   [k: string]: unknown;
 }
 
+/**
+ * Butina clustering of the list, with progress on one scale of 2 x entries: the fingerprints (one unit each,
+ * reported every 500), then the all-pairs comparison (the other half, by pairs compared, reported every further
+ * 5% of them). The halves do not take equal time (10,000 NCI molecules: fingerprints 5.5 s, pairs 0.8 s, on a
+ * shared 2-core machine), but the pairs grow with the square of the list.
+ */
 function clusterList(rdkit: RDKit, list: readonly string[], threshold: number, progress: ProgressReporter): Result {
-  const { fps, indices, invalid, invalidCount } = listFingerprints(rdkit, list, progress);
-  const clusters = butinaClusters(fps, threshold).map((members) => {
+  const n = list.length;
+  const total = 2 * n;
+  const { fps, indices, invalid, invalidCount } = listFingerprints(rdkit, list, (done, _all, message) => progress(done, total, message));
+  const m = fps.length;
+  const pairs = (m * (m - 1)) / 2;
+  const count = (k: number) => k.toLocaleString("en-US");
+  progress(n, total, `${count(m)} fingerprints; comparing ${count(pairs)} pairs (Butina)`);
+  let reported = 0;
+  const clusters = butinaClusters(fps, threshold, (compared) => {
+    if (pairs === 0) return;
+    const done = (compared * (compared - 1)) / 2;
+    const percent = Math.floor((20 * done) / pairs) * 5;
+    if (percent <= reported) return;
+    reported = percent;
+    progress(n + Math.floor((n * percent) / 100), total, `${count(done)} of ${count(pairs)} pairs compared (Butina)`);
+  }).map((members) => {
     const inputs = members.map((k) => indices[k]!);
     return { centroid: inputs[0]!, members: inputs };
   });
-  progress(list.length, list.length, `${clusters.length} clusters`);
+  progress(total, total, `${clusters.length} clusters`);
   const result: Result = {
     clusters,
     cluster_count: clusters.length,
@@ -231,6 +259,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
         if (!chem) throw new Error("cluster_molecules' canvas form needs the chemistry pool");
         const columns = CLUSTER_COLUMNS(threshold, args.where?.trim());
         let result: Result | undefined;
+        const progress = stepProgress(ctx);
         const outcome = await writeSetColumns(canvases(), args, ctx, {
           tool: "cluster_molecules",
           columns,
@@ -244,7 +273,8 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
               "Query its cluster_id as it is, or stage the rows again as another table (chembl_dataframe_query) and cluster that.",
             ),
           async compute(set) {
-            result = await chem.run(tool, { smiles_list: set.runnable.map((r) => r.smiles), threshold });
+            // The worker's progress (fingerprints, then pairs) reaches the client, with one step more for writing the columns.
+            result = await chem.run(tool, { smiles_list: set.runnable.map((r) => r.smiles), threshold }, { onProgress: progress.onProgress });
             const cells = new Map<number, CellValue[]>();
             result.clusters.forEach((c, id) => c.members.forEach((m, k) => cells.set(set.runnable[m]!.row, [id, k === 0])));
             return cells;
@@ -258,6 +288,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
           threshold,
         };
         if (outcome.written === 0) return { ...answer, note: `The rows are already clustered at threshold ${threshold}: query cluster_id and is_centroid.` };
+        progress.done(`cluster_id and is_centroid written to ${outcome.written} rows`);
         return { ...answer, cluster_count: result?.cluster_count ?? 0, singletons: result?.singletons ?? 0 };
       },
     },

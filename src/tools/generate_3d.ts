@@ -9,13 +9,13 @@ import {
   reproducibleSeeds,
   xyzFromMolfile,
 } from "../domain/chem/conformers.js";
-import type { Conformer } from "../domain/chem/conformers.js";
+import type { Conformer, ConformerStep } from "../domain/chem/conformers.js";
 import { molGraph } from "../domain/chem/graph.js";
 import { parseSmiles, rewrittenSmiles, round } from "../domain/chem/rdkit.js";
 import { inputFormatOf } from "../domain/chem/input-format.js";
 import type { RDKit, RDKitMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
-import { type ChemTool } from "../contract/tool.js";
+import { type ChemTool, type ProgressReporter } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 
 /**
@@ -167,6 +167,49 @@ function unusualAromaticRingNote(mol: RDKitMol): string | undefined {
   );
 }
 
+/**
+ * generate_3d's progress, from the conformer build's steps (ConformerStep): what an agent waiting seconds can
+ * read ("3 of 10 conformers minimised") with values that only increase. A build spans `wanted + 1` units: one
+ * for OpenChemLib's rigid fragments (seconds for a drug, before any conformer), then one per conformer asked
+ * for. A conformer dropped as a duplicate is a minimisation too (a second or so): after d duplicates in a row
+ * the value stands d/(d+1) of the way to the next kept one, so each minimisation moves it. A build started
+ * again with the full fragment search (its counts start over) adds another span to the total, its first
+ * report half a unit into it (the build before may have ended exactly at its span's end). Value 0 is reported
+ * by the caller before OpenChemLib loads.
+ */
+export function conformerProgress(progress: ProgressReporter, wanted: number): (step: ConformerStep) => void {
+  const span = wanted + 1;
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  let builds = 0;
+  let lastKept = 0;
+  let duplicatesAtLastKept = 0;
+  return (s) => {
+    const base = Math.max(0, builds - 1) * span;
+    const total = Math.max(1, builds) * span;
+    switch (s.step) {
+      case "fragments":
+        builds++;
+        lastKept = 0;
+        duplicatesAtLastKept = 0;
+        if (builds > 1) progress((builds - 1) * span + 0.5, builds * span, "no usable conformer yet: building again with OpenChemLib's full fragment search");
+        return;
+      case "ready":
+        progress(base + 1, total, `rigid fragments built; minimising ${plural(wanted, "conformer", "conformers")} (MMFF94s)`);
+        return;
+      case "conformer": {
+        if (s.kept > lastKept) {
+          lastKept = s.kept;
+          duplicatesAtLastKept = s.duplicates;
+        }
+        const run = s.duplicates - duplicatesAtLastKept;
+        const dropped = s.duplicates > 0 ? `; ${plural(s.duplicates, "duplicate", "duplicates")} dropped` : "";
+        progress(base + 1 + s.kept + run / (run + 1), total, `${s.kept} of ${plural(wanted, "conformer", "conformers")} minimised${dropped}`);
+        return;
+      }
+    }
+  };
+}
+
 export const generate3dTool: ChemTool<Args> = {
   kind: "chem",
   toolset: "chem",
@@ -300,7 +343,8 @@ export const generate3dTool: ChemTool<Args> = {
           max_ring_atoms: MAX_RING_ATOMS,
         });
       const symmetry = automorphisms(mol);
-      progress(0, numConformers, "building conformers");
+      progress(0, numConformers + 1, "building the rigid fragments (OpenChemLib conformer generator)");
+      const onStep = conformerProgress(progress, numConformers);
       const molblock = mol.get_molblock();
       const build = (fragmentConformers?: number) =>
         generateConformers(molblock, canonical, {
@@ -309,7 +353,7 @@ export const generate3dTool: ChemTool<Args> = {
           addHydrogens,
           softDeadline: start + SOFT_MS,
           hardDeadline: start + HARD_MS,
-          onConformer: (done, total) => progress(done, total, `conformer ${done} of ${total}`),
+          onStep,
           automorphisms: symmetry,
           ...(fragmentConformers === undefined ? {} : { fragmentConformers }),
         });

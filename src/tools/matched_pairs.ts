@@ -15,6 +15,7 @@ import {
   intoProperty,
   openCanvasSet,
   readNumbers,
+  stepProgress,
   rowRefColumn,
   writeDerivedTable,
   type CanvasSetArgs,

@@ -8,7 +8,15 @@ import type { ChemTool, JsonSchema } from "../contract/tool.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { CellValue } from "../domain/canvas/tables.js";
-import { CANVAS_SET_DEPENDENCIES, CANVAS_SET_HEADER_SCHEMA, canvasSetHeader, canvasSetProperties, writeSetColumns, type CanvasSetArgs } from "./canvas-set.js";
+import {
+  CANVAS_SET_DEPENDENCIES,
+  CANVAS_SET_HEADER_SCHEMA,
+  canvasSetHeader,
+  canvasSetProperties,
+  stepProgress,
+  writeSetColumns,
+  type CanvasSetArgs,
+} from "./canvas-set.js";
 import { ECFP4_METHOD, INVALID_SCHEMA, listFingerprints, smilesListProperty, type InvalidEntry } from "./cluster_molecules.js";
 
 const MAX_PICK_POOL = 10_000;

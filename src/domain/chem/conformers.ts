@@ -184,8 +184,8 @@ export interface ConformerOptions {
   softDeadline: number;
   /** performance.now() after which a running minimisation stops (its conformer is kept, unconverged). */
   hardDeadline: number;
-  /** Called after each conformer is finished. */
-  onConformer?: (done: number, total: number) => void;
+  /** Told each step as it ends (see ConformerStep), so a caller can report progress. */
+  onStep?: (step: ConformerStep) => void;
   /**
    * Symmetries of the heavy-atom graph (perm[i] = the atom that atom i may stand for), so conformers
    * that differ only by a ring flip or swapped equivalent groups count as one. Identity when absent.
@@ -197,6 +197,14 @@ export interface ConformerOptions {
    */
   fragmentConformers?: number;
 }
+
+/**
+ * The steps of a conformer build, in order: "fragments" as a build starts (OpenChemLib then builds the rigid
+ * fragments, seconds for a drug), "ready" once they are built, "conformer" after each conformer's MMFF94s
+ * minimisation (kept, or dropped as a duplicate; a second or so each for a drug). A second "fragments" is a
+ * build started again with OpenChemLib's full fragment search (see generateConformers), whose counts start over.
+ */
+export type ConformerStep = { step: "fragments" } | { step: "ready" } | { step: "conformer"; kept: number; duplicates: number; wanted: number };
 
 export interface Conformer {
   /** OpenChemLib MMFF94s energy in kcal/mol. */
@@ -397,6 +405,7 @@ export function generateConformers(molfileIn: string, title: string, options: Co
 const NOT_FINITE = `the ${FORCE_FIELD} energy is not finite`;
 
 function buildConformers(OCL: OCLModule, molfileIn: string, title: string, options: ConformerOptions, fragmentConformers: number): ConformerSet {
+  options.onStep?.({ step: "fragments" });
   const mol = OCL.Molecule.fromMolfile(molfileIn);
   // Seed 0 would make OpenChemLib pick a random seed: callers pass 1 or more.
   const generator = newGenerator(OCL, options.seed);
@@ -404,6 +413,7 @@ function buildConformers(OCL: OCLModule, molfileIn: string, title: string, optio
   if (!generator.initializeConformers(mol, { strategy: OCL.ConformerGenerator.STRATEGY_LIKELY_RANDOM })) {
     throw embeddingFailed("OpenChemLib's conformer generator reported a structure problem", "structure");
   }
+  options.onStep?.({ step: "ready" });
   const maxAttempts = options.numConformers * 3 + 2;
   const kept: Conformer[] = [];
   let attempts = 0;
@@ -449,12 +459,9 @@ function buildConformers(OCL: OCLModule, molfileIn: string, title: string, optio
     }
     const molfile = withTitle(out.toMolfile(), title);
     const heavy = heavyCoordinates(molfile);
-    if (kept.some((k) => bestRmsd(k.heavy, heavy, options.automorphisms) < DUPLICATE_RMSD)) {
-      duplicates++;
-      continue;
-    }
-    kept.push({ energy, converged, molfile, heavy });
-    options.onConformer?.(kept.length, options.numConformers);
+    if (kept.some((k) => bestRmsd(k.heavy, heavy, options.automorphisms) < DUPLICATE_RMSD)) duplicates++;
+    else kept.push({ energy, converged, molfile, heavy });
+    options.onStep?.({ step: "conformer", kept: kept.length, duplicates, wanted: options.numConformers });
   }
   if (kept.length === 0) throw embeddingFailed("OpenChemLib's conformer generator found no collision-free conformer", "random");
   kept.sort((a, b) => a.energy - b.energy);

@@ -62,16 +62,17 @@ function onBitLists(fps: readonly Uint32Array[]): { bits: Int32Array[]; postings
 /**
  * Butina clusters: each a list of indices into `fps`, its centroid first, then its other members in index
  * order; clusters in the order RDKit finds them (centroids by neighbour count, ties to the higher index).
- * Neighbours are pairs at distance 1 - Tanimoto <= threshold. `check` is called now and then (for budgets).
+ * Neighbours are pairs at distance 1 - Tanimoto <= threshold. `check` is called every 64 vectors with how many
+ * have been compared with all before them (for budgets and progress: vector i is compared with i others).
  */
-export function butinaClusters(fps: readonly Uint32Array[], threshold: number, check: () => void = () => {}): number[][] {
+export function butinaClusters(fps: readonly Uint32Array[], threshold: number, check: (compared: number) => void = () => {}): number[][] {
   const n = fps.length;
   const { bits, postings } = onBitLists(fps);
   const counts = bits.map((b) => b.length);
   const neighbours: number[][] = fps.map(() => []);
   const common = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    if ((i & 63) === 0) check();
+    if ((i & 63) === 0) check(i);
     // Common bits with every earlier vector: the postings of i's bits, each earlier index counted once per shared bit.
     for (const b of bits[i]!) {
       const list = postings[b]!;
