@@ -206,13 +206,18 @@ export function createMatchedPairsTool(canvases: () => CanvasManager = getCanvas
         const maxCuts = args.max_cuts ?? 1;
         const set = await openCanvasSet(canvases(), args, ctx, maxCuts > 1 ? MMP_MAX_MULTI_CUT : MMP_MAX_MOLECULES, "matched_pairs");
         const values = args.value_column !== undefined ? await readNumbers(set, args.value_column, "/value_column", ctx.signal) : undefined;
-        const result = await chem.run(tool, {
-          smiles_list: set.runnable.map((r) => r.smiles),
-          max_cuts: maxCuts,
-          max_pairs: args.max_pairs ?? MMP_MAX_PAIRS,
-          ...(args.max_variable_atoms !== undefined ? { max_variable_atoms: args.max_variable_atoms } : {}),
-          ...(values ? { values: set.runnable.map((r) => values.get(r.row) ?? null) } : {}),
-        });
+        const progress = stepProgress(ctx);
+        const result = await chem.run(
+          tool,
+          {
+            smiles_list: set.runnable.map((r) => r.smiles),
+            max_cuts: maxCuts,
+            max_pairs: args.max_pairs ?? MMP_MAX_PAIRS,
+            ...(args.max_variable_atoms !== undefined ? { max_variable_atoms: args.max_variable_atoms } : {}),
+            ...(values ? { values: set.runnable.map((r) => values.get(r.row) ?? null) } : {}),
+          },
+          { onProgress: progress.onProgress },
+        );
         const pairs = result.pairs as Array<{ from: number; to: number; constant: string; transformation: string; cuts?: number; delta?: number }>;
         const columns: ColumnSpec[] = [
           rowRefColumn("from_row", "The molecule the transformation starts from"),
@@ -243,6 +248,7 @@ export function createMatchedPairsTool(canvases: () => CanvasManager = getCanvas
           provenance: { max_cuts: maxCuts, ...(args.value_column !== undefined ? { value_column: args.value_column } : {}) },
           signal: ctx.signal,
         });
+        progress.done(`${cells.length} pairs written to ${into}`);
         const names = columns.map((c) => c.name);
         const answer: Record<string, unknown> = {
           ...canvasSetHeader(set),

@@ -146,6 +146,7 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
           { name, type: "INTEGER", description: `MaxMin pick rank on ECFP4 (1 the first of ${args.n}; NULL: not picked) (pick_diverse).`, definition },
         ];
         let result: Result | undefined;
+        const progress = stepProgress(ctx);
         const outcome = await writeSetColumns(canvases(), args, ctx, {
           tool: "pick_diverse",
           columns,
@@ -158,12 +159,16 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
               "Name this pick's column with `as` (e.g. pick_rank_2).",
             ),
           async compute(set) {
-            result = await chem.run(tool, {
-              smiles_list: set.runnable.map((r) => r.smiles),
-              n: args.n,
-              first_picks: first,
-              ...(args.seed !== undefined ? { seed: args.seed } : {}),
-            });
+            result = await chem.run(
+              tool,
+              {
+                smiles_list: set.runnable.map((r) => r.smiles),
+                n: args.n,
+                first_picks: first,
+                ...(args.seed !== undefined ? { seed: args.seed } : {}),
+              },
+              { onProgress: progress.onProgress },
+            );
             const cells = new Map<number, CellValue[]>();
             result.picks.forEach((index, rank) => cells.set(set.runnable[index]!.row, [rank + 1]));
             return cells;
@@ -178,6 +183,7 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
             note: `These rows already hold this pick in ${name}: query ${name} IS NOT NULL ORDER BY ${name}.`,
           };
         }
+        progress.done(`${name} written to ${outcome.written} rows`);
         return {
           ...answer,
           picked: result.picks.length,
