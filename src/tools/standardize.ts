@@ -1,6 +1,15 @@
 import { molGraph } from "../domain/chem/graph.js";
-import { INORGANIC_PARENT_TEXT, METAL_COMPLEX_KEPT_TEXT, keepsItselfAsParent, parentNotOrganic, standardize } from "../domain/chem/standardize.js";
-import { canonicalOutput, withMol } from "../domain/chem/rdkit.js";
+import {
+  INORGANIC_PARENT_TEXT,
+  METAL_COMPLEX_KEPT_TEXT,
+  keepsItselfAsParent,
+  parentNotOrganic,
+  standardize,
+  type StandardizeOptions,
+  type StandardizeResult,
+} from "../domain/chem/standardize.js";
+import { canonicalOutput, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
+import { ToolError } from "../domain/errors.js";
 import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { type ChemTool } from "../contract/tool.js";
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
@@ -125,16 +134,11 @@ export const standardizeTool: ChemTool<Args> = {
       smiles,
       (mol) => {
         const input = mol.get_smiles();
-        // Atom map numbers (attachment points) ride through as isotopes and come back on every SMILES.
-        const r = keepingAtomMaps(rdkit, mol, (m) =>
-          standardize(rdkit, m, smiles, { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize }),
-        );
+        const { r, kept } = standardised(rdkit, mol, smiles, { stripSalts: strip_salts, largestFragment: keep_largest_fragment, neutralize });
         const steps = ["cleanup (metal disconnection, normalisation, reionisation)"];
         if (strip_salts) steps.push("salt/solvent stripping (RDKit Data/Salts.txt)");
         if (keep_largest_fragment) steps.push("largest organic fragment");
         if (neutralize) steps.push("neutralisation (Uncharger), cleanup");
-        // A metal complex or salt with no organic parent is its own parent, as on every tool's parent: true.
-        const kept = keepsItselfAsParent(rdkit, mol, r.parent);
         if (kept) {
           const itself = canonicalOutput(rdkit, input);
           return {
@@ -169,6 +173,33 @@ export const standardizeTool: ChemTool<Args> = {
     );
   },
 };
+
+/**
+ * The standardisation of a molecule read from `text`, and whether it is kept as its own parent: atom map numbers
+ * (attachment points) ride through as isotopes and come back on every SMILES; a metal complex or salt with no
+ * organic parent is its own parent, as on every tool's parent: true.
+ */
+function standardised(rdkit: RDKit, mol: RDKitMol, text: string, options: StandardizeOptions): { r: StandardizeResult; kept: boolean } {
+  const r = keepingAtomMaps(rdkit, mol, (m) => standardize(rdkit, m, text, options));
+  return { r, kept: keepsItselfAsParent(rdkit, mol, r.parent) };
+}
+
+/**
+ * The parent_smiles this tool answers with its defaults, for a molecule already read from `text` (canvas_import
+ * standardises its records with it on the one parse each record gets). Refuses a molecule over
+ * STANDARDIZE_MAX_ATOMS atoms as the tool does (MOLECULE_TOO_LARGE).
+ */
+export function defaultParentOf(rdkit: RDKit, mol: RDKitMol, text: string): string {
+  const atoms = mol.get_num_atoms();
+  if (atoms > STANDARDIZE_MAX_ATOMS) {
+    throw new ToolError("MOLECULE_TOO_LARGE", `Molecule has ${atoms} atoms; standardisation accepts at most ${STANDARDIZE_MAX_ATOMS}`, {
+      atom_count: atoms,
+      max_atoms: STANDARDIZE_MAX_ATOMS,
+    });
+  }
+  const { r, kept } = standardised(rdkit, mol, text, { stripSalts: true, largestFragment: true, neutralize: true });
+  return kept ? canonicalOutput(rdkit, mol.get_smiles()) : r.parent;
+}
 
 function netChargeOf(rdkit: Parameters<ChemTool["run"]>[1]["rdkit"], smiles: string): number {
   return withMol(rdkit, smiles, (m) => {
