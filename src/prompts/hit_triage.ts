@@ -40,8 +40,13 @@ function steps(target: string, organism: string, minPchembl: number): Step[] {
     },
     {
       tool: "canvas_annotate",
-      args: { canvas_id: "<canvas_id>", table, columns: ["qed", "pains", "brenk", "lipinski_violations", "murcko_scaffold"] },
-      text: "chemistry columns on every row (computed in the server; no rows come back).",
+      args: {
+        canvas_id: "<canvas_id>",
+        table,
+        smiles_column: "parent_smiles",
+        columns: ["qed", "pains", "brenk", "lipinski_violations", "murcko_scaffold"],
+      },
+      text: "chemistry columns on every row, computed on the parent's structure (not the salt's) in the server; no rows come back.",
     },
     {
       tool: "chembl_dataframe_query",

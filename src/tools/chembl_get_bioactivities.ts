@@ -381,7 +381,8 @@ export function createChemblGetBioactivitiesTool(
       // A cursor page is always served inline: it stages nothing and leaves a supplied canvas untouched.
       const inline = async () => {
         const offset = decodeCursor(cursor, fingerprint);
-        const page = await service().activityPage(query, offset, limit, callOptions(ctx));
+        // parent_smiles costs a lookup: read only when the fields ask for it.
+        const page = await service().activityPage(query, offset, limit, callOptions(ctx), { parents: notes.fields.includes("parent_smiles") });
         const extra: string[] = [];
         if (canvasId !== undefined) {
           extra.push(

@@ -36,7 +36,7 @@ import { chemblGetDocumentsTool } from "./chembl_get_documents.js";
 import { chemblDataframeQueryTool } from "./chembl_dataframe_query.js";
 import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
-import { canvasImportTool } from "./canvas_import.js";
+import { canvasImportRecordTool, canvasImportTool } from "./canvas_import.js";
 import { chemblStructureScanTool } from "./chembl_structure_scan.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
 // Issue 16 (medicinal chemistry set): scaffolds, clustering, diversity.
@@ -100,10 +100,14 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
 
 /**
  * Chemistry tools the workers run for service tools but the registry does not list (no tools/list entry,
- * no tools/call): canvas_annotate's per-row computation and the offline ChEMBL structure search's scan
+ * no tools/call): canvas_annotate's per-row computation, canvas_import's per-record standardisation and the offline ChEMBL structure search's scan
  * steps (ChemRunner.runList).
  */
-const WORKER_ONLY_TOOLS: readonly ChemTool[] = [canvasAnnotateRowTool as unknown as ChemTool, chemblStructureScanTool as unknown as ChemTool];
+const WORKER_ONLY_TOOLS: readonly ChemTool[] = [
+  canvasAnnotateRowTool as unknown as ChemTool,
+  canvasImportRecordTool as unknown as ChemTool,
+  chemblStructureScanTool as unknown as ChemTool,
+];
 
 /** Every per-molecule chemistry tool names a molblock or CXSMILES input in its results (withInputFormat). */
 const PRODUCTION_TOOLS: readonly AnyTool[] = DECLARED_TOOLS.map((tool) => (tool.kind === "chem" ? withInputFormat(tool) : tool));

@@ -1,6 +1,6 @@
 /**
  * Issue 15 item 5: the hit-triage recipe end to end through the real server over stdio, against the fake
- * ChEMBL: target -> spill -> canvas_annotate (qed, pains, murcko_scaffold) -> SQL (best scaffolds by median
+ * ChEMBL: target -> spill -> canvas_annotate (qed, pains, murcko_scaffold on parent_smiles) -> SQL (best scaffolds by median
  * pchembl_value among alert-free rows with QED >= 0.5) -> a grid picture of them, in 4 calls. The numbers are
  * checked against values computed independently: native RDKit's QED, PAINS FilterCatalog and
  * MurckoScaffold.GetScaffoldForMol on the same SMILES, grouped here in JavaScript.
@@ -77,7 +77,12 @@ test("hit triage in 4 calls: spill, annotate, SQL over scaffolds, a grid picture
     assert.match(canvasId, /^cv_/);
     // 2. Chemistry as columns.
     const annotated = ok(
-      await call("canvas_annotate", { canvas_id: canvasId, table: "bioactivities", columns: ["qed", "pains", "murcko_scaffold"] }),
+      await call("canvas_annotate", {
+        canvas_id: canvasId,
+        table: "bioactivities",
+        smiles_column: "parent_smiles",
+        columns: ["qed", "pains", "murcko_scaffold"],
+      }),
       "annotate",
     );
     assert.equal(annotated.complete, true);
@@ -97,19 +102,19 @@ test("hit triage in 4 calls: spill, annotate, SQL over scaffolds, a grid picture
     assert.equal(image?.mimeType, "image/png", JSON.stringify(picture).slice(0, 300));
     assert.equal(calls, 4, "the recipe takes 4 calls (at most 6)");
 
-    // Independently: every staged row's SMILES and pchembl_value, through native RDKit, grouped here.
+    // Independently: every staged row's parent SMILES and pchembl_value, through native RDKit, grouped here.
     const reason = await nativeRDKitMissing();
     if (reason !== undefined) return skipOracle(t, reason);
     const all = ok(
       await s.modernCall(100, "chembl_dataframe_query", {
         canvas_id: canvasId,
-        sql: "SELECT canonical_smiles, pchembl_value FROM bioactivities",
+        sql: "SELECT parent_smiles, pchembl_value FROM bioactivities",
         max_rows: 1000,
       }),
       "all rows",
-    ).rows as Array<{ canonical_smiles: string | null; pchembl_value: number | null }>;
-    const withSmiles = all.filter((r) => r.canonical_smiles !== null && r.pchembl_value !== null);
-    const native = (await oracleOutput({ program: ORACLE }, { input: withSmiles.map((r) => r.canonical_smiles).join("\n") + "\n" }))
+    ).rows as Array<{ parent_smiles: string | null; pchembl_value: number | null }>;
+    const withSmiles = all.filter((r) => r.parent_smiles !== null && r.pchembl_value !== null);
+    const native = (await oracleOutput({ program: ORACLE }, { input: withSmiles.map((r) => r.parent_smiles).join("\n") + "\n" }))
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { qed: number; pains: number; scaffold: string } | null);

@@ -215,7 +215,7 @@ test("1,000 NCI molecules imported as SMILES, as native RDKit's SDF and as CSV, 
     assert.equal(data[table].length, N, table);
     data[table].forEach((r, i) => assert.equal(r.error, null, `${table} row ${i + 1}: ${smiles[i]} ${String(r.error)}`));
   }
-  data.nci_sdf.forEach((r, i) => assert.equal(r.input, `mol-${nsc[i]}`));
+  data.nci_sdf.forEach((r, i) => assert.equal(r.title, `mol-${nsc[i]}`));
   data.nci_csv.forEach((r, i) => assert.deepEqual([r.input, r.id, r.nsc], [smiles[i], `mol-${nsc[i]}`, nsc[i]]));
 
   // 3. Native RDKit's values: from the SMILES (the smiles_list and CSV tables) and from its own SDF records.

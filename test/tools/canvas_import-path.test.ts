@@ -140,6 +140,6 @@ describe("path import reads .smi, .csv and .sdf.gz", () => {
     assert.ok(sdf.ok, sdf.ok ? "" : sdf.error.message);
     const v = sdf.value as { counts: Record<string, number>; sample: Array<Record<string, unknown>> };
     assert.deepEqual(v.counts, { rows: 2, parsed: 2, failed: 0, table_rows: 2 });
-    assert.deepEqual(v.sample[0], { row_id: 1, input: "m1", smiles: "O", n: 1 });
+    assert.deepEqual(v.sample[0], { row_id: 1, title: "m1", smiles: "O", n: 1 });
   });
 });

@@ -186,7 +186,7 @@ describe("canvas_import from smiles_list", () => {
 });
 
 describe("canvas_import from sdf", () => {
-  test("1,000 records written by native RDKit, in appended calls each within the 256 KiB string limit: tags as typed columns named as the tags, titles as input, canonical smiles native RDKit's", async (t) => {
+  test("1,000 records written by native RDKit, in appended calls each within the 256 KiB string limit: tags as typed columns named as the tags, titles in title, canonical smiles native RDKit's", async (t) => {
     if (!oracle) return skipOracle(t, oracleMissing);
     // Batches of whole records, each under the codec's string limit.
     const batches: string[] = [];
@@ -212,20 +212,20 @@ describe("canvas_import from sdf", () => {
     assert.equal(last!.failures!.at(-1)!.error, "INVALID_SMILES");
     assert.deepEqual(last!.columns, [
       { name: "row_id", type: "BIGINT" },
-      { name: "input", type: "VARCHAR" },
+      { name: "title", type: "VARCHAR", role: "title" },
       { name: "smiles", type: "VARCHAR" },
       { name: "error", type: "VARCHAR" },
       { name: "NSC", type: "BIGINT" },
       { name: "HEAVY", type: "DOUBLE" },
       { name: "KIND", type: "VARCHAR" },
     ]);
-    const rows = await allRows(canvasId!, 'SELECT row_id, input, smiles, error, "NSC", "HEAVY", "KIND" FROM nci_sdf ORDER BY row_id');
+    const rows = await allRows(canvasId!, 'SELECT row_id, title, smiles, error, "NSC", "HEAVY", "KIND" FROM nci_sdf ORDER BY row_id');
     assert.equal(rows.length, 1001);
     const smiles = lines.map((l) => l.split(/\s+/)[0]!);
     rows.slice(0, 1000).forEach((r, i) => {
       const nsc = Number(lines[i]!.split(/\s+/)[1]);
       assert.equal(r.row_id, i + 1);
-      assert.equal(r.input, `mol-${nsc}`);
+      assert.equal(r.title, `mol-${nsc}`);
       assert.equal(r.NSC, nsc);
       assert.equal(typeof r.HEAVY, "number");
       assert.ok(r.KIND === "ring" || r.KIND === "chain");
@@ -236,7 +236,7 @@ describe("canvas_import from sdf", () => {
       smiles,
       oracle.map((o) => o.sdf_canonical ?? null),
     );
-    assert.deepEqual([rows[1000]!.input, rows[1000]!.smiles, rows[1000]!.error], ["broken", null, "INVALID_SMILES"]);
+    assert.deepEqual([rows[1000]!.title, rows[1000]!.smiles, rows[1000]!.error], ["broken", null, "INVALID_SMILES"]);
   });
 
   test("a tag named like one of our columns is renamed (case-insensitively) and the rename holds across appends", async () => {

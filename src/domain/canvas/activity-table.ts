@@ -25,6 +25,10 @@ const ACTIVITY_COLUMNS: Record<ActivityColumn, { type: ColumnType; description: 
   parent_molecule_chembl_id: c("VARCHAR", "Its family parent: group by it to merge salts and forms."),
   molecule_pref_name: c("VARCHAR", "Molecule name, or NULL."),
   canonical_smiles: c("VARCHAR", "Structure of the form measured."),
+  parent_smiles: c(
+    "VARCHAR",
+    "Structure of the family parent as ChEMBL records it (the parent's canonical_smiles): annotate it (smiles_column parent_smiles) for the compound's own properties, not its salt's.",
+  ),
   target_chembl_id: c("VARCHAR", "Target ID."),
   target_pref_name: c("VARCHAR", "Target name."),
   target_organism: c("VARCHAR", "Target organism (NULL for non-protein targets)."),

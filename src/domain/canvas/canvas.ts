@@ -26,7 +26,7 @@ import { diskFullError } from "./duckdb-errors.js";
 import type { DuckDbModule } from "./duckdb.js";
 import { runQuery, type QueryOptions, type QueryResult, type RunningQuery } from "./queries.js";
 import type { CanvasHost } from "./settings.js";
-import { appendToTable, dropTable, openStage, stageTable, type StageWriter } from "./staging.js";
+import { appendToTable, dropTable, firstRowsByKey, openStage, stageTable, type AppendOptions, type StageWriter } from "./staging.js";
 import type { CellValue, ColumnSpec, TableMeta } from "./tables.js";
 
 export class Canvas {
@@ -149,15 +149,21 @@ export class Canvas {
     return stageTable(this, name, columns, rows, provenance, signal);
   }
 
-  /** staging.ts appendToTable: rows added, columns added or widened. */
+  /** staging.ts appendToTable: rows added, columns added or widened (options: a row-count check, counts added to earlier rows). */
   appendRows(
     name: string,
     columns: ColumnSpec[],
     rows: readonly CellValue[][],
     provenance: Record<string, unknown> = {},
     signal?: AbortSignal,
+    options: AppendOptions = {},
   ): Promise<TableMeta> {
-    return appendToTable(this, name, columns, rows, provenance, signal);
+    return appendToTable(this, name, columns, rows, provenance, signal, options);
+  }
+
+  /** staging.ts firstRowsByKey: the first row id of each key a column holds. */
+  firstRowsByKey(name: string, column: string, idColumn: string, keys: readonly string[]): Promise<Map<string, number>> {
+    return firstRowsByKey(this, name, column, idColumn, keys);
   }
 
   /** staging.ts openStage: a table staged part by part. */

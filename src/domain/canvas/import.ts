@@ -14,13 +14,15 @@ import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
 import { splitSdf } from "../chem/input-format.js";
 import { ToolError } from "../errors.js";
-import type { CellValue, ColumnType } from "./tables.js";
+import type { CellValue, ColumnSpec, ColumnType } from "./tables.js";
 import { isInside } from "./paths.js";
 
 /** One molecule to import. */
 interface ImportRecord {
-  /** What the row's `input` column keeps: the SMILES as given, or an SDF record's title ("sdf record N" when blank). */
+  /** The SMILES as given (the row's `input` column), or an SDF record's title ("sdf record N" when blank) to name it in failures. */
   input: string;
+  /** An SDF record's title, null when blank (the row's title column); absent for other sources. */
+  title?: string | null;
   /** The text canonical SMILES is computed from (the SMILES, or the record's molblock). */
   molecule: string;
   /** An identifier (CSV id_column, a .smi line's name), when the source has one. */
@@ -223,7 +225,7 @@ export function smiSource(text: string): ImportSource {
   return { records, dataColumns: [], hasId: true };
 }
 
-/** SDF text: one record a molecule (splitSdf), its title as `input` ("sdf record N" when blank), its tags as data. */
+/** SDF text: one record a molecule (splitSdf), its title as `title` (and as `input`, "sdf record N" when blank), its data items as data. */
 export function sdfSource(text: string, firstRecord = 1, maxColumns = Number.POSITIVE_INFINITY, path = "/sdf"): ImportSource {
   const dataColumns: string[] = [];
   const seen = new Set<string>();
@@ -236,12 +238,119 @@ export function sdfSource(text: string, firstRecord = 1, maxColumns = Number.POS
         // Refused as soon as the distinct data items pass the cap, before any row reaches the canvas.
         if (dataColumns.length > maxColumns) throw tooManyColumns(dataColumns.length, maxColumns, "sdf (distinct data items so far)", path);
       }
-    const record: ImportRecord = { input, molecule: r.molblock ?? "" };
+    const record: ImportRecord = { input, title: r.title !== "" ? r.title : null, molecule: r.molblock ?? "" };
     if (r.properties) record.data = r.properties;
     if (r.problem !== undefined) record.problem = r.problem;
     return record;
   });
   return { records, dataColumns, hasId: false };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The table's columns: the ones the import writes, and the data columns named beside them
+
+/** What an import writes for a source besides its data columns (importColumns). */
+export interface ImportShape {
+  /** An SDF source: its record titles go to `titleColumn`; any other source keeps the molecule as given in `input`. */
+  sdf: boolean;
+  titleColumn: string;
+  hasId: boolean;
+  standardize: boolean;
+  dedupe: boolean;
+}
+
+/** The SDF record title column's default name. */
+export const DEFAULT_TITLE_COLUMN = "title";
+
+/**
+ * The columns the import writes itself, in order: row_id, input (or the SDF title column), smiles, with standardize
+ * original_smiles, with standardize or dedupe parent_inchikey, with dedupe duplicates, error, and id when the source
+ * has one. Only these names are reserved for the source's data columns (nameDataColumns).
+ */
+export function importColumns(shape: ImportShape): ColumnSpec[] {
+  const columns: ColumnSpec[] = [{ name: "row_id", type: "BIGINT", description: "Position in the table, from 1 (appended rows continue the count)." }];
+  if (shape.sdf) columns.push({ name: shape.titleColumn, type: "VARCHAR", description: "The SDF record's title (its first line); NULL when blank." });
+  else columns.push({ name: "input", type: "VARCHAR", description: "The molecule as given (the SMILES)." });
+  columns.push({
+    name: "smiles",
+    type: "VARCHAR",
+    description: shape.standardize
+      ? "RDKit canonical SMILES of the record's standardised parent (the standardize tool's parent_smiles with its defaults); NULL when the record does not parse or has no parent."
+      : "RDKit canonical SMILES (isomeric); NULL when the input does not parse.",
+  });
+  if (shape.standardize)
+    columns.push({
+      name: "original_smiles",
+      type: "VARCHAR",
+      description: "RDKit canonical SMILES of the record as given (salts included); NULL when it does not parse.",
+    });
+  if (shape.standardize || shape.dedupe)
+    columns.push({
+      name: "parent_inchikey",
+      type: "VARCHAR",
+      description: "Standard InChIKey of the standardised parent (the dedupe key); NULL when there is none (no parent, or InChI cannot represent it).",
+    });
+  if (shape.dedupe)
+    columns.push({
+      name: "duplicates",
+      type: "INTEGER",
+      description: "Records merged into this row: later records with the same parent_inchikey, not written (NULL on rows without a parent_inchikey).",
+    });
+  columns.push({ name: "error", type: "VARCHAR", description: "Why the input does not parse (an error code such as INVALID_SMILES); NULL when it parses." });
+  if (shape.hasId) columns.push({ name: "id", type: "VARCHAR", description: "The identifier: the CSV's id_column, or a .smi line's name." });
+  return columns;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+/** A data column's name is cut to this many characters. */
+const MAX_COLUMN_NAME = 100;
+
+/** The column names canvas_import has written on some source (tables imported before the names were reserved per source). */
+export const IMPORT_COLUMN_NAMES = ["row_id", "input", "smiles", "original_smiles", "parent_inchikey", "duplicates", "error", "id"];
+
+/**
+ * Column names for the data columns (CSV headers, SDF data item names): each as given, unless it clashes case-insensitively
+ * (as DuckDB compares names) with a `taken` name (the columns the import writes for this source, and on append the
+ * table's own and computed ones) or with a data column before it: then it gets the first suffix _2, _3, ... that no
+ * other column holds, as given or renamed (a data column named like a suffixed one keeps its name). A name renamed by
+ * an earlier call into the same table (`previous`) keeps that name, so appended values land in the same column.
+ * Control characters become spaces and names are cut at 100 characters. `renamed` lists each name that did not stay
+ * as given.
+ */
+export function nameDataColumns(
+  names: readonly string[],
+  taken: readonly string[],
+  previous: Readonly<Record<string, string>> = {},
+): { columns: Map<string, string>; renamed: Record<string, string> } {
+  const used = new Set(taken.map((n) => n.toLowerCase()));
+  for (const to of Object.values(previous)) used.add(to.toLowerCase());
+  const columns = new Map<string, string>();
+  const clashing: Array<[raw: string, name: string]> = [];
+  // First every name that is free keeps it; then the clashing ones take suffixes free of all of those.
+  for (const raw of names) {
+    const before = previous[raw];
+    if (before !== undefined) {
+      columns.set(raw, before);
+      continue;
+    }
+    const name = raw.replace(CONTROL_CHARACTERS, " ").trim().slice(0, MAX_COLUMN_NAME) || "column";
+    if (used.has(name.toLowerCase())) clashing.push([raw, name]);
+    else {
+      used.add(name.toLowerCase());
+      columns.set(raw, name);
+    }
+  }
+  for (const [raw, name] of clashing) {
+    let k = 2;
+    while (used.has(`${name}_${k}`.toLowerCase())) k++;
+    used.add(`${name}_${k}`.toLowerCase());
+    columns.set(raw, `${name}_${k}`);
+  }
+  const ordered = new Map(names.map((raw) => [raw, columns.get(raw)!]));
+  const renamed: Record<string, string> = {};
+  for (const [raw, name] of ordered) if (name !== raw) renamed[raw] = name;
+  return { columns: ordered, renamed };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ import type { TableMeta } from "./tables.js";
 
 /** A spill's walk ends this long before the call's deadline, leaving the time to stage its rows in DuckDB. */
 const STAGE_RESERVE_MS = 8_000;
+/** The parents' structures of the last page may be looked up in the staging time, up to this long before the deadline (the commit's). */
+const PARENTS_RESERVE_MS = 3_000;
 
 export interface SpillRequest {
   query: ActivityQuery & { includeAlternateForms?: boolean };
@@ -192,9 +194,19 @@ export function spillActivities(service: ChemblService, manager: CanvasManager, 
       return undefined;
     };
 
+    // Every staged row carries its parent's structure (parent_smiles), so a table is annotated and grouped by compound:
+    // each page's parents not on it are looked up before the page is handed on, in a call that may use the staging time
+    // (the lookup of the last page fetched in time must not be cut by the walk's deadline).
+    const parents = service.parentStructures(
+      service.startCall({
+        signal,
+        deadline: request.deadline - PARENTS_RESERVE_MS,
+        deadlineMs: spillWalkDeadlineMs(service.config.spillDeadlineMs, request.progressTracked) + STAGE_RESERVE_MS,
+      }),
+    );
     let walk: WalkResult;
     try {
-      walk = await service.walkActivities(resolved, { maxRows: manager.maxSpillRows, call, onProgress: request.onProgress, onPage });
+      walk = await service.walkActivities(resolved, { maxRows: manager.maxSpillRows, call, onProgress: request.onProgress, onPage, parents });
     } catch (e) {
       await drained();
       await drop();

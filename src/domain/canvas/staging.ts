@@ -2,9 +2,11 @@
  * Writing whole tables onto a canvas: staging a table, appending rows to one, staging one part by part (a spill's
  * pages as they arrive), dropping one. Every write runs in the canvas's write turn (canvas.ts `write`) and goes
  * through a temporary table swapped in by one transaction, so a failed or cancelled write leaves the earlier table.
+ * (firstRowsByKey, a read, sits here beside the append it prepares.)
  */
 import { randomBytes } from "node:crypto";
 import type { DuckDBConnection, DuckDBPreparedStatement } from "@duckdb/node-api";
+import { ToolError } from "../errors.js";
 import type { Canvas } from "./canvas.js";
 import { appendWithAppender, bulkInsertSql, insertInBulk } from "./rows-in.js";
 import { checkTableName, coerceTo, createTableSql, estimateBytes, quoteIdent, widenType, type CellValue, type ColumnSpec, type TableMeta } from "./tables.js";
@@ -52,12 +54,24 @@ export function stageTable(
   });
 }
 
+/** What an append may also do to the rows already there, in the same swap (appendToTable). */
+export interface AppendOptions {
+  /**
+   * The row count the caller read the table at: when another write changed it meanwhile the append is refused
+   * (BUSY, nothing written), since the caller numbered its rows (and matched its keys) against that table.
+   */
+  expectRows?: number;
+  /** Integers added to `column` of the earlier rows whose `key` column holds a key of `deltas` (NULL counts as 0). */
+  increments?: { column: string; key: string; deltas: ReadonlyMap<number, number> };
+}
+
 /**
  * Appends `rows` (given in `columns`, by name) to table `name`, as one swap like stageTable: a column the table
  * lacks is added (earlier rows NULL), a column whose type differs is widened (widenType: numbers to DOUBLE,
  * other mixes to VARCHAR, the earlier values cast by DuckDB), and a table column the rows lack is NULL in
- * them. `provenance` is merged over the table's. CANVAS_FULL before anything is written past a cap;
- * INVALID_ARGUMENTS when the table does not exist.
+ * them. `provenance` is merged over the table's; `options` may check the table did not change since the caller
+ * read it and add to a count column of earlier rows (canvas_import's duplicates), within the same swap.
+ * CANVAS_FULL before anything is written past a cap; INVALID_ARGUMENTS when the table does not exist.
  */
 export function appendToTable(
   canvas: Canvas,
@@ -66,10 +80,19 @@ export function appendToTable(
   rows: readonly CellValue[][],
   provenance: Record<string, unknown>,
   signal?: AbortSignal,
+  options: AppendOptions = {},
 ): Promise<TableMeta> {
   return canvas.write(async () => {
     const existing = canvas.tables.get(name);
     if (!existing) throw canvas.noTable(name);
+    if (options.expectRows !== undefined && existing.row_count !== options.expectRows) {
+      throw new ToolError(
+        "BUSY",
+        `Table ${name} changed while this call ran (another write made it ${existing.row_count} rows, not ${options.expectRows}); nothing was written`,
+        { table: name, row_count: existing.row_count, expected_rows: options.expectRows },
+        "Call again once the other write to this table is done (appends to one table go one after another).",
+      );
+    }
     const merged: ColumnSpec[] = existing.columns.map((c) => ({ ...c }));
     for (const c of columns) {
       const at = merged.find((m) => m.name === c.name);
@@ -86,13 +109,56 @@ export function appendToTable(
     const bytes = existing.bytes + estimateBytes(full);
     const rowCount = existing.row_count + rows.length;
     canvas.checkBounds(name, rowCount, bytes);
-    return writeTable(canvas, name, merged, existing, full, signal, (meta) => ({
-      ...meta,
-      row_count: rowCount,
-      bytes,
-      provenance: { ...existing.provenance, ...provenance },
-    }));
+    const inc = options.increments;
+    const adjust =
+      inc && inc.deltas.size > 0
+        ? async (connection: DuckDBConnection, staging: string) => {
+            const col = quoteIdent(inc.column);
+            await connection.run(
+              `UPDATE ${quoteIdent(staging)} SET ${col} = COALESCE(${col}, 0) + d.n FROM (SELECT unnest(from_json($1::VARCHAR, '["BIGINT"]')) AS k, ` +
+                `unnest(from_json($2::VARCHAR, '["BIGINT"]')) AS n) d WHERE ${quoteIdent(staging)}.${quoteIdent(inc.key)} = d.k`,
+              [JSON.stringify([...inc.deltas.keys()]), JSON.stringify([...inc.deltas.values()])],
+            );
+          }
+        : undefined;
+    return writeTable(
+      canvas,
+      name,
+      merged,
+      existing,
+      full,
+      signal,
+      (meta) => ({
+        ...meta,
+        row_count: rowCount,
+        bytes,
+        provenance: { ...existing.provenance, ...provenance },
+      }),
+      adjust,
+    );
   });
+}
+
+/**
+ * The first row (smallest `idColumn`) of each of `keys` in `column` of table `name`, for the keys the table holds
+ * (canvas_import's dedupe on append: which row a record duplicates).
+ */
+export async function firstRowsByKey(canvas: Canvas, name: string, column: string, idColumn: string, keys: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (keys.length === 0) return out;
+  canvas.checkOpen();
+  const connection = await canvas.instance.connect();
+  try {
+    const read = await connection.runAndReadAll(
+      `SELECT ${quoteIdent(column)} AS k, min(${quoteIdent(idColumn)}) AS id FROM ${quoteIdent(name)} ` +
+        `WHERE ${quoteIdent(column)} IN (SELECT unnest(from_json($1::VARCHAR, '["VARCHAR"]'))) GROUP BY 1`,
+      [JSON.stringify(keys)],
+    );
+    for (const row of read.getRowObjectsJson() as Array<{ k: string; id: string | number }>) out.set(row.k, Number(row.id));
+    return out;
+  } finally {
+    connection.closeSync();
+  }
 }
 
 /**
@@ -108,6 +174,7 @@ async function writeTable(
   rows: readonly CellValue[][],
   signal: AbortSignal | undefined,
   finish: Finish,
+  adjust?: (connection: DuckDBConnection, staging: string) => Promise<void>,
 ): Promise<TableMeta> {
   const connection = await canvas.instance.connect();
   const staging = stagingName();
@@ -120,6 +187,8 @@ async function writeTable(
       const casts = kept.map((c) => `CAST(${quoteIdent(c.name)} AS ${c.type})`).join(", ");
       await connection.run(`INSERT INTO ${quoteIdent(staging)} (${list}) SELECT ${casts} FROM ${quoteIdent(name)}`);
     }
+    // Changes to the earlier rows, made on the copy: they stand only if the swap does.
+    if (adjust) await adjust(connection, staging);
     await appendWithAppender(canvas, connection, staging, columns, rows, signal);
     const meta = await swapIn(canvas, connection, staging, name, columns, signal, finish);
     swapped = true;

@@ -479,27 +479,37 @@ function cleanup(rdkit: RDKit, g0: Graph): { graph: Graph; changes: Change[] } {
 interface FragmentInfo {
   atoms: number[];
   graph: Graph;
-  smiles: string;
+  readonly smiles: string;
   heavy: number;
   withHs: number;
-  mass: number;
+  readonly mass: number;
   organic: boolean;
 }
 
-function fragmentInfos(rdkit: RDKit, g: Graph): FragmentInfo[] {
-  return fragments(g).map((atoms) => {
+/**
+ * Each fragment's facts. Its canonical SMILES and exact mass (a molecule built and its descriptors computed) are read
+ * only when asked for: salt stripping needs them for the fragments it removes, the fragment choice on ties.
+ */
+function fragmentInfos(rdkit: RDKit, g: Graph, parts: number[][] = fragments(g)): FragmentInfo[] {
+  return parts.map((atoms) => {
     const graph = subgraph(g, atoms);
-    const props = withGraphMol(rdkit, graph, (m) => ({
-      smiles: canonicalOutput(rdkit, m.get_smiles()),
-      mass: (JSON.parse(m.get_descriptors()) as { exactmw: number }).exactmw,
-    }));
+    let props: { smiles: string; mass: number } | undefined;
+    const read = () =>
+      (props ??= withGraphMol(rdkit, graph, (m) => ({
+        smiles: canonicalOutput(rdkit, m.get_smiles()),
+        mass: (JSON.parse(m.get_descriptors()) as { exactmw: number }).exactmw,
+      })) ?? { smiles: "", mass: 0 });
     return {
       atoms,
       graph,
-      smiles: props?.smiles ?? "",
+      get smiles() {
+        return read().smiles;
+      },
       heavy: atoms.length,
       withHs: atoms.length + graph.atoms.reduce((s, a) => s + a.hs, 0),
-      mass: props?.mass ?? 0,
+      get mass() {
+        return read().mass;
+      },
       organic: graph.atoms.some((a) => a.z === 6),
     };
   });
@@ -507,8 +517,9 @@ function fragmentInfos(rdkit: RDKit, g: Graph): FragmentInfo[] {
 
 /** SaltRemover (dontRemoveEverything): removes whole fragments matching a salt pattern, never the last ones. */
 function stripSalts(rdkit: RDKit, g: Graph): { graph: Graph; changes: Change[]; removed: RemovedFragment[] } {
-  let frags = fragmentInfos(rdkit, g);
-  if (frags.length <= 1) return { graph: g, changes: [], removed: [] };
+  const parts = fragments(g);
+  if (parts.length <= 1) return { graph: g, changes: [], removed: [] };
+  let frags = fragmentInfos(rdkit, g, parts);
   const removed: RemovedFragment[] = [];
   for (const salt of queries(rdkit).salts) {
     const hits = frags.filter((f) => f.heavy === salt.atoms && withGraphMol(rdkit, f.graph, (m) => firstMatch(m, salt.query) !== undefined) === true);
@@ -531,8 +542,9 @@ function stripSalts(rdkit: RDKit, g: Graph): { graph: Graph; changes: Change[]; 
 
 /** LargestFragmentChooser(preferOrganic): organic first, then most atoms counting hydrogens, then mass, then SMILES. */
 function largestFragment(rdkit: RDKit, g: Graph): { graph: Graph; changes: Change[]; removed: RemovedFragment[] } {
-  const frags = fragmentInfos(rdkit, g);
-  if (frags.length <= 1) return { graph: g, changes: [], removed: [] };
+  const parts = fragments(g);
+  if (parts.length <= 1) return { graph: g, changes: [], removed: [] };
+  const frags = fragmentInfos(rdkit, g, parts);
   let best: FragmentInfo | undefined;
   for (const f of frags) {
     if (best !== undefined) {
@@ -841,4 +853,20 @@ export function standardizeMolecule(
   const result = keepingAtomMaps(rdkit, mol, (m) => standardize(rdkit, m, smiles, options));
   const kept = keepsItselfAsParent(rdkit, mol, result.parent);
   return { result, parent: kept ? canonicalOutput(rdkit, mol.get_smiles()) : result.parent, kept };
+}
+
+/**
+ * The parent_smiles the standardize tool answers with its defaults, for a molecule already read from `text`
+ * (canvas_import standardises its records with it on the one parse each record gets). Refuses a molecule over
+ * STANDARDIZE_MAX_ATOMS atoms as the tool does (MOLECULE_TOO_LARGE).
+ */
+export function defaultParentOf(rdkit: RDKit, mol: RDKitMol, text: string): string {
+  const atoms = mol.get_num_atoms();
+  if (atoms > STANDARDIZE_MAX_ATOMS) {
+    throw new ToolError("MOLECULE_TOO_LARGE", `Molecule has ${atoms} atoms; standardisation accepts at most ${STANDARDIZE_MAX_ATOMS}`, {
+      atom_count: atoms,
+      max_atoms: STANDARDIZE_MAX_ATOMS,
+    });
+  }
+  return standardizeMolecule(rdkit, mol, text, { stripSalts: true, largestFragment: true, neutralize: true }).parent;
 }

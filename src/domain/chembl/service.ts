@@ -39,7 +39,7 @@ import type { Assay, ChemblDocument, MoleculeRow, Source, TargetRow } from "./ty
 import { SqliteSource, type DumpInfo } from "./sqlite/source.js";
 import { locateStructureIndex } from "./structures/place.js";
 import { structureSearch, type StructureScanner } from "./structures/search.js";
-import { fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
+import { ParentStructures, fetchActivityPage, walkActivities, type ActivityPage, type PageSink, type WalkResult } from "./walk.js";
 
 export { ID_LOOKUP_CAP, type BatchLookup, type LookupKind } from "./batch.js";
 export { type DrugInfo, type FamilyForm, type Section } from "./drug-info.js";
@@ -57,7 +57,7 @@ export {
 } from "./queries.js";
 export { CITATION, LICENSE_URL, sourceOf } from "./release.js";
 export { Call, callOptions, type CallOptions, type Param } from "./request.js";
-export type { ActivityPage, PageSink, WalkResult } from "./walk.js";
+export type { ActivityPage, PageSink, ParentStructures, WalkResult } from "./walk.js";
 export type { StructureScanner } from "./structures/search.js";
 
 /** What a structure search needs from the layer above: the chemistry pool, to scan the structure index. */
@@ -396,18 +396,23 @@ export class ChemblService {
     return { ...q, parentMoleculeChemblId: parent };
   }
 
-  /** One page of a view, by offset (the tool's cursor carries the offset; page_meta.next is never followed). */
+  /**
+   * One page of a view, by offset (the tool's cursor carries the offset; page_meta.next is never followed). With
+   * `read.parents` each activity carries parent_smiles (one batched lookup of the parents not on the page).
+   */
   async activityPage(
     q: ActivityQuery & { includeAlternateForms?: boolean },
     offset: number,
     limit: number,
     options: CallOptions = {},
+    read: { parents?: boolean } = {},
   ): Promise<ActivityPage & { query: ActivityQuery }> {
     const call = this.requests.startCall(options);
     return this.release.withSource(
       (async () => {
         const query = await this.resolveActivityQuery(q, call);
-        const page = await fetchActivityPage(this.requests, query, offset, Math.min(limit, this.config.maxPageSize), call);
+        const parents = read.parents ? new ParentStructures(this.requests, call) : undefined;
+        const page = await fetchActivityPage(this.requests, query, offset, Math.min(limit, this.config.maxPageSize), call, parents);
         return { activities: page.activities, total_count: page.total, offset, query };
       })(),
     );
@@ -421,10 +426,23 @@ export class ChemblService {
    */
   async walkActivities(
     q: ActivityQuery,
-    opts: { maxRows: number; pageSize?: number; call?: Call; onProgress?: (fetched: number, goal: number) => void; onPage?: PageSink } & CallOptions,
+    opts: {
+      maxRows: number;
+      pageSize?: number;
+      call?: Call;
+      onProgress?: (fetched: number, goal: number) => void;
+      onPage?: PageSink;
+      /** Fills each page's parent_smiles before it is handed on (ParentStructures, from parentStructures). */
+      parents?: ParentStructures;
+    } & CallOptions,
   ): Promise<WalkResult> {
     const call = opts.call ?? this.requests.startCall(opts);
     return this.release.withSource(walkActivities(this.requests, q, opts, call));
+  }
+
+  /** The parents' structures of activities (walk.ts ParentStructures), looked up within `call`: a spill's walk fills every page with them. */
+  parentStructures(call: Call): ParentStructures {
+    return new ParentStructures(this.requests, call);
   }
 
   // -------------------------------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 /**
  * Bioactivity pages: one page of a view by offset, and the walk of a whole view in its total order (the
- * seam a canvas spill plugs into).
+ * seam a canvas spill plugs into); ParentStructures, each activity's parent_smiles from its parent's molecule record
+ * (an inline page when asked, every page of a spill's walk).
  */
+import { ID_LOOKUP_CAP, lookupRows } from "./batch.js";
+import { toText } from "./coerce.js";
 import { UpstreamError } from "./errors.js";
 import { normalizeActivity } from "./normalise.js";
 import { activityParams, type ActivityQuery } from "./queries.js";
-import type { Call, ChemblRequests } from "./request.js";
+import { isJson, type Call, type ChemblRequests, type Json } from "./request.js";
 import type { Activity, Source } from "./types.js";
 
 export interface ActivityPage {
@@ -29,12 +32,71 @@ export interface WalkResult {
  */
 export type PageSink = (activities: Activity[], start: number, total: number | null) => void;
 
+/**
+ * The structures of family parents, as ChEMBL records them (the parent molecule's canonical_smiles), looked up once
+ * per parent for a page or a whole walk: an activity of the parent itself carries it already (its canonical_smiles),
+ * the others' parents are read in batched `molecule?molecule_chembl_id__in=...` requests of at most ID_LOOKUP_CAP IDs
+ * through the request path (paced, cached, retried; the offline dump answers them from compound_structures of the
+ * parent). The pages of one walk share the lookups; their Call may outlast the walk's, so the lookup of the last
+ * page fetched in time still ends before the rows are staged.
+ */
+export class ParentStructures {
+  private readonly known = new Map<string, Promise<string | null>>();
+
+  constructor(
+    private readonly requests: ChemblRequests,
+    private readonly call: Call,
+  ) {}
+
+  /** Sets parent_smiles on each activity (null when the parent is unknown or has no structure). */
+  async fill(activities: Activity[]): Promise<void> {
+    const wanted: string[] = [];
+    for (const a of activities) {
+      const parent = a.parent_molecule_chembl_id;
+      if (parent === null || this.known.has(parent)) continue;
+      if (parent === a.molecule_chembl_id) this.known.set(parent, Promise.resolve(a.canonical_smiles));
+      else if (!wanted.includes(parent)) wanted.push(parent);
+    }
+    for (let i = 0; i < wanted.length; i += ID_LOOKUP_CAP) {
+      const ids = wanted.slice(i, i + ID_LOOKUP_CAP);
+      const batch = lookupRows(this.requests, "molecule", "molecules", "molecule_chembl_id", ids, PARENT_FIELDS, "the parents' structures", this.call).then(
+        (rows) => new Map(rows.map((r) => [toText(r.molecule_chembl_id), structureOf(r)])),
+      );
+      for (const id of ids)
+        this.known.set(
+          id,
+          batch.then((found) => found.get(id) ?? null),
+        );
+    }
+    // A failed lookup is forgotten, so a later page asks again rather than reusing the failure.
+    const settled = await Promise.allSettled(activities.map(async (a) => (a.parent_smiles = await this.of(a.parent_molecule_chembl_id))));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) {
+      for (const id of wanted) this.known.delete(id);
+      throw failed.reason;
+    }
+  }
+
+  private of(parent: string | null): Promise<string | null> {
+    return parent === null ? Promise.resolve(null) : (this.known.get(parent) ?? Promise.resolve(null));
+  }
+}
+
+/** What a parent lookup reads of a molecule record (molecule_structures holds canonical_smiles). */
+const PARENT_FIELDS = ["molecule_chembl_id", "molecule_structures"];
+
+function structureOf(r: Json): string | null {
+  const s = r.molecule_structures;
+  return isJson(s) ? toText(s.canonical_smiles) : null;
+}
+
 export async function fetchActivityPage(
   requests: ChemblRequests,
   q: ActivityQuery,
   offset: number,
   limit: number,
   call: Call,
+  parents?: ParentStructures,
 ): Promise<{ activities: Activity[]; total: number | null }> {
   const page = await requests.listPage(
     "activity",
@@ -43,7 +105,9 @@ export async function fetchActivityPage(
     { what: "bioactivities" },
     call,
   );
-  return { activities: page.rows.map((r) => normalizeActivity(r)), total: page.total };
+  const activities = page.rows.map((r) => normalizeActivity(r));
+  if (parents) await parents.fill(activities);
+  return { activities, total: page.total };
 }
 
 /**
@@ -56,13 +120,14 @@ export async function fetchActivityPage(
 export async function walkActivities(
   requests: ChemblRequests,
   q: ActivityQuery,
-  opts: { maxRows: number; pageSize?: number; onProgress?: (fetched: number, goal: number) => void; onPage?: PageSink },
+  opts: { maxRows: number; pageSize?: number; onProgress?: (fetched: number, goal: number) => void; onPage?: PageSink; parents?: ParentStructures },
   call: Call,
 ): Promise<Omit<WalkResult, "source">> {
+  const parents = opts.parents;
   // CHEMBL_MAX_PAGE_SIZE rows a request at most (1000, ChEMBL's own ceiling, by default).
   const ceiling = requests.config.maxPageSize;
   const pageSize = Math.max(1, Math.min(opts.pageSize ?? ceiling, ceiling, opts.maxRows));
-  const first = await fetchActivityPage(requests, q, 0, pageSize, call);
+  const first = await fetchActivityPage(requests, q, 0, pageSize, call, parents);
   const total = first.total;
   const goal = Math.min(opts.maxRows, total ?? opts.maxRows);
   const pages: Activity[][] = [first.activities];
@@ -88,7 +153,7 @@ export async function walkActivities(
       const i = next++;
       const offset = offsets[i]!;
       try {
-        const page = await fetchActivityPage(requests, q, offset, Math.min(pageSize, goal - offset), call);
+        const page = await fetchActivityPage(requests, q, offset, Math.min(pageSize, goal - offset), call, parents);
         results.set(i, page.activities);
         if (opts.onPage) while (results.has(nextToEmit)) emit(results.get(nextToEmit++)!);
         fetched += page.activities.length;

@@ -3,7 +3,8 @@
  * Offline a page of activities is read from the activities rows (a) with their ligand_eff row (le) and
  * data_validity_lookup row (dv), and the entities they name as the page reads them (sqlite/rest.ts, entities):
  * the molecule with its parent and structure (m), the assay with its target, variant and BAO label (s), the
- * document (d).
+ * document (d). The parent's structure (parent_smiles) is in neither source's activity: walk.ts fills it from the
+ * parent's molecule record when asked (staging always asks).
  */
 import { isObj, toText } from "../coerce.js";
 import { declareRecord } from "./record.js";
@@ -31,6 +32,14 @@ export const ACTIVITY = declareRecord({
     },
     { name: "molecule_pref_name", type: "string", description: "Molecule name, or null.", sqlite: "m.molecule_pref_name" },
     { name: "canonical_smiles", type: "string", description: "Structure of the form measured.", sqlite: "m.canonical_smiles", markdown: "code" },
+    {
+      name: "parent_smiles",
+      type: "string",
+      description: "Structure of the family parent as ChEMBL records it (the salt-free compound): compute properties on it.",
+      // Neither the web API's activity nor the dump's activity row holds it: walk.ts reads it from the parent's molecule record.
+      api: null,
+      markdown: "code",
+    },
     { name: "target_chembl_id", type: "string", description: "Target ID.", sqlite: "s.target_chembl_id" },
     { name: "target_pref_name", type: "string", description: "Target name.", sqlite: "s.target_pref_name" },
     { name: "target_organism", type: "string", description: "Target organism (null for non-protein targets).", sqlite: "s.target_organism" },
