@@ -27,7 +27,6 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { assetPath } from "../../src/domain/assets.js";
 import { ToolError } from "../../src/domain/errors.js";
 import { CanvasManager } from "../../src/domain/canvas/manager.js";
 import { loadRDKit, parseSmiles, substructMatches, type RDKit } from "../../src/domain/chem/rdkit.js";
@@ -37,6 +36,7 @@ import { createCanvasAnnotateTool } from "../../src/tools/canvas_annotate.js";
 import { representationRouterTool } from "../../src/tools/representation_router.js";
 import { ok, serviceContext } from "../fixtures/chembl/harness.js";
 import { localRunner, stageSmiles } from "../helpers/annotate.js";
+import { VALENCE_7491, valenceModelChange } from "../helpers/upstream.js";
 import { nativeRDKitMissing, oracleLines, skipOracle } from "../helpers/oracle.js";
 import { NCI_FILE, SPECIAL_CASES, bondedElements, metalValenceExcuse, mixedSet } from "../helpers/rdkit-data-sets.js";
 
@@ -157,21 +157,11 @@ const UPSTREAM = {
     "rdkit/rdkit#8997 (after 2025.09): NumHBA's SMARTS no longer counts a three-connected aromatic N; a rule set's verdict is " +
     "excused only when the molecule has such N ([n;H0;+0;!X2], the same count in both RDKits) and native's verdicts with NumHBA " +
     "lowered by that count equal ours on all six rule sets",
-  valence7491:
-    "rdkit/rdkit#7491 (2024.09, the isoelectronic valence model): WASM refuses a neutral Al, Si or P with more bonds than it now " +
-    "allows; excused only when WASM's parse error names Al, Si or P at a valence 2022.09's valence list allows, and every cell is NULL",
+  valence7491: VALENCE_7491,
   metalValence6357:
     "rdkit/rdkit#6038 and #6357 (2023.09, cleanupOrganometallics): sanitisation makes a hypervalent atom's bond to a metal dative, so " +
     "WASM reads what 2022.09 refuses (an explicit valence on a molecule with a bond to a metal); excused by metalValenceExcuse's rule",
 } as const;
-
-const valences2022 = (JSON.parse(readFileSync(assetPath("standardize-data.json"), "utf8")) as { valence_lists: Record<string, number[]> }).valence_lists;
-const Z: Record<string, number> = { Al: 13, Si: 14, P: 15 };
-
-function valenceModelChange(message: string): boolean {
-  const m = /Explicit valence for atom # \d+ (Al|Si|P), (\d+), is greater than permitted/.exec(message);
-  return m !== null && (valences2022[String(Z[m[1]!])] ?? []).some((v) => v >= Number(m[2]));
-}
 
 /** WASM RDKit's refusal of a SMILES (its message), or undefined when it reads it. */
 function wasmRefusal(rdkit: RDKit, smiles: string): string | undefined {
