@@ -6,7 +6,7 @@
  * their `_row` key. Each tool computes with its list form's own code; this file only moves rows.
  */
 import { ToolError } from "../domain/errors.js";
-import type { JsonSchema, ProgressReporter, ServiceContext } from "../contract/tool.js";
+import type { JsonSchema, ProgressReporter, ServiceContext, ToolAnnotations } from "../contract/tool.js";
 import type { CanvasManager } from "../domain/canvas/manager.js";
 import type { Canvas } from "../domain/canvas/canvas.js";
 import { ROW_KEY_COLUMN, type AnnotationColumn } from "../domain/canvas/annotations.js";
@@ -128,6 +128,17 @@ export const CANVAS_SET_HEADER_SCHEMA: Record<string, JsonSchema> = {
   where: { type: "string", description: "The condition the rows were read with." },
   rows_read: { type: "integer", minimum: 0, description: "Rows read (those where keeps); rows without SMILES are left out of the computation." },
 };
+
+/** A tool that writes columns or tables on a canvas when given one: not read-only, the same call twice leaves the same canvas. */
+export const CANVAS_WRITE_ANNOTATIONS: ToolAnnotations = { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false };
+
+/** Rows of a derived table an answer shows (the table holds them all). */
+const SAMPLE_ROWS = 3;
+
+/** The first rows of a derived table as objects, for the answer's `sample`. */
+export function sampleRows(columns: readonly ColumnSpec[], cells: readonly CellValue[][]): Array<Record<string, CellValue>> {
+  return cells.slice(0, SAMPLE_ROWS).map((row) => Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])));
+}
 
 /** Provenance key naming the tool that wrote a derived table (a table it may replace on the next call). */
 const DERIVED_BY = "derived_by";

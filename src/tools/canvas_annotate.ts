@@ -11,6 +11,7 @@
  * the rows not yet annotated (the canvas remembers which rows hold which column; see
  * Canvas.prepareAnnotation).
  */
+import { CANVAS_WRITE_ANNOTATIONS } from "./canvas-set.js";
 import { describedWithUnit } from "../contract/units.js";
 import { ToolError } from "../domain/errors.js";
 import { descriptorsOf, parseSmiles, round, withMol, type RDKit, type RDKitMol } from "../domain/chem/rdkit.js";
@@ -550,7 +551,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
     name: "canvas_annotate",
     title: "Canvas: chemistry as columns",
     description: "Add chemistry columns (kinds) to a canvas table, computed as the single-molecule tools do; complete: false means call again.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {

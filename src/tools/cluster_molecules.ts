@@ -19,6 +19,7 @@ import {
   stepProgress,
   writeSetColumns,
   type CanvasSetArgs,
+  CANVAS_WRITE_ANNOTATIONS,
 } from "./canvas-set.js";
 import type { CellValue } from "../domain/canvas/tables.js";
 import { MAX_LIST_ENTRY_ATOMS } from "./tanimoto.js";
@@ -197,7 +198,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
     title: "Butina clustering (ECFP4)",
     description:
       "Butina clusters on ECFP4, equal to RDKit's Butina.ClusterData: each cluster's centroid and members (input indices). canvas_id + table writes cluster_id and is_centroid columns.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {

@@ -4,7 +4,7 @@ import { DRUG_RULES, DRUG_RULE_KEYS, druglikeness, drugValues, thresholdText, ty
 import type { ChemTool, JsonSchema } from "../contract/tool.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { annotateForm } from "./canvas_annotate.js";
-import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, type CanvasSetArgs } from "./canvas-set.js";
+import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, type CanvasSetArgs, CANVAS_WRITE_ANNOTATIONS } from "./canvas-set.js";
 import { MOLECULE_NOTES_PROPERTIES, SMILES_PARENT_INPUT, withInputMolecule, type MoleculeNotes, type SmilesParentArgs } from "./molecule-input.js";
 
 const PROPERTY_NAMES = ["mw", "logp", "mr", "tpsa", "rotb", "hbd", "hba", "atoms", "rings", "carbons", "heteroatoms"];
@@ -51,7 +51,7 @@ export function createDruglikenessFiltersTool(canvases: () => CanvasManager = ge
     title: "Drug-likeness rule sets",
     description:
       "Six published drug-likeness rule sets on a molecule (Lipinski, Veber, Egan, Ghose, Muegge, rule of three): each rule's pass, failed properties, values, thresholds and citation. canvas_id + table writes each set's pass as a column.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       ...SMILES_PARENT_INPUT,
       properties: {

@@ -15,6 +15,8 @@ import {
   rowRefColumn,
   writeDerivedTable,
   type CanvasSetArgs,
+  CANVAS_WRITE_ANNOTATIONS,
+  sampleRows,
 } from "./canvas-set.js";
 
 interface EnumerateStereoisomersArgs extends CanvasSetArgs {
@@ -59,7 +61,7 @@ export function createEnumerateStereoisomersTool(canvases: () => CanvasManager =
     title: "Enumerate stereoisomers",
     description:
       "Stereoisomers of a molecule (RDKit EnumerateStereoisomers): every configuration of its unassigned (or, with only_unassigned false, all) centres and double bonds, as canonical SMILES. canvas_id + table writes them as a new table.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
@@ -132,7 +134,6 @@ export function createEnumerateStereoisomersTool(canvases: () => CanvasManager =
           provenance: { only_unassigned: args.only_unassigned ?? true },
           signal: ctx.signal,
         });
-        const names = columns.map((c) => c.name);
         return {
           ...canvasSetHeader(set),
           into,
@@ -141,7 +142,7 @@ export function createEnumerateStereoisomersTool(canvases: () => CanvasManager =
           ...(truncatedRows > 0 ? { truncated_rows: truncatedRows } : {}),
           ...(failed > 0 ? { failed_rows: failed } : {}),
           ...(capped ? { note: `Stopped at ${CANVAS_MAX_ISOMERS} isomers: narrow the rows with where and run the rest into another table.` } : {}),
-          sample: cells.slice(0, 3).map((row) => Object.fromEntries(names.map((n, i) => [n, row[i]]))),
+          sample: sampleRows(columns, cells),
         };
       },
     },

@@ -19,6 +19,8 @@ import {
   rowRefColumn,
   writeDerivedTable,
   type CanvasSetArgs,
+  CANVAS_WRITE_ANNOTATIONS,
+  sampleRows,
 } from "./canvas-set.js";
 
 /**
@@ -59,8 +61,6 @@ function tidy(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-/** Pairs shown in a canvas-form answer (the table holds them all). */
-const CANVAS_SAMPLE_PAIRS = 3;
 /** Transformations shown in a canvas-form answer. */
 const CANVAS_TOP_TRANSFORMATIONS = 5;
 
@@ -90,7 +90,7 @@ export function createMatchedPairsTool(canvases: () => CanvasManager = getCanvas
     title: "Matched molecular pairs",
     description:
       "Matched molecular pairs in a set (Hussain-Rea on RDKit MMPA): pairs differing by one local change, with the transformation; with values, each pair's delta and per-transformation statistics. A salt pairs as its parent. canvas_id + table writes the pairs as a new table.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
@@ -249,13 +249,12 @@ export function createMatchedPairsTool(canvases: () => CanvasManager = getCanvas
           signal: ctx.signal,
         });
         progress.done(`${cells.length} pairs written to ${into}`);
-        const names = columns.map((c) => c.name);
         const answer: Record<string, unknown> = {
           ...canvasSetHeader(set),
           into,
           total_pairs: result.total_pairs,
           pairs_written: cells.length,
-          sample: cells.slice(0, CANVAS_SAMPLE_PAIRS).map((row) => Object.fromEntries(names.map((n, i) => [n, row[i]]))),
+          sample: sampleRows(columns, cells),
         };
         if (Array.isArray(result.transformations)) {
           answer.transformations = result.transformations.slice(0, CANVAS_TOP_TRANSFORMATIONS);

@@ -12,7 +12,7 @@ import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { ChemTool, ListSummary } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
-import { CANVAS_SET_DEPENDENCIES, canvasSetProperties } from "./canvas-set.js";
+import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, CANVAS_WRITE_ANNOTATIONS } from "./canvas-set.js";
 import { annotateForm } from "./canvas_annotate.js";
 
 interface Args {
@@ -71,7 +71,7 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
     title: "Bemis-Murcko scaffold",
     description:
       "Bemis-Murcko scaffold (equal to RDKit), or the generic framework; a list also groups molecules by scaffold, and canvas_id + table writes it as a column.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {

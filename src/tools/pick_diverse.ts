@@ -16,6 +16,7 @@ import {
   stepProgress,
   writeSetColumns,
   type CanvasSetArgs,
+  CANVAS_WRITE_ANNOTATIONS,
 } from "./canvas-set.js";
 import { ECFP4_METHOD, INVALID_SCHEMA, listFingerprints, smilesListProperty, type InvalidEntry } from "./cluster_molecules.js";
 
@@ -72,7 +73,7 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
     title: "Diverse subset (MaxMin, ECFP4)",
     description:
       "Pick n diverse molecules by MaxMin on ECFP4, equal to RDKit's MaxMinPicker: the picks (input indices, in order) and the last pick's distance. For a subset to test, buy or show. canvas_id + table writes each pick's rank as a column.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {

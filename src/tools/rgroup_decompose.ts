@@ -16,6 +16,8 @@ import {
   rowRefColumn,
   writeDerivedTable,
   type CanvasSetArgs,
+  CANVAS_WRITE_ANNOTATIONS,
+  sampleRows,
 } from "./canvas-set.js";
 
 const RGD_MAX_MOLECULES = 1_000;
@@ -66,8 +68,6 @@ function parseCore(rdkit: RDKit, core: string): { mol: RDKitMol; readAs: "smiles
   );
 }
 
-/** Rows shown in a canvas-form answer (the table holds them all). */
-const CANVAS_SAMPLE_ROWS = 3;
 
 const CANVAS_OUTPUT: JsonSchema = {
   type: "object",
@@ -95,7 +95,7 @@ export function createRgroupDecomposeTool(canvases: () => CanvasManager = getCan
     title: "R-group decomposition",
     description:
       "R-group decomposition of a series on a common core (SMILES or SMARTS, RDKit RGroupDecomposition): per molecule its core and R1, R2... as SMILES, for SAR tables. canvas_id + table writes them as a new table.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
@@ -198,7 +198,6 @@ export function createRgroupDecomposeTool(canvases: () => CanvasManager = getCan
           provenance: { core: args.core },
           signal: ctx.signal,
         });
-        const names = columns.map((c) => c.name);
         return {
           ...canvasSetHeader(set),
           into,
@@ -208,7 +207,7 @@ export function createRgroupDecomposeTool(canvases: () => CanvasManager = getCan
           matched: cells.length,
           unmatched: result.unmatched.length,
           ...(result.invalid ? { invalid_rows: result.invalid.length } : {}),
-          sample: cells.slice(0, CANVAS_SAMPLE_ROWS).map((row) => Object.fromEntries(names.map((n, i) => [n, row[i]]))),
+          sample: sampleRows(columns, cells),
         };
       },
     },

@@ -6,7 +6,7 @@ import { smilesProperty } from "./common.js";
 import { ToolError } from "../domain/errors.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { annotateForm } from "./canvas_annotate.js";
-import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, type CanvasSetArgs } from "./canvas-set.js";
+import { CANVAS_SET_DEPENDENCIES, canvasSetProperties, type CanvasSetArgs, CANVAS_WRITE_ANNOTATIONS } from "./canvas-set.js";
 
 interface Args extends CanvasSetArgs {
   smiles: string;
@@ -48,7 +48,7 @@ export function createStandardizeTool(canvases: () => CanvasManager = getCanvasM
     title: "Standardise to the parent structure",
     description:
       "Standardise to the parent, as ChEMBL does: metals disconnected, normalised, salts and solvents stripped, largest organic fragment, neutralised (stereo kept). Returns parent_smiles and each change.",
-    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+    annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: {
