@@ -29,7 +29,7 @@ import { WORKER_URL, takePrestartedWorker, workerOptions } from "./prestart.js";
 import type { DomainErrorPayload } from "../domain/errors.js";
 import type { ProgressReporter } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
-import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
+import { MAX_PROGRESS_BUDGET_MS, MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 
 export class InternalToolError extends Error {
   constructor(readonly detail: string) {
@@ -287,7 +287,9 @@ export class WorkerPool {
       );
     }
     const arrivedAt = Date.now();
-    const budgetMs = Math.min(options.budgetMs, this.horizonMs);
+    // A list's budget comes from its call's own deadline, which a progress-tracked call (a path import) may set past
+    // the single-call horizon: it is bounded by the longest a tracked call may run instead.
+    const budgetMs = Math.min(options.budgetMs, Math.max(this.horizonMs, MAX_PROGRESS_BUDGET_MS));
     const deadline = arrivedAt + budgetMs;
     // Small enough that every worker gets several chunks (the load evens out, progress is frequent) and a
     // budget cut loses little; big enough that messages stay few.
