@@ -290,3 +290,27 @@ test("waiting calls are taken round-robin across callers: bob's call runs after 
     await pool.close();
   }
 });
+
+test(
+  "a list run takes the budget its caller gives past the single-call horizon (a progress-tracked path import), and still ends at that budget",
+  { timeout: 120_000 },
+  async () => {
+    const pool = new WorkerPool({ size: 1, horizonMs: 300 });
+    try {
+      await pool.ready();
+      const long = await pool.runList("test_sleep", [{ ms: 500 }, { ms: 500 }], { budgetMs: 5_000 });
+      assert.deepEqual(
+        long.map((o) => o.ok),
+        [true, true],
+        "entries past the 300 ms horizon ran within the list's own 5 s budget",
+      );
+      const cut = await pool.runList("test_sleep", [{ ms: 400 }, { ms: 400 }, { ms: 400 }], { budgetMs: 600 });
+      assert.ok(
+        cut.some((o) => !o.ok && o.error.code === "TIMEOUT"),
+        "the list's budget still cuts it",
+      );
+    } finally {
+      await pool.close();
+    }
+  },
+);
