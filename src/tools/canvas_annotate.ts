@@ -23,7 +23,7 @@ import { screenAlerts } from "../domain/chem/alerts.js";
 import { boiledEggPayload, polarGraphInfo } from "../domain/chem/boiled_egg.js";
 import { esolLogS } from "../domain/chem/admet.js";
 import { computeRepresentations } from "../domain/chem/representations.js";
-import { murckoScaffold, genericScaffold } from "../domain/chem/scaffold.js";
+import { murckoScaffold, genericScaffold, scaffoldHints } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { AnnotationType } from "../domain/canvas/tables.js";
@@ -228,9 +228,9 @@ function moleculeCells(rdkit: RDKit, mol: RDKitMol, smiles: string, parentSmiles
         return [names?.length ?? null, names ?? null];
       }
       case "murcko_scaffold":
-        return [once("murcko", () => murckoScaffold(rdkit, mol))];
+        return [once("murcko", () => murckoScaffold(rdkit, mol, scaffoldHints(smiles, mol.get_num_atoms())))];
       case "generic_scaffold":
-        return [once("generic", () => genericScaffold(rdkit, mol))];
+        return [once("generic", () => genericScaffold(rdkit, mol, scaffoldHints(smiles, mol.get_num_atoms())))];
       case "inchikey":
         return [once("inchikey", () => computeRepresentations(rdkit, mol, new Set(["inchikey"])).values.inchikey ?? null)];
       case "canonical_smiles":

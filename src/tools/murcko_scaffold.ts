@@ -8,7 +8,7 @@
 import { keepingAtomMaps } from "../domain/chem/atom-maps.js";
 import { ToolError } from "../domain/errors.js";
 import { withMol } from "../domain/chem/rdkit.js";
-import { genericScaffold, murckoScaffold } from "../domain/chem/scaffold.js";
+import { genericScaffold, murckoScaffold, scaffoldHints } from "../domain/chem/scaffold.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { ChemTool, ListSummary } from "../contract/tool.js";
 import { smilesProperty } from "./common.js";
@@ -101,7 +101,12 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
     mainForm: annotateForm<Args>(canvases, (args) => [args.generic ? "generic_scaffold" : "murcko_scaffold"]),
     run({ smiles, generic = false }, { rdkit }) {
       // Atom map numbers stay on the scaffold's atoms, as native GetScaffoldForMol keeps them.
-      const scaffold = withMol(rdkit, smiles, (mol) => keepingAtomMaps(rdkit, mol, (m) => (generic ? genericScaffold(rdkit, m) : murckoScaffold(rdkit, m))));
+      const scaffold = withMol(rdkit, smiles, (mol) =>
+        keepingAtomMaps(rdkit, mol, (m) => {
+          const hints = scaffoldHints(smiles, m.get_num_atoms());
+          return generic ? genericScaffold(rdkit, m, hints) : murckoScaffold(rdkit, m, hints);
+        }),
+      );
       if (scaffold === null) {
         throw new ToolError(
           "INVALID_SMILES",

@@ -9,17 +9,43 @@
  *    with at most one kept neighbour are pruned, over and over;
  *  - an atom outside that set stays when a non-aromatic double bond joins it to a kept atom (C=O on a ring
  *    or linker, as RDKit keeps it);
- *  - a kept atom that loses a neighbour takes a hydrogen in its place (an aromatic heteroatom gets exactly
- *    one, as RDKit sets it), and a tetrahedral stereo label on it is cleared;
+ *  - a core atom that loses a neighbour is "fixed" (ChemTransforms.cpp, MurckoDecompose's removal loop): an
+ *    aromatic heteroatom or aromatic carbocation gets exactly one hydrogen, any other atom loses its
+ *    noImplicit flag and chiral tag and gets its hydrogens recomputed; an atom kept only for its double bond
+ *    to the core is never fixed, so a bracket atom (=[N+](C)C) keeps its written count ([N+]);
+ *  - GetScaffoldForMol does not sanitize: no aromaticity or radical perception. MolToSmiles perceives
+ *    double-bond stereo again from the input's bond directions (/ \), so a double bond stays stereo only
+ *    while each end keeps a directed single bond (rereadStereo);
  *  - an acyclic molecule has the empty scaffold ''.
  * The generic scaffold is RDKit's MakeScaffoldGeneric of it: every heavy atom carbon, uncharged, without
  * stereo, every bond single, hydrogens by valence.
  */
 import { canonicalOutput, type RDKit, type RDKitMol } from "./rdkit.js";
-import { molGraph, molOf, subgraph, type Graph, type GraphAtom, type MolGraph } from "./graph.js";
+import { molGraph, molOf, subgraph, type Graph, type GraphAtom, type GraphBond, type MolGraph } from "./graph.js";
+import { bracketAtoms, directedBonds } from "./smiles-lexer.js";
+
+/**
+ * What the molecule's text says that RDKit's molecule keeps and MinimalLib does not expose (see scaffoldHints):
+ * without it every hydrogen count is recomputed, and a double bond keeps its stereo while both of its
+ * reference atoms stay.
+ */
+export interface ScaffoldHints {
+  /** Per atom, RDKit's noImplicit flag (a SMILES bracket atom): its hydrogen count is fixed unless MurckoDecompose resets it. */
+  noImplicit?: readonly boolean[];
+  /** The bonds written with a direction (/ or \\), by their atoms: RDKit perceives double-bond stereo from these again. */
+  directedBonds?: ReadonlyArray<readonly [number, number]>;
+}
+
+/** The hints of a SMILES (none for a molblock, whose atoms RDKit reads without noImplicit or bond directions kept). */
+export function scaffoldHints(text: string, atomCount: number): ScaffoldHints {
+  if (/\n/.test(text.trim())) return {};
+  const noImplicit = bracketAtoms(text, atomCount);
+  const directed = directedBonds(text, atomCount);
+  return { ...(noImplicit ? { noImplicit } : {}), ...(directed ? { directedBonds: directed } : {}) };
+}
 
 /** The scaffold's graph: the kept atoms (in the input's order), with the hydrogens and labels RDKit gives them. */
-function murckoGraph(g: MolGraph): Graph {
+function murckoGraph(g: MolGraph, hints: ScaffoldHints = {}): Graph {
   const n = g.atoms.length;
   const neighbours: Array<Array<{ atom: number; bond: number }>> = g.atoms.map(() => []);
   g.bonds.forEach((b, i) => {
@@ -44,15 +70,24 @@ function murckoGraph(g: MolGraph): Graph {
     }
   }
   for (let i = 0; i < n; i++) if (alive[i]) keep[i] = true;
-  // Exocyclic (and exo-linker) double bonds stay.
+  // MurckoDecompose's loop over the other atoms, in order: each walks its neighbours in bond order; a double
+  // bond to a core atom keeps it (and ends the walk), and every core neighbour met before that is "fixed".
   const kept = keep.slice();
+  const fixed = g.atoms.map(() => false);
   for (let i = 0; i < n; i++) {
     if (keep[i]) continue;
-    if (neighbours[i]!.some(({ atom, bond }) => keep[atom] && g.bonds[bond]!.bo === 2 && !g.bonds[bond]!.aromatic)) kept[i] = true;
+    for (const { atom, bond } of neighbours[i]!) {
+      if (!keep[atom]) continue;
+      if (g.bonds[bond]!.bo === 2 && !g.bonds[bond]!.aromatic) {
+        kept[i] = true;
+        break;
+      }
+      fixed[atom] = true;
+    }
   }
   const atoms: number[] = [];
   for (let i = 0; i < n; i++) if (kept[i]) atoms.push(i);
-  const out = subgraph(g, atoms);
+  const out = subgraph({ atoms: g.atoms, bonds: rereadStereo(g, neighbours, kept, hints) }, atoms);
   atoms.forEach((original, k) => {
     const atom = out.atoms[k]!;
     let lost = 0;
@@ -63,13 +98,56 @@ function murckoGraph(g: MolGraph): Graph {
       const bo = g.bonds[bond]!.bo;
       lost += bo >= 1 && bo <= 3 ? bo : 0;
     }
-    if (!removed) return;
-    if (keep[original] && atom.aromatic && atom.z !== 6) atom.hs = 1;
-    else if (atom.aromatic) atom.hs += lost;
-    else atom.hs = impliedHydrogens(atom, keptValence(out, k));
-    atom.stereo = "unspecified";
+    if (fixed[original]) {
+      // An aromatic heteroatom or aromatic carbocation gets one explicit hydrogen; any other atom loses its
+      // noImplicit flag, explicit hydrogens and chiral tag, and RDKit recomputes its hydrogens.
+      if (atom.aromatic && (atom.z !== 6 || atom.chg === 1)) atom.hs = 1;
+      else {
+        atom.hs = atom.aromatic ? atom.hs + lost : impliedHydrogens(atom, keptValence(out, k));
+        atom.stereo = "unspecified";
+      }
+    } else if (removed && !hints.noImplicit?.[original]) {
+      // Kept for its double bond to the core and left untouched: RDKit recomputes an implicit count only.
+      atom.hs = impliedHydrogens(atom, keptValence(out, k));
+    }
   });
   return out;
+}
+
+const FLIPPED: Readonly<Record<string, string>> = { cis: "trans", trans: "cis" };
+
+/**
+ * The bonds with the double-bond stereo RDKit's SMILES writer perceives again on the scaffold, from the bond
+ * directions of the input: a double bond stays stereo only while each end keeps a directed single bond; a
+ * removed reference atom is replaced by the end's other kept neighbour (the label flips). Without the
+ * directions, a bond keeps its stereo while both reference atoms stay (subgraph's rule).
+ */
+function rereadStereo(g: MolGraph, neighbours: Array<Array<{ atom: number; bond: number }>>, kept: boolean[], hints: ScaffoldHints): GraphBond[] {
+  if (hints.directedBonds === undefined) return g.bonds;
+  const directed = new Set(hints.directedBonds.map(([a, b]) => (a < b ? `${a},${b}` : `${b},${a}`)));
+  const isDirected = (a: number, b: number) => directed.has(a < b ? `${a},${b}` : `${b},${a}`);
+  return g.bonds.map((b) => {
+    if (b.stereoAtoms === undefined || b.stereoAtoms.length !== 2 || !kept[b.begin] || !kept[b.end]) return b;
+    const bond: GraphBond = { ...b, stereoAtoms: [...b.stereoAtoms] };
+    let stillStereo = true;
+    [b.begin, b.end].forEach((end, side) => {
+      const partner = side === 0 ? b.end : b.begin;
+      const others = neighbours[end]!.map((x) => x.atom).filter((x) => x !== partner && kept[x]);
+      if (!others.some((x) => isDirected(end, x))) stillStereo = false;
+      else if (!kept[bond.stereoAtoms![side]!]) {
+        const flipped = FLIPPED[bond.stereo];
+        if (flipped === undefined) stillStereo = false;
+        else {
+          bond.stereoAtoms![side] = others[0]!;
+          bond.stereo = flipped;
+        }
+      }
+    });
+    if (stillStereo) return bond;
+    const plain: GraphBond = { ...b, stereo: "unspecified" };
+    delete plain.stereoAtoms;
+    return plain;
+  });
 }
 
 /**
@@ -146,13 +224,13 @@ function smilesOf(rdkit: RDKit, g: Graph): string | null {
 }
 
 /** The Murcko scaffold's canonical SMILES ('' for an acyclic molecule; null if RDKit cannot write it). */
-export function murckoScaffold(rdkit: RDKit, mol: RDKitMol): string | null {
-  return smilesOf(rdkit, murckoGraph(molGraph(mol)));
+export function murckoScaffold(rdkit: RDKit, mol: RDKitMol, hints?: ScaffoldHints): string | null {
+  return smilesOf(rdkit, murckoGraph(molGraph(mol), hints));
 }
 
 /** MakeScaffoldGeneric(GetScaffoldForMol(mol)) as canonical SMILES ('' for an acyclic molecule). */
-export function genericScaffold(rdkit: RDKit, mol: RDKitMol): string | null {
-  const murcko = murckoGraph(molGraph(mol));
+export function genericScaffold(rdkit: RDKit, mol: RDKitMol, hints?: ScaffoldHints): string | null {
+  const murcko = murckoGraph(molGraph(mol), hints);
   if (murcko.atoms.length === 0) return "";
   // From the scaffold as RDKit reads it back: its radicals are RDKit's perception, as MakeScaffoldGeneric sees them.
   const scaffold = molOf(rdkit, murcko);
