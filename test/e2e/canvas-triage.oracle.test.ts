@@ -156,7 +156,7 @@ test(
           mol?.delete();
         }
       };
-      const candidates = [...new Set(valid.flatMap((r) => [r.smiles as string, r.murcko_scaffold as string]))];
+      const candidates = [...new Set([...valid.flatMap((r) => [r.smiles as string, r.murcko_scaffold as string]), ...(native.scaffolds as string[])])];
       const trips = JSON.parse(
         (await oracleOutput({ script: "oracle-workbench.py" }, { input: JSON.stringify({ roundtrip: candidates }), timeoutMs: 600_000 })).trim(),
       ) as Array<{ canonical: string; metal_bonded: boolean } | null>;
@@ -251,7 +251,26 @@ test(
         picks,
       );
       const scaffolds = native.scaffolds as string[];
-      const wrongScaffolds = valid.filter((r, k) => !sameSmiles(r.murcko_scaffold, scaffolds[k]!)).map((r) => `${String(r.title)} ${String(r.smiles)}: ${String(r.murcko_scaffold)} native ${String(scaffolds[valid.indexOf(r)])}`);
+      // GetScaffoldForMol does not sanitise (MurckoScaffold.py: ClearComputedProps, UpdatePropertyCache, GetSymmSSSR), so
+      // native's string is the unsanitised molecule's (a phosphazene written Kekulé): it is compared as our RDKit reads
+      // it back, as test/tools/murcko_scaffold.oracle.test.ts does. Where neither RDKit can read native's string (an
+      // N-oxide's [c-] left without its H: "Can't kekulize"), no readable answer can equal it; counted, and ours must
+      // read back.
+      let unreadableNative = 0;
+      const sameScaffold = (ours: unknown, nativeScaffold: string): boolean => {
+        if (sameSmiles(ours, nativeScaffold)) return true;
+        const readBack = ourCanonical(nativeScaffold);
+        if (readBack !== null) return readBack === ours;
+        if (nativeReads.get(nativeScaffold) === null && typeof ours === "string" && ourCanonical(ours) === ours) {
+          unreadableNative++;
+          return true;
+        }
+        return false;
+      };
+      const wrongScaffolds = valid
+        .filter((r, k) => !sameScaffold(r.murcko_scaffold, scaffolds[k]!))
+        .map((r) => `${String(r.title)} ${String(r.smiles)}: ${String(r.murcko_scaffold)} native ${String(scaffolds[valid.indexOf(r)])}`);
+      t.diagnostic(`${unreadableNative} native scaffolds neither RDKit reads back (ours kept, readable)`);
       t.diagnostic(`${writer8318} SMILES excused by rdkit/rdkit#8318's writing, ${bondDirections} by the writer's bond directions`);
       assert.deepEqual(wrongScaffolds.slice(0, 10), [], `${wrongScaffolds.length} scaffolds differ`);
       assert.equal(grid.count, clusters[0]!.length);
