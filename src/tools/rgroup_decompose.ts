@@ -68,7 +68,6 @@ function parseCore(rdkit: RDKit, core: string): { mol: RDKitMol; readAs: "smiles
   );
 }
 
-
 const CANVAS_OUTPUT: JsonSchema = {
   type: "object",
   description: "The canvas form: one row per matched molecule written to a new table (into): source_row, smiles, core and R1, R2...",
