@@ -68,7 +68,7 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         maxItems,
         items: { type: "string" },
-        description: "Or a list of molecules.",
+        description: "Or a list.",
       },
       sdf: {
         type: "string",
@@ -81,9 +81,9 @@ export function withListSchemas(tool: AnyTool): AnyTool {
         minItems: 1,
         uniqueItems: true,
         items: { type: "string", enum: resultKeys },
-        description: "Result keys to keep (lists).",
+        description: "Keys to keep.",
       },
-      echo_input: { type: "boolean", description: "Repeat entries in results (lists)." },
+      echo_input: { type: "boolean", description: "Repeat entries." },
     },
     // A tool with a canvas form (ChemTool.mainForm) takes canvas_id in place of a molecule or a list.
     oneOf: [

@@ -23,18 +23,16 @@ export interface CanvasSetArgs {
 
 const NAME_RE = /^[a-z][a-z0-9_]{0,62}$/;
 
-/** The schema properties of the canvas form; `instead` says what they replace (e.g. "smiles_list"). */
-export function canvasSetProperties(instead: string, result: string): Record<string, JsonSchema> {
+/**
+ * The schema properties of the canvas form. Their meaning is said once in the server's instructions (CANVAS_INSTRUCTIONS),
+ * so each tool lists them with a few words: the model-facing tool list has a byte budget (MODEL_FACING_BUDGET_BYTES).
+ */
+export function canvasSetProperties(): Record<string, JsonSchema> {
   return {
-    canvas_id: { ...canvasIdProperty(), description: `Instead of ${instead}: a canvas (with table); ${result}.` },
-    table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the table." },
-    smiles_column: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the SMILES column (default smiles)." },
-    where: {
-      type: "string",
-      minLength: 1,
-      maxLength: MAX_WHERE_LENGTH,
-      description: "With canvas_id: only the rows this SQL condition keeps (e.g. cluster_id = 3 AND mw < 500).",
-    },
+    canvas_id: { ...canvasIdProperty(), description: "Or a canvas." },
+    table: { type: "string", minLength: 1, maxLength: 63, description: "Its table." },
+    smiles_column: { type: "string", minLength: 1, maxLength: 63, description: "SMILES column." },
+    where: { type: "string", minLength: 1, maxLength: MAX_WHERE_LENGTH, description: "SQL filter." },
   };
 }
 
@@ -47,13 +45,13 @@ export const CANVAS_SET_DEPENDENCIES: Record<string, string[]> = {
 };
 
 /** The `into` argument: the name of the table a set tool writes. */
-export function intoProperty(defaultSuffix: string): JsonSchema {
+export function intoProperty(): JsonSchema {
   return {
     type: "string",
     minLength: 1,
     maxLength: 63,
     pattern: "^[a-z][a-z0-9_]*$",
-    description: `With canvas_id: the table the results go to (default <table>_${defaultSuffix}; replaced when this tool made it).`,
+    description: "New table.",
   };
 }
 

@@ -465,7 +465,7 @@ const KIND_ITEM: JsonSchema = {
         as: { type: "string", minLength: 1, maxLength: 63, description: "Column name (needed for similarity and substructure)." },
         query_smiles: { type: "string", minLength: 1, maxLength: 10_000, description: "ecfp4_similarity: the query molecule." },
         smarts: { type: "string", minLength: 1, maxLength: 10_000, description: "substructure_matches: the pattern." },
-        parent: { type: "boolean", default: false, description: "Compute on the standardised parent (as the tools' parent: true); names get parent_." },
+        parent: { type: "boolean", default: false, description: "On the standardised parent (names get parent_)." },
       },
       required: ["kind"],
       additionalProperties: false,
@@ -567,7 +567,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
           type: "string",
           minLength: 1,
           maxLength: MAX_WHERE_LENGTH,
-          description: "Only the rows this SQL condition keeps (e.g. cluster_id = 0); the others stay NULL.",
+          description: "SQL row filter (other rows stay NULL).",
         },
         columns: {
           type: "array",

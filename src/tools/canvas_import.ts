@@ -322,7 +322,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
     name: "canvas_import",
     title: "Canvas: import molecules as a table",
     description:
-      "Put a molecule set (smiles_list, sdf, csv or a file path) on a canvas as a SQL table: each row gets RDKit's canonical SMILES and its data columns; standardize stores the salt-stripped parent, dedupe merges records with one parent.",
+      "Put a molecule set (smiles_list, sdf, csv or a file path) on a canvas as a SQL table: each row gets RDKit's canonical SMILES and its data columns; standardize and dedupe clean it.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",
@@ -352,17 +352,17 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
           maxLength: 63,
           pattern: "^[a-z][a-z0-9_]{0,62}$",
           default: DEFAULT_TITLE_COLUMN,
-          description: "With an SDF: the column of the record titles.",
+          description: "SDF title column.",
         },
         standardize: {
           type: "boolean",
           default: false,
-          description: "smiles holds each record's standardised parent (the standardize tool's); adds original_smiles and parent_inchikey.",
+          description: "smiles = the standardised parent (+ original_smiles, parent_inchikey).",
         },
         dedupe: {
           type: "boolean",
           default: false,
-          description: "Keep the first record of each parent InChIKey (on append, the table's row); duplicates counts the rest.",
+          description: "One row per parent InChIKey; duplicates counts the rest.",
         },
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }, { required: ["csv"] }, { required: ["path"] }],

@@ -196,8 +196,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
     toolset: "medchem",
     name: "cluster_molecules",
     title: "Butina clustering (ECFP4)",
-    description:
-      "Butina clusters on ECFP4, equal to RDKit's Butina.ClusterData: each cluster's centroid and members (input indices). canvas_id + table writes cluster_id and is_centroid columns.",
+    description: "Butina clusters on ECFP4, equal to RDKit's Butina.ClusterData: each cluster's centroid and members (input indices).",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -210,7 +209,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
           default: DEFAULT_DISTANCE_THRESHOLD,
           description: "Distance (1 - Tanimoto) for neighbours.",
         },
-        ...canvasSetProperties("smiles_list", "results become columns cluster_id and is_centroid"),
+        ...canvasSetProperties(),
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["canvas_id"] }],
       dependentRequired: CANVAS_SET_DEPENDENCIES,

@@ -340,7 +340,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
   name: "depict",
   title: "Draw a molecule (PNG or SVG)",
   description:
-    "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one molecule, or a grid of up to 48 from smiles_list, a canvas table's rows (canvas_id + table + where) or a canvas query (canvas_id + sql), optionally aligned on a core.",
+    "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one, or a grid of up to 48 from smiles_list or a canvas (table or sql), optionally aligned on a core.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -350,17 +350,12 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         type: "string",
         minLength: 1,
         maxLength: MAX_SQL_LENGTH,
-        description: "With canvas_id: a SELECT whose rows (column smiles, optional legend) form the grid.",
+        description: "Or a SELECT (columns smiles, legend).",
       },
-      table: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id, instead of sql: the table whose rows form the grid." },
-      smiles_column: { type: "string", minLength: 1, maxLength: 63, description: "With table: the SMILES column (default smiles)." },
-      where: {
-        type: "string",
-        minLength: 1,
-        maxLength: MAX_WHERE_LENGTH,
-        description: "With table: the rows to draw (an SQL condition, e.g. cluster_id = 3).",
-      },
-      legend_column: { type: "string", minLength: 1, maxLength: 63, description: "With table: the column captioning each cell." },
+      table: { type: "string", minLength: 1, maxLength: 63, description: "Or a table." },
+      smiles_column: { type: "string", minLength: 1, maxLength: 63, description: "SMILES column." },
+      where: { type: "string", minLength: 1, maxLength: MAX_WHERE_LENGTH, description: "SQL filter." },
+      legend_column: { type: "string", minLength: 1, maxLength: 63, description: "Caption column." },
       smiles: smilesProperty(),
       smiles_list: {
         type: "array",

@@ -50,13 +50,13 @@ export function createDruglikenessFiltersTool(canvases: () => CanvasManager = ge
     name: "druglikeness_filters",
     title: "Drug-likeness rule sets",
     description:
-      "Six published drug-likeness rule sets on a molecule (Lipinski, Veber, Egan, Ghose, Muegge, rule of three): each rule's pass, failed properties, values, thresholds and citation. canvas_id + table writes each set's pass as a column.",
+      "Six published drug-likeness rule sets (Lipinski, Veber, Egan, Ghose, Muegge, rule of three): each rule's pass, failed properties, values, thresholds and citation.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       ...SMILES_PARENT_INPUT,
       properties: {
         ...(SMILES_PARENT_INPUT.properties as Record<string, JsonSchema>),
-        ...canvasSetProperties("smiles", `${DRUG_RULE_KEYS.map((k) => `${k}_pass`).join(", ")} become columns (parent_ prefixed with parent: true)`),
+        ...canvasSetProperties(),
       },
       dependentRequired: CANVAS_SET_DEPENDENCIES,
     },

@@ -60,7 +60,7 @@ export function createEnumerateStereoisomersTool(canvases: () => CanvasManager =
     name: "enumerate_stereoisomers",
     title: "Enumerate stereoisomers",
     description:
-      "Stereoisomers of a molecule (RDKit EnumerateStereoisomers): every configuration of its unassigned (or, with only_unassigned false, all) centres and double bonds, as canonical SMILES. canvas_id + table writes them as a new table.",
+      "Stereoisomers of a molecule (RDKit EnumerateStereoisomers): every configuration of its unassigned (or, with only_unassigned false, all) centres and double bonds.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -71,8 +71,8 @@ export function createEnumerateStereoisomersTool(canvases: () => CanvasManager =
           default: true,
           description: "false: enumerate all, ignoring the given stereo.",
         },
-        ...canvasSetProperties("smiles", "the isomers become a new table"),
-        into: intoProperty("stereoisomers"),
+        ...canvasSetProperties(),
+        into: intoProperty(),
       },
       required: ["smiles"],
       dependentRequired: { ...CANVAS_SET_DEPENDENCIES, into: ["canvas_id"] },

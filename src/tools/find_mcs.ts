@@ -101,7 +101,7 @@ export function createFindMcsTool(canvases: () => CanvasManager = getCanvasManag
           default: DEFAULT_TIMEOUT_S,
           description: "Time limit; then the best so far.",
         },
-        ...canvasSetProperties("smiles_list", "the MCS of its rows (at most 50: narrow them with where)"),
+        ...canvasSetProperties(),
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["sdf"] }, { required: ["canvas_id"] }],
       dependentRequired: CANVAS_SET_DEPENDENCIES,

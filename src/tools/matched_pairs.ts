@@ -89,7 +89,7 @@ export function createMatchedPairsTool(canvases: () => CanvasManager = getCanvas
     name: "matched_pairs",
     title: "Matched molecular pairs",
     description:
-      "Matched molecular pairs in a set (Hussain-Rea on RDKit MMPA): pairs differing by one local change, with the transformation; with values, each pair's delta and per-transformation statistics. A salt pairs as its parent. canvas_id + table writes the pairs as a new table.",
+      "Matched molecular pairs (Hussain-Rea on RDKit MMPA): pairs differing by one local change, with the transformation; with values, deltas and their statistics. A salt pairs as its parent.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -130,9 +130,9 @@ export function createMatchedPairsTool(canvases: () => CanvasManager = getCanvas
           items: { type: ["number", "null"], description: "Or null." },
           description: "One per molecule (e.g. pchembl), for deltas.",
         },
-        ...canvasSetProperties("smiles_list", "the pairs become a new table"),
-        value_column: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: a numeric column (e.g. pchembl_value) for deltas." },
-        into: intoProperty("pairs"),
+        ...canvasSetProperties(),
+        value_column: { type: "string", minLength: 1, maxLength: 63, description: "For deltas." },
+        into: intoProperty(),
       },
       oneOf: [{ required: ["smiles_list"] }, { required: ["canvas_id"] }],
       dependentRequired: { ...CANVAS_SET_DEPENDENCIES, value_column: ["canvas_id"], into: ["canvas_id"] },

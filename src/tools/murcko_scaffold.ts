@@ -69,8 +69,7 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
     toolset: "medchem",
     name: "murcko_scaffold",
     title: "Bemis-Murcko scaffold",
-    description:
-      "Bemis-Murcko scaffold (equal to RDKit), or the generic framework; a list also groups molecules by scaffold, and canvas_id + table writes it as a column.",
+    description: "Bemis-Murcko scaffold (equal to RDKit), or the generic framework; a list also groups molecules by scaffold.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -81,7 +80,7 @@ export function createMurckoScaffoldTool(canvases: () => CanvasManager = getCanv
           default: false,
           description: "The generic framework instead.",
         },
-        ...canvasSetProperties("smiles", "the scaffold becomes a column"),
+        ...canvasSetProperties(),
       },
       required: ["smiles"],
       dependentRequired: CANVAS_SET_DEPENDENCIES,

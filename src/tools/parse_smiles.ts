@@ -12,7 +12,7 @@ export const parseSmilesTool: ChemTool<Args> = {
   name: "parse_smiles",
   title: "Parse SMILES",
   description:
-    "Check that a SMILES is a valid molecule; use it first on a SMILES from a user or a model. Returns atom and bond counts, weight and RDKit's SMILES, or INVALID_SMILES saying where the mistake is.",
+    "Check that a SMILES is a valid molecule (first, on a SMILES from a user or a model): atom and bond counts, weight and RDKit's SMILES, or INVALID_SMILES saying where the mistake is.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_ONLY_INPUT,
   outputSchema: {

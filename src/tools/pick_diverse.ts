@@ -72,7 +72,7 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
     name: "pick_diverse",
     title: "Diverse subset (MaxMin, ECFP4)",
     description:
-      "Pick n diverse molecules by MaxMin on ECFP4, equal to RDKit's MaxMinPicker: the picks (input indices, in order) and the last pick's distance. For a subset to test, buy or show. canvas_id + table writes each pick's rank as a column.",
+      "Pick n diverse molecules by MaxMin on ECFP4, equal to RDKit's MaxMinPicker: the picks (input indices, in order) and the last pick's distance.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -85,7 +85,7 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
           uniqueItems: true,
           items: { type: "integer", minimum: 0 },
           default: [0],
-          description: "Indices picked first (with canvas_id: positions among the rows read, in _row order); [] with seed for a random start.",
+          description: "Indices picked first (on a table: positions in _row order); [] with seed for a random start.",
         },
         seed: {
           type: "integer",
@@ -93,8 +93,8 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
           maximum: 2_147_483_647,
           description: "Seed of the random first pick.",
         },
-        ...canvasSetProperties("smiles_list", "the pick rank becomes a column"),
-        as: { type: "string", minLength: 1, maxLength: 63, description: "With canvas_id: the pick column's name (default pick_rank)." },
+        ...canvasSetProperties(),
+        as: { type: "string", minLength: 1, maxLength: 63, description: "Default pick_rank." },
       },
       required: ["n"],
       oneOf: [{ required: ["smiles_list"] }, { required: ["canvas_id"] }],

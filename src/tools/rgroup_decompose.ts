@@ -92,8 +92,7 @@ export function createRgroupDecomposeTool(canvases: () => CanvasManager = getCan
     toolset: "medchem",
     name: "rgroup_decompose",
     title: "R-group decomposition",
-    description:
-      "R-group decomposition of a series on a common core (SMILES or SMARTS, RDKit RGroupDecomposition): per molecule its core and R1, R2... as SMILES, for SAR tables. canvas_id + table writes them as a new table.",
+    description: "R-group decomposition of a series on a core (SMILES or SMARTS, RDKit RGroupDecomposition): per molecule its core and R1, R2... as SMILES.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -113,8 +112,8 @@ export function createRgroupDecomposeTool(canvases: () => CanvasManager = getCan
           examples: [["Clc1ccccc1", "Oc1ccccc1", "CCO"]],
           description: "The series.",
         },
-        ...canvasSetProperties("smiles_list", "the decomposition becomes a new table"),
-        into: intoProperty("rgroups"),
+        ...canvasSetProperties(),
+        into: intoProperty(),
       },
       required: ["core"],
       oneOf: [{ required: ["smiles_list"] }, { required: ["canvas_id"] }],

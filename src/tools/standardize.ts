@@ -56,7 +56,7 @@ export function createStandardizeTool(canvases: () => CanvasManager = getCanvasM
         strip_salts: { type: "boolean", default: true, description: "Remove salts and solvents." },
         keep_largest_fragment: { type: "boolean", default: true, description: "Keep the largest organic fragment." },
         neutralize: { type: "boolean", default: true, description: "Neutralise charges." },
-        ...canvasSetProperties("smiles", "parent_smiles and parent_inchikey (standardized_smiles with all three steps off) become columns"),
+        ...canvasSetProperties(),
       },
       required: ["smiles"],
       dependentRequired: CANVAS_SET_DEPENDENCIES,

@@ -236,7 +236,7 @@ export const tanimotoTool: ChemTool<Args> = {
   name: "tanimoto",
   title: "Tanimoto similarity (ECFP4)",
   description:
-    "ECFP4 Tanimoto similarity, equal to RDKit: smiles1 + smiles2 for one pair, or smiles + smiles_list (or sdf) to rank a list best first. A salt is compared as its parent. Above 0.7 close analogues, below 0.3 unrelated.",
+    "ECFP4 Tanimoto similarity, equal to RDKit: smiles1 + smiles2 for a pair, or smiles + smiles_list (or sdf) ranked best first. A salt counts as its parent. Above 0.7 close analogues, below 0.3 unrelated.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

@@ -9,5 +9,9 @@ export const CANVAS_INSTRUCTIONS =
   "A library of your own goes on a canvas the same way: canvas_import makes a table from smiles_list, SDF or CSV text; canvas_annotate adds computed columns " +
   "(mw, logp, qed, pains, murcko_scaffold, ecfp4_similarity to a query...) to any table, staged tables included (their canonical_smiles column is read when " +
   "the table has no smiles column and smiles_column is not given), so sets are filtered, joined and ranked in SQL " +
-  "without passing through your context; depict with canvas_id and sql draws the rows of a query as a grid. The resource skill://chembl-guide/SKILL.md holds the workflows " +
+  "without passing through your context; depict with canvas_id and sql draws the rows of a query as a grid. " +
+  "Set tools on a table: standardize, druglikeness_filters, murcko_scaffold, cluster_molecules, pick_diverse, matched_pairs, rgroup_decompose, " +
+  "enumerate_stereoisomers, find_mcs and depict take canvas_id + table instead of a list (smiles_column: its SMILES column, default smiles or a staged " +
+  "table's canonical_smiles; where: an SQL condition picking the rows, e.g. cluster_id = 0); a value per row becomes a column, pairs, R-groups and " +
+  "isomers a new table (into, default <table>_pairs/_rgroups/_stereoisomers) whose source_row/from_row/to_row is the row's _row. The resource skill://chembl-guide/SKILL.md holds the workflows " +
   "and SQL recipes (ranking without mixing assay types, mutants, salts or repeats; selectivity with the inactives).";
