@@ -10,7 +10,7 @@ import type { JsonSchema, ProgressReporter, ServiceContext, ToolAnnotations } fr
 import type { CanvasManager } from "../domain/canvas/manager.js";
 import type { Canvas } from "../domain/canvas/canvas.js";
 import { ROW_KEY_COLUMN, type AnnotationColumn } from "../domain/canvas/annotations.js";
-import { countWhere, MAX_WHERE_LENGTH } from "../domain/canvas/row-filter.js";
+import { countWhere, MAX_WHERE_LENGTH, whereSql } from "../domain/canvas/row-filter.js";
 import { quoteIdent, type CellValue, type ColumnSpec } from "../domain/canvas/tables.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 
@@ -260,7 +260,7 @@ export async function readNumbers(set: CanvasSet, column: string, path: string, 
       "Name a numeric column (details.columns lists them).",
     );
   }
-  const sql = `SELECT ${quoteIdent(ROW_KEY_COLUMN)} AS k, TRY_CAST(${quoteIdent(column)} AS DOUBLE) AS v FROM ${quoteIdent(set.table)}${set.where !== undefined ? ` WHERE (${set.where})` : ""}`;
+  const sql = `SELECT ${quoteIdent(ROW_KEY_COLUMN)} AS k, TRY_CAST(${quoteIdent(column)} AS DOUBLE) AS v FROM ${quoteIdent(set.table)}${whereSql(set.where)}`;
   const result = await set.canvas.query(sql, { maxRows: set.rows.length + 1, maxBytes: 64 * 1024 * 1024, signal });
   const values = new Map<number, number>();
   for (const r of result.rows) if (typeof r.v === "number" && Number.isFinite(r.v)) values.set(Number(r.k), r.v);

@@ -9,7 +9,7 @@ import { entryErrorSchema, withExtraContent, type ChemTool, type WithExtraConten
 import { READ_ONLY_LOCAL, smilesProperty } from "./common.js";
 import { SMILES_MAX_LENGTH } from "./common.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
-import { countWhere, MAX_WHERE_LENGTH } from "../domain/canvas/row-filter.js";
+import { countWhere, MAX_WHERE_LENGTH, whereSql } from "../domain/canvas/row-filter.js";
 import { quoteIdent } from "../domain/canvas/tables.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import { MAX_SQL_LENGTH } from "../domain/canvas/sql-guard.js";
@@ -290,7 +290,7 @@ async function resolveCanvasGrid(args: Args, ctx: ServiceContext, canvases: () =
     sql =
       `SELECT CAST(${quoteIdent(column)} AS VARCHAR) AS smiles` +
       (legendColumn !== undefined ? `, CAST(${quoteIdent(legendColumn)} AS VARCHAR) AS legend` : "") +
-      ` FROM ${quoteIdent(table)}${where !== undefined ? ` WHERE (${where.trim()})` : ""} ORDER BY rowid LIMIT ${GRID_MAX_ENTRIES + 1}`;
+      ` FROM ${quoteIdent(table)}${whereSql(where?.trim())} ORDER BY rowid LIMIT ${GRID_MAX_ENTRIES + 1}`;
   }
   const result = await canvas.query(sql!, { maxRows: GRID_MAX_ENTRIES + 1, maxBytes: MAX_RESPONSE_BYTES, signal: ctx.signal });
   const names = result.columns.map((c) => c.name);

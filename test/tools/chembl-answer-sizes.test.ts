@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { measureAnswerSizes, type AnswerSize } from "../../bench/answer-sizes.js";
 import { ACTIVITY_FIELDS, DEFAULT_ACTIVITY_FIELDS } from "../../src/tools/chembl_get_bioactivities.js";
+import { ACTIVITY_TABLE_COLUMNS } from "../../src/domain/canvas/activity-table.js";
 import { DEFAULT_MOLECULE_FIELDS, MOLECULE_ROW_PROPERTIES } from "../../src/tools/chembl-common.js";
 import { chemblTools, testService } from "../fixtures/chembl/harness.js";
 import { FakeChembl } from "../fixtures/chembl/fake-server.js";
@@ -72,8 +73,10 @@ describe("item 7: ChEMBL default answers are sized for an agent", () => {
       walk(s.items as JsonSchema | undefined);
     };
     for (const t of tools) walk(t.outputSchema);
-    // What the default answers carry: every key that appears, and the default columns (a null one is left out of a row).
-    const carried = new Set<string>([...DEFAULT_ACTIVITY_FIELDS, ...DEFAULT_MOLECULE_FIELDS]);
+    // What the default answers carry: every key that appears, and the default columns (a null one is left out of a row);
+    // and the columns of a staged bioactivity table, which the skill reads through SQL (parent_smiles, looked up per
+    // page, is staged but not an inline default).
+    const carried = new Set<string>([...DEFAULT_ACTIVITY_FIELDS, ...DEFAULT_MOLECULE_FIELDS, ...ACTIVITY_TABLE_COLUMNS.map((c) => c.name)]);
     const collect = (v: unknown): void => {
       if (Array.isArray(v)) v.forEach(collect);
       else if (v && typeof v === "object")

@@ -80,7 +80,7 @@ export function whereSql(where: string | undefined): string {
 export async function countWhere(canvas: Canvas, table: string, where: string, signal?: AbortSignal): Promise<number> {
   const text = checkWhere(where);
   try {
-    const result = await canvas.query(`SELECT count(*) AS n FROM ${quoteIdent(table)} WHERE (${text})`, { maxRows: 1, maxBytes: 1024, signal });
+    const result = await canvas.query(`SELECT count(*) AS n FROM ${quoteIdent(table)}${whereSql(text)}`, { maxRows: 1, maxBytes: 1024, signal });
     return Number(result.rows[0]?.n ?? 0);
   } catch (e) {
     if (e instanceof ToolError && e.code === "INVALID_ARGUMENTS" && e.details.path === "/sql") {
