@@ -108,6 +108,8 @@ export interface CanvasConfig {
   maxBytes: number;
   /** CHEMATIC_IMPORT_DIR: an existing, readable directory (real path) canvas_import may read files from; null (default) switches path imports off. */
   importDir: string | null;
+  /** CHEMATIC_EXPORT_DIR: an existing, writable directory (real path) canvas_export writes into; null (default) switches exports off. */
+  exportDir: string | null;
   /** CHEMATIC_IMPORT_MAX_MB (128), in bytes: the largest file (or .sdf.gz content) canvas_import reads. */
   importMaxBytes: number;
   /** CHEMATIC_IMPORT_MAX_COLUMNS (1000): data columns (CSV columns, distinct SDF data items) one import may bring. */
@@ -199,6 +201,7 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     maxTableRows: parseInteger("CHEMATIC_CANVAS_MAX_TABLE_ROWS", env.CHEMATIC_CANVAS_MAX_TABLE_ROWS, 100_000, 1, 10_000_000),
     maxBytes: parseInteger("CHEMATIC_CANVAS_MAX_MB", env.CHEMATIC_CANVAS_MAX_MB, 256, 1, 65_536) * 1024 * 1024,
     importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false) : null,
+    exportDir: enabled ? parseCanvasDir("CHEMATIC_EXPORT_DIR", env.CHEMATIC_EXPORT_DIR) : null,
     importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
     importMaxColumns: parseInteger("CHEMATIC_IMPORT_MAX_COLUMNS", env.CHEMATIC_IMPORT_MAX_COLUMNS, DEFAULT_IMPORT_MAX_COLUMNS, 1, 10_000),
     processMaxBytes: parseInteger("CHEMATIC_PROCESS_MAX_MB", env.CHEMATIC_PROCESS_MAX_MB, defaultProcessMaxMb(), 256, 1_048_576) * 1024 * 1024,

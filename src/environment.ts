@@ -190,6 +190,13 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     scope: "server",
   },
   {
+    name: "CHEMATIC_EXPORT_DIR",
+    default: "unset (off)",
+    summary: "The one existing, writable directory canvas_export writes SDF, CSV and Parquet files into.",
+    format: "filepath",
+    scope: "server",
+  },
+  {
     name: "CHEMATIC_IMPORT_MAX_MB",
     default: "128",
     summary: "The largest file (or .sdf.gz content) canvas_import reads, in MB (1 to 4096).",

@@ -26,6 +26,7 @@ import { silentLogger } from "../../src/logger.js";
 import { loadRDKit, type RDKit } from "../../src/domain/chem/rdkit.js";
 import { ok } from "../fixtures/chembl/harness.js";
 import { stageSmiles } from "../helpers/annotate.js";
+import { testCanvasConfig } from "../helpers/canvas-config.js";
 
 type Row = Record<string, unknown>;
 let manager: CanvasManager;
@@ -52,21 +53,7 @@ const SMILES: Array<string | null> = [
 const CTX = () => ({ rdkit, progress: () => {} });
 
 before(async () => {
-  manager = initCanvasManager({
-    enabled: true,
-    dir: null,
-    maxSpillRows: 50_000,
-    dropEnabled: false,
-    maxTableRows: 100_000,
-    maxBytes: 256 * 1024 * 1024,
-    importDir: null,
-    importMaxBytes: 128 * 1024 * 1024,
-    importMaxColumns: 1_000,
-    processMaxBytes: 4096 * 1024 * 1024,
-    maxCanvasesPerCaller: 8,
-    callerMaxBytes: 1024 * 1024 * 1024,
-    replicaId: null,
-  });
+  manager = initCanvasManager(testCanvasConfig());
   rdkit = await loadRDKit();
   pool = new WorkerPool({ size: 1 });
   const canvases = () => manager;

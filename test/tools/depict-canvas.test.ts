@@ -13,6 +13,7 @@ import { WorkerPool } from "../../src/server/pool.js";
 import { silentLogger } from "../../src/logger.js";
 import type { ToolOutcome } from "../../src/server/shape.js";
 import { stageSmiles } from "../helpers/annotate.js";
+import { testCanvasConfig } from "../helpers/canvas-config.js";
 
 type Row = Record<string, unknown>;
 let manager: CanvasManager;
@@ -26,21 +27,7 @@ async function call(args: Row): Promise<ToolOutcome> {
 }
 
 before(async () => {
-  manager = initCanvasManager({
-    enabled: true,
-    dir: null,
-    maxSpillRows: 50_000,
-    dropEnabled: false,
-    maxTableRows: 100_000,
-    maxBytes: 256 * 1024 * 1024,
-    importDir: null,
-    importMaxBytes: 128 * 1024 * 1024,
-    importMaxColumns: 1_000,
-    processMaxBytes: 4096 * 1024 * 1024,
-    maxCanvasesPerCaller: 8,
-    callerMaxBytes: 1024 * 1024 * 1024,
-    replicaId: null,
-  });
+  manager = initCanvasManager(testCanvasConfig());
   pool = new WorkerPool({ size: 1 });
   server = new McpServer({ tools: [depictTool], pool, info: { name: "test", version: "0" }, logger: silentLogger });
   canvasId = await stageSmiles(manager, SMILES);

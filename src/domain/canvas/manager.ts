@@ -39,6 +39,8 @@ export class CanvasManager implements CanvasHost {
   readonly maxBytes: number;
   /** CHEMATIC_IMPORT_DIR (real path), or null: canvas_import's path argument is off. */
   readonly importDir: string | null;
+  /** CHEMATIC_EXPORT_DIR (real path), or null: canvas_export is off. */
+  readonly exportDir: string | null;
   readonly importMaxBytes: number;
   /** CHEMATIC_IMPORT_MAX_COLUMNS: data columns one import may bring. */
   readonly importMaxColumns: number;
@@ -70,6 +72,7 @@ export class CanvasManager implements CanvasHost {
           | "maxTableRows"
           | "maxBytes"
           | "importDir"
+          | "exportDir"
           | "importMaxBytes"
           | "importMaxColumns"
           | "processMaxBytes"
@@ -98,6 +101,7 @@ export class CanvasManager implements CanvasHost {
     this.maxTableRows = Math.max(options.maxTableRows ?? config.maxTableRows ?? CANVAS_DEFAULTS.maxTableRows, config.maxSpillRows);
     this.maxBytes = options.maxBytes ?? config.maxBytes ?? CANVAS_DEFAULTS.maxBytes;
     this.importDir = config.importDir ?? null;
+    this.exportDir = config.exportDir ?? null;
     this.importMaxBytes = config.importMaxBytes ?? 128 * 1024 * 1024;
     this.importMaxColumns = config.importMaxColumns ?? DEFAULT_IMPORT_MAX_COLUMNS;
     this.processMaxBytes = config.processMaxBytes ?? defaultProcessMaxMb() * 1024 * 1024;
