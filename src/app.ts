@@ -12,6 +12,7 @@ import type { RowStager } from "./server/answer-cap.js";
 import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
 import { SKILL_NAME, loadSkillTree } from "./domain/skills/skills.js";
 import { skillResourceProvider } from "./resources/skills.js";
+import { exportResourceProvider } from "./resources/exports.js";
 import { allPrompts } from "./prompts/index.js";
 import { projectRoot } from "./domain/assets.js";
 import { join } from "node:path";
@@ -69,6 +70,8 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
     resources: [
       ...(toolsets.includes("chembl") ? [chemblResourceProvider(getChemblService)] : []),
       ...(toolsets.includes("chembl") || toolsets.includes("canvas") ? [skillResourceProvider(skills)] : []),
+      // canvas_export's files, where it is listed and has a directory.
+      ...(toolsets.includes("canvas") && config.canvas.exportDir ? [exportResourceProvider(() => canvas)] : []),
     ],
     prompts: allPrompts(skills.get(`${SKILL_NAME}/SKILL.md`)!.text),
     // The paragraphs about the ChEMBL chains and the canvas only where those tools are listed.

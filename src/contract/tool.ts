@@ -130,9 +130,10 @@ interface ToolBase {
   requiredClientCapabilities?: readonly string[];
 }
 
-/** A content block of a tools/call result (MCP ContentBlock): text, image, audio or an embedded resource. */
+/** A content block of a tools/call result (MCP ContentBlock): text, image, audio, an embedded resource or a link to one. */
 export type ContentBlock =
   | { type: "text"; text: string }
+  | { type: "resource_link"; uri: string; name: string; mimeType?: string; size?: number; description?: string }
   | { type: "image" | "audio"; data: string; mimeType: string }
   | { type: "resource"; resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string } };
 

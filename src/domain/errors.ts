@@ -35,6 +35,8 @@ export const ERROR_HINTS = {
   QUOTA_EXCEEDED:
     "You hold as many canvases (or as much canvas data) as one caller may and all are in use; wait for your queries to finish or drop canvases (chembl_dataframe_drop).",
   QUERY_TIMEOUT: "The SQL query exceeded its time budget; add filters or a LIMIT and retry.",
+  WRITE_FAILED:
+    "The file could not be written and nothing was left behind; details.reason says why (disk_full: free space or export fewer rows, io_error: check the directory).",
   TOOL_DISABLED: "The tool is switched off on this server; details.setting names the variable an operator sets to enable it.",
 } as const;
 

@@ -46,6 +46,8 @@ export interface VersionFeatures {
   readonly promptTitles: boolean;
   /** A tool's success carries its result as structuredContent beside the text block. */
   readonly structuredContent: boolean;
+  /** A tool's content may hold resource_link blocks (2025-06-18 on); earlier versions drop them (the text names the resource too). */
+  readonly resourceLinks: boolean;
   /** How a tool's failure travels: a result with isError, or the JSON-RPC error -32000 the reference sent. */
   readonly toolFailure: "result" | "rpc-error";
   /** A failure result carries its {error} as structuredContent too (legacy ones only in the text block: shape.ts says why). */
@@ -86,6 +88,7 @@ export const PROTOCOL_VERSIONS = {
     toolTitles: true,
     promptTitles: true,
     structuredContent: true,
+    resourceLinks: true,
     toolFailure: "result",
     structuredErrors: true,
     refusedToolCallCode: INVALID_PARAMS,
@@ -117,6 +120,7 @@ export const PROTOCOL_VERSIONS = {
     toolTitles: true,
     promptTitles: true,
     structuredContent: true,
+    resourceLinks: true,
     toolFailure: "result",
     structuredErrors: false,
     refusedToolCallCode: INVALID_PARAMS,
@@ -133,6 +137,7 @@ export const PROTOCOL_VERSIONS = {
     toolTitles: true,
     promptTitles: true,
     structuredContent: true,
+    resourceLinks: true,
     toolFailure: "result",
     structuredErrors: false,
     refusedToolCallCode: INVALID_PARAMS,
@@ -149,6 +154,7 @@ export const PROTOCOL_VERSIONS = {
     toolTitles: false,
     promptTitles: false,
     structuredContent: false,
+    resourceLinks: false,
     toolFailure: "result",
     structuredErrors: false,
     refusedToolCallCode: INVALID_PARAMS,
@@ -167,6 +173,7 @@ export const PROTOCOL_VERSIONS = {
     toolTitles: false,
     promptTitles: false,
     structuredContent: false,
+    resourceLinks: false,
     toolFailure: "rpc-error",
     structuredErrors: false,
     refusedToolCallCode: LEGACY_TOOL_ERROR,

@@ -52,8 +52,10 @@ function textBlock(value: unknown): { type: "text"; text: string } {
  * (taken out of the result by splitExtraContent) follows the text block, e.g. depict's image.
  */
 export function toolSuccess(version: ProtocolVersion, value: JsonObject, info: ServerInfo, blocks?: ContentBlock[], extra: ContentBlock[] = []): JsonObject {
-  const content = [...(blocks ?? [textBlock(value)]), ...extra];
-  return wrapResult(version, features(version).structuredContent ? { content, structuredContent: value } : { content }, info);
+  const { structuredContent, resourceLinks } = features(version);
+  // A version without resource links gets the rest (the text names the resource too).
+  const content = [...(blocks ?? [textBlock(value)]), ...extra].filter((b) => resourceLinks || b.type !== "resource_link");
+  return wrapResult(version, structuredContent ? { content, structuredContent: value } : { content }, info);
 }
 
 function isContentBlock(block: unknown): block is ContentBlock {
@@ -66,6 +68,8 @@ function isContentBlock(block: unknown): block is ContentBlock {
       return typeof block.data === "string" && typeof block.mimeType === "string";
     case "resource":
       return isJsonObject(block.resource) && typeof block.resource.uri === "string";
+    case "resource_link":
+      return typeof block.uri === "string" && typeof block.name === "string";
     default:
       return false;
   }

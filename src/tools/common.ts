@@ -9,8 +9,11 @@ export { SMILES_MAX_LENGTH };
 /** The longest molecule string: a molblock may be as long as the codec's string limit (a SMILES at most SMILES_MAX_LENGTH). */
 export const MOLECULE_TEXT_MAX_LENGTH = MAX_STRING_BYTES;
 
-/** The `smiles` property every SMILES tool shares. */
-export function smilesProperty(description = "The molecule: SMILES, CXSMILES or a molblock."): JsonSchema {
+/**
+ * The `smiles` property every SMILES tool shares. Its description is short: the server's instructions say once that
+ * a molecule argument takes SMILES, CXSMILES or a molblock (some twenty tools would repeat it to the model).
+ */
+export function smilesProperty(description = "The molecule."): JsonSchema {
   return { type: "string", minLength: 1, maxLength: MOLECULE_TEXT_MAX_LENGTH, description };
 }
 

@@ -37,6 +37,7 @@ import { chemblDataframeQueryTool } from "./chembl_dataframe_query.js";
 import { chemblDataframeDescribeTool } from "./chembl_dataframe_describe.js";
 import { chemblDataframeDropTool } from "./chembl_dataframe_drop.js";
 import { canvasImportRecordTool, canvasImportTool } from "./canvas_import.js";
+import { canvasExportMolblockTool, canvasExportTool } from "./canvas_export.js";
 import { chemblStructureScanTool } from "./chembl_structure_scan.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
 // Issue 16 (medicinal chemistry set): scaffolds, clustering, diversity.
@@ -84,6 +85,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   chemblDataframeQueryTool,
   chemblDataframeDescribeTool,
   canvasImportTool,
+  canvasExportTool,
   canvasAnnotateTool,
   // Issue 16: scaffolds, clustering, diversity.
   murckoScaffoldTool,
@@ -106,6 +108,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
 const WORKER_ONLY_TOOLS: readonly ChemTool[] = [
   canvasAnnotateRowTool as unknown as ChemTool,
   canvasImportRecordTool as unknown as ChemTool,
+  canvasExportMolblockTool as unknown as ChemTool,
   chemblStructureScanTool as unknown as ChemTool,
 ];
 

@@ -126,7 +126,7 @@ export interface SmilesParentArgs {
 export const PARENT_PROPERTY: JsonSchema = {
   type: "boolean",
   default: false,
-  description: "Use the salt-stripped parent.",
+  description: "Salt-stripped parent.",
 };
 
 /** The input schema of a per-molecule tool: one molecule, and `parent`. */

@@ -3,7 +3,7 @@
  * process's query slots, under a timeout and a watch on the process's memory that interrupt DuckDB, its output
  * capped in rows and bytes.
  */
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBType } from "@duckdb/node-api";
 import { ToolError } from "../errors.js";
 import type { Canvas } from "./canvas.js";
 import { queryError } from "./duckdb-errors.js";
@@ -38,7 +38,67 @@ export interface RunningQuery {
 }
 
 /** Runs one guarded read-only query with its output capped and a timeout that interrupts DuckDB. */
-export async function runQuery(canvas: Canvas, sql: string, options: QueryOptions): Promise<QueryResult> {
+export function runQuery(canvas: Canvas, sql: string, options: QueryOptions): Promise<QueryResult> {
+  return guarded(canvas, sql, options, async (connection, checked) => {
+    const result = await execute(canvas, connection, checked, options);
+    return (elapsedMs) => ({ ...result, elapsed_ms: elapsedMs });
+  });
+}
+
+/** What streamQuery hands its reader: the result's columns, then each chunk of rows DuckDB produces. */
+export interface QueryStreamReader {
+  columns(columns: ReadonlyArray<{ name: string; type: DuckDBType }>): void | Promise<void>;
+  /** One chunk (DuckDB's vector of rows); a rejection stops the query and is the call's answer. */
+  chunk(chunk: DuckDBDataChunk): void | Promise<void>;
+}
+
+/**
+ * One guarded read-only query whose every row is handed to `reader` chunk by chunk (an export), through the same
+ * locks, slot, timeout and memory watch as runQuery; past `maxRows` it stops (`truncated`). Answers the rows read.
+ */
+export function streamQuery(
+  canvas: Canvas,
+  sql: string,
+  options: { maxRows: number; timeoutMs?: number; signal?: AbortSignal },
+  reader: QueryStreamReader,
+): Promise<{ rows: number; truncated: boolean; elapsed_ms: number }> {
+  return guarded(canvas, sql, options, async (connection, checked) => {
+    const prepared = await prepareGuarded(canvas.duckdb, connection, checked, [...canvas.tables.keys()], canvas.catalog);
+    try {
+      const result = await prepared.stream();
+      const names = result.deduplicatedColumnNames();
+      const types = result.columnTypes();
+      await reader.columns(names.map((name, i) => ({ name, type: types[i]! })));
+      let rows = 0;
+      let truncated = false;
+      for (;;) {
+        const chunk = await result.fetchChunk();
+        if (!chunk || chunk.rowCount === 0) break;
+        if (rows + chunk.rowCount > options.maxRows) {
+          truncated = true;
+          break;
+        }
+        await reader.chunk(chunk);
+        rows += chunk.rowCount;
+      }
+      return (elapsedMs) => ({ rows, truncated, elapsed_ms: elapsedMs });
+    } finally {
+      prepared.destroySync();
+    }
+  });
+}
+
+/**
+ * The frame of every canvas read: the SQL through the first lock, the canvas held, a query slot (round-robin across
+ * callers), a connection, the timeout and the memory watch that interrupt DuckDB, and DuckDB's failures worded.
+ * `body` runs the checked SQL and answers how to finish the result once its elapsed time is known.
+ */
+async function guarded<T>(
+  canvas: Canvas,
+  sql: string,
+  options: { timeoutMs?: number; signal?: AbortSignal },
+  body: (connection: DuckDBConnection, checkedSql: string) => Promise<(elapsedMs: number) => T>,
+): Promise<T> {
   const names = new Set([...canvas.tables.values()].flatMap((t) => [t.name, ...t.columns.map((c) => c.name)].map((n) => n.toLowerCase())));
   const checked = checkReadOnlySql(sql, names);
   const host = canvas.host;
@@ -94,7 +154,7 @@ export async function runQuery(canvas: Canvas, sql: string, options: QueryOption
         interrupt();
       }
     }, MEMORY_WATCH_MS);
-    const work = execute(canvas, connection, checked.sql, options);
+    const work = body(connection, checked.sql);
     const entry: RunningQuery = { connection, done: work.catch(() => undefined) };
     canvas.running.add(entry);
     // The connection, the slot and the listener go when DuckDB is really done, even after a timeout answer.
@@ -119,8 +179,8 @@ export async function runQuery(canvas: Canvas, sql: string, options: QueryOption
       }, timeoutMs + 250);
     });
     try {
-      const result = await Promise.race([work, deadline]);
-      return { ...result, elapsed_ms: host.now() - started };
+      const finish = await Promise.race([work, deadline]);
+      return finish(host.now() - started);
     } catch (e) {
       if (overMemory !== undefined) {
         throw new ToolError(
