@@ -24,6 +24,7 @@ import { WorkerPool } from "../../src/server/pool.js";
 import { silentLogger } from "../../src/logger.js";
 import { nativeRDKitMissing, oracleOutput, skipOracle } from "../helpers/oracle.js";
 import { testCanvasConfig } from "../helpers/canvas-config.js";
+import { cellAsText, expectedDataItems, readBackSdf } from "../helpers/sdf-export.js";
 
 type Row = Record<string, unknown>;
 let manager: CanvasManager;
@@ -84,12 +85,6 @@ async function tableRows(): Promise<{ columns: string[]; rows: Array<Record<stri
   return { columns: r.columns.map((c) => c.name), rows: r.rows };
 }
 
-function text(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
-}
-
 /** No temporary (or any other) file but `expected` in the export directory. */
 function assertOnly(dir: string, expected: readonly string[]): void {
   assert.deepEqual(readdirSync(dir).sort(), [...expected].sort(), "files in the export directory");
@@ -115,47 +110,18 @@ test("SDF: every row a record (an unparsable one with an empty molblock), every 
 
   const missing = await nativeRDKitMissing();
   if (missing) return skipOracle(t, missing);
-  const program = String.raw`
-import json, sys
-from rdkit import Chem
-given = json.loads(sys.stdin.read())
-expected, columns = given["smiles"], given["columns"]
-out = []
-for i, mol in enumerate(Chem.SDMolSupplier(sys.argv[1], sanitize=True, removeHs=False)):
-    want = expected[i]
-    # Every data item, private-looking names (_row) included; nothing but the columns.
-    names = [n for n in mol.GetPropNames(includePrivate=True) if n in columns or not n.startswith("_")] if mol is not None else []
-    ref = Chem.MolFromSmiles(want) if want is not None else None
-    out.append({
-        "title": mol.GetProp("_Name") if mol is not None else None,
-        "atoms": mol.GetNumAtoms() if mol is not None else None,
-        "smiles": Chem.MolToSmiles(mol) if mol is not None else None,
-        "expected": Chem.MolToSmiles(ref) if ref is not None else None,
-        "props": {k: mol.GetProp(k) for k in names} if mol is not None else None,
-    })
-print(json.dumps(out))
-`;
-  const native = JSON.parse(
-    await oracleOutput({ program }, { args: [path], input: JSON.stringify({ smiles: rows.map((r) => r.smiles ?? null), columns }) }),
-  ) as Array<{ title: string; atoms: number; smiles: string; expected: string | null; props: Record<string, string> }>;
+  const native = await readBackSdf(
+    path,
+    rows.map((r) => (r.smiles as string | null) ?? null),
+    columns,
+  );
   assert.equal(native.length, rows.length);
   native.forEach((record, i) => {
     const row = rows[i]!;
     assert.equal(record.title, row.ID, `record ${i}: the title is the ID column`);
     if (row.smiles === null) assert.equal(record.atoms, 0, `record ${i}: no molecule, an empty molblock`);
     else assert.equal(record.smiles, record.expected, `record ${i}: the molecule read back is the row's (${String(row.smiles)})`);
-    const expected: Record<string, string> = {};
-    for (const c of columns) {
-      const v = text(row[c]);
-      // A value's blank lines are dropped (they would end the item); its other lines kept.
-      if (v !== null)
-        expected[c] = v
-          .split(/\r?\n/)
-          .filter((l) => l.trim() !== "")
-          .map((l) => (l.startsWith("$$$$") ? ` ${l}` : l))
-          .join("\n");
-    }
-    assert.deepEqual(record.props, expected, `record ${i}: every non-NULL column as a data item`);
+    assert.deepEqual(record.props, expectedDataItems(row, columns), `record ${i}: every non-NULL column as a data item`);
   });
 });
 
@@ -180,7 +146,7 @@ test("CSV: a header and one line per row, quoted where needed; Python's csv modu
   assert.deepEqual(read[0], columns);
   assert.deepEqual(
     read.slice(1),
-    kept.map((r) => columns.map((c) => text(r[c]) ?? "")),
+    kept.map((r) => columns.map((c) => cellAsText(r[c]) ?? "")),
   );
 });
 
