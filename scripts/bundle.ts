@@ -55,8 +55,23 @@ export const TARGETS: readonly Target[] = [
   { id: "linux-x64", os: "linux", cpu: "x64", label: "Linux x64 (glibc)", natives: natives("linux-x64", "linux-x64-gnu") },
 ];
 
+/**
+ * The folders a desktop user hands files over in: canvas_import reads the first (`path`), canvas_export writes into the
+ * second. Defaults under the user's documents (MCPB substitutes ${DOCUMENTS} in a default); the server makes them on
+ * its first start (CHEMATIC_CREATE_DIRS, set below). The README's desktop section names them.
+ */
+export const DESKTOP_FOLDERS = { import: "${DOCUMENTS}/chematic/import", export: "${DOCUMENTS}/chematic/export" } as const;
+
 /** The options Claude Desktop asks for when the bundle is installed: each one an environment variable of the server. */
-const USER_CONFIG: ReadonlyArray<{ name: string; type: "string" | "boolean" | "file"; title: string; extra?: string; sensitive?: boolean }> = [
+const USER_CONFIG: ReadonlyArray<{
+  name: string;
+  type: "string" | "boolean" | "file" | "directory";
+  title: string;
+  extra?: string;
+  sensitive?: boolean;
+  /** The default offered, when not the variable's own. */
+  default?: string;
+}> = [
   { name: "CHEMATIC_OFFLINE", type: "boolean", title: "Offline mode", extra: "ChEMBL and PubChem are not contacted (a ChEMBL SQLite dump still answers)." },
   { name: "CHEMATIC_LOG_LEVEL", type: "string", title: "Log level" },
   { name: "HTTPS_PROXY", type: "string", title: "HTTPS proxy", sensitive: true, extra: "Leave empty for a direct connection." },
@@ -69,14 +84,31 @@ const USER_CONFIG: ReadonlyArray<{ name: string; type: "string" | "boolean" | "f
       "Leave empty to use the web API. The dump needs the better-sqlite3 driver, which this bundle does not carry (a native module built " +
       "for one Node.js version): install chematic-mcp with npm for offline ChEMBL.",
   },
+  {
+    name: "CHEMATIC_IMPORT_DIR",
+    type: "directory",
+    title: "Import folder",
+    default: DESKTOP_FOLDERS.import,
+    extra: "Put a hit list (.sdf, .sdf.gz, .csv, .smi) here and ask for it by name (the triage_hit_list prompt). Made on first start if missing.",
+  },
+  {
+    name: "CHEMATIC_EXPORT_DIR",
+    type: "directory",
+    title: "Export folder",
+    default: DESKTOP_FOLDERS.export,
+    extra: "Where exported tables (SDF, CSV, Parquet) are written. Made on first start if missing.",
+  },
 ];
+
+/** Variables every bundle sets to a fixed value (not asked for): the default folders are made on the first start. */
+const FIXED_ENV: Readonly<Record<string, string>> = { CHEMATIC_CREATE_DIRS: "true" };
 
 /** What a bundle runs: the server's own entry, from the bundle's folder, with the user's settings as its environment. */
 export function mcpConfig(): { command: string; args: string[]; env: Record<string, string> } {
   return {
     command: "node",
     args: ["${__dirname}/build/src/cli.js"],
-    env: Object.fromEntries(USER_CONFIG.map((o) => [o.name, `\${user_config.${o.name}}`])),
+    env: { ...Object.fromEntries(USER_CONFIG.map((o) => [o.name, `\${user_config.${o.name}}`])), ...FIXED_ENV },
   };
 }
 
@@ -85,9 +117,11 @@ export function manifestFor(target: Target, pkg: PackageJson, missing: readonly 
   const repo = repositoryUrl(pkg);
   const lacking = target.natives.filter((n) => missing.includes(n.pkg));
   const userConfig: Record<string, unknown> = {};
+  for (const name of [...USER_CONFIG.map((o) => o.name), ...Object.keys(FIXED_ENV)]) {
+    if (!ENVIRONMENT.some((e) => e.name === name)) throw new Error(`the bundle sets ${name}, which src/environment.ts does not list`);
+  }
   for (const option of USER_CONFIG) {
-    const v = ENVIRONMENT.find((e) => e.name === option.name);
-    if (!v) throw new Error(`the bundle offers ${option.name}, which src/environment.ts does not list`);
+    const v = ENVIRONMENT.find((e) => e.name === option.name)!;
     const values = v.choices ? ` One of ${v.choices.join(", ")}.` : "";
     userConfig[option.name] = {
       type: option.type,
@@ -95,7 +129,7 @@ export function manifestFor(target: Target, pkg: PackageJson, missing: readonly 
       description: `${v.summary}${values}${option.extra ? ` ${option.extra}` : ""}`,
       required: false,
       // Claude Desktop replaces ${user_config.X} only with a value: an optional setting needs a default ("" is unset).
-      default: option.type === "boolean" ? v.default === "true" : v.choices ? v.default : "",
+      default: option.default ?? (option.type === "boolean" ? v.default === "true" : v.choices ? v.default : ""),
       ...(option.sensitive ? { sensitive: true } : {}),
     };
   }
@@ -112,6 +146,7 @@ export function manifestFor(target: Target, pkg: PackageJson, missing: readonly 
       `This bundle is for **${target.label}** (${target.id}). It runs the chematic-mcp server with the Node.js that Claude Desktop ships.`,
       "Chemistry (RDKit, OpenChemLib) is computed locally; ChEMBL and PubChem are queried over the network unless offline mode is on.",
       "Large ChEMBL bioactivity views are staged on an in-memory DuckDB canvas that lasts while the server runs (Claude Desktop restarts it with the app); query them with SQL.",
+      "Hand over a file by putting it in Documents/chematic/import (the import folder setting) and asking for it by name; exported tables land in Documents/chematic/export.",
       lacking.length === 0
         ? "Every feature is included."
         : `Not in this bundle (npm could not install ${lacking.map((n) => n.pkg).join(", ")} for this platform): ${lacking.map((n) => n.feature).join("; ")}.`,

@@ -1,7 +1,7 @@
 /** Environment configuration, parsed strictly: a bad value stops start-up naming the variable. */
 import { availableParallelism, totalmem } from "node:os";
-import { realpathSync, statSync, accessSync, constants as fsConstants } from "node:fs";
-import { isAbsolute, normalize, resolve as resolvePath, sep } from "node:path";
+import { existsSync, mkdirSync, realpathSync, statSync, accessSync, constants as fsConstants } from "node:fs";
+import { dirname, isAbsolute, normalize, resolve as resolvePath, sep } from "node:path";
 
 export class ConfigError extends Error {}
 
@@ -166,15 +166,17 @@ const DEFAULT_MAX_SPILL_ROWS = 50_000;
 /**
  * CHEMATIC_CANVAS_DIR, guarded: an absolute path with no "." or ".." segment and no control character,
  * naming an existing writable directory. The answer is its real path (symlinks resolved), so every path
- * the canvas derives from it can be checked to stay inside it.
+ * the canvas derives from it can be checked to stay inside it. With `create` (CHEMATIC_CREATE_DIRS, for the
+ * import and export directories only) a missing directory is made first when at most its last two folders are missing.
  */
-export function parseCanvasDir(name: string, value: string | undefined, writable = true): string | null {
+export function parseCanvasDir(name: string, value: string | undefined, writable = true, create = false): string | null {
   if (value === undefined || value.trim() === "") return null;
   const raw = value.trim();
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new ConfigError(`${name} must not contain control characters`);
   if (!isAbsolute(raw)) throw new ConfigError(`${name} must be an absolute path, got "${raw}"`);
   if (raw.split(/[\\/]+/).some((seg) => seg === "." || seg === "..")) throw new ConfigError(`${name} must not contain "." or ".." segments, got "${raw}"`);
+  if (create) createMissingDir(name, raw);
   let real: string;
   try {
     real = realpathSync(normalize(raw));
@@ -189,10 +191,35 @@ export function parseCanvasDir(name: string, value: string | undefined, writable
   return real;
 }
 
+/**
+ * CHEMATIC_CREATE_DIRS: a missing import or export directory is made (mode 0700) when at most its last two folders are
+ * missing, e.g. the Claude Desktop bundle's default <Documents>/chematic/import on a first start. Further up, the path
+ * is more likely a typo (a misspelt home or drive) than a folder to make, and start-up is refused as without it.
+ */
+const CREATABLE_LEVELS = 2;
+
+function createMissingDir(name: string, raw: string): void {
+  const path = normalize(raw);
+  if (existsSync(path)) return;
+  let base = dirname(path);
+  for (let level = 1; level < CREATABLE_LEVELS && !existsSync(base); level++) base = dirname(base);
+  if (!existsSync(base)) {
+    throw new ConfigError(
+      `${name} must name an existing directory, got "${raw}": CHEMATIC_CREATE_DIRS makes at most its last ${CREATABLE_LEVELS} folders, and "${base}" does not exist either`,
+    );
+  }
+  try {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw new ConfigError(`${name}: could not create "${raw}" (${(e as Error).message.split("\n")[0]})`);
+  }
+}
+
 export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasConfig {
   const mode = (env.CHEMATIC_CANVAS ?? "").trim().toLowerCase();
   if (mode !== "" && mode !== "duckdb" && mode !== "off") throw new ConfigError(`CHEMATIC_CANVAS must be duckdb or off, got "${env.CHEMATIC_CANVAS}"`);
   const enabled = mode !== "off";
+  const create = parseBoolean("CHEMATIC_CREATE_DIRS", env.CHEMATIC_CREATE_DIRS, false);
   return {
     enabled,
     dir: enabled ? parseCanvasDir("CHEMATIC_CANVAS_DIR", env.CHEMATIC_CANVAS_DIR) : null,
@@ -200,8 +227,8 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
     dropEnabled: dataframeDropEnabled(env),
     maxTableRows: parseInteger("CHEMATIC_CANVAS_MAX_TABLE_ROWS", env.CHEMATIC_CANVAS_MAX_TABLE_ROWS, 100_000, 1, 10_000_000),
     maxBytes: parseInteger("CHEMATIC_CANVAS_MAX_MB", env.CHEMATIC_CANVAS_MAX_MB, 256, 1, 65_536) * 1024 * 1024,
-    importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false) : null,
-    exportDir: enabled ? parseCanvasDir("CHEMATIC_EXPORT_DIR", env.CHEMATIC_EXPORT_DIR) : null,
+    importDir: enabled ? parseCanvasDir("CHEMATIC_IMPORT_DIR", env.CHEMATIC_IMPORT_DIR, false, create) : null,
+    exportDir: enabled ? parseCanvasDir("CHEMATIC_EXPORT_DIR", env.CHEMATIC_EXPORT_DIR, true, create) : null,
     importMaxBytes: parseInteger("CHEMATIC_IMPORT_MAX_MB", env.CHEMATIC_IMPORT_MAX_MB, 128, 1, 4_096) * 1024 * 1024,
     importMaxColumns: parseInteger("CHEMATIC_IMPORT_MAX_COLUMNS", env.CHEMATIC_IMPORT_MAX_COLUMNS, DEFAULT_IMPORT_MAX_COLUMNS, 1, 10_000),
     processMaxBytes: parseInteger("CHEMATIC_PROCESS_MAX_MB", env.CHEMATIC_PROCESS_MAX_MB, defaultProcessMaxMb(), 256, 1_048_576) * 1024 * 1024,

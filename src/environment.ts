@@ -197,6 +197,13 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     scope: "server",
   },
   {
+    name: "CHEMATIC_CREATE_DIRS",
+    default: "false",
+    summary: "true: a missing CHEMATIC_IMPORT_DIR or CHEMATIC_EXPORT_DIR is created (mode 0700) when at most its last two folders are missing.",
+    format: "boolean",
+    scope: "server",
+  },
+  {
     name: "CHEMATIC_IMPORT_MAX_MB",
     default: "128",
     summary: "The largest file (or .sdf.gz content) canvas_import reads, in MB (1 to 4096).",

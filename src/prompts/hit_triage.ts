@@ -93,7 +93,7 @@ export const hitTriagePrompt: Prompt = {
   title: "Hit triage for a target",
   description:
     "Triage a target's ChEMBL hits: pin the target, stage its potent wild-type measurements on the canvas, add QED, PAINS, Brenk and scaffold " +
-    "columns, rank scaffolds on one measurement type with SQL, draw the best and check the assays and papers behind them.",
+    "columns, rank scaffolds on one measurement type with SQL, draw the best and check the assays and papers behind them. For a file of your own hits, use triage_hit_list.",
   arguments: [
     {
       name: "target",

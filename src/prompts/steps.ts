@@ -34,3 +34,11 @@ export function userText(text: string): PromptMessage[] {
 export function toolsOf(...lists: ReadonlyArray<readonly Step[]>): string[] {
   return [...new Set(lists.flat().flatMap((s) => (s.tool ? [s.tool] : [])))];
 }
+
+/** A name as an SQL identifier: bare when it is a plain lower-case name, else double-quoted (a CSV's "pIC50"). */
+export function sqlName(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A canvas table name as canvas_import and the set tools take it (and the tables they derive from it). */
+export const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;

@@ -373,7 +373,7 @@ test(
       let items = 0;
       records.forEach((record, k) => {
         const r = byRow[k]!;
-        assert.equal(record.title, r.ID, `record ${k}: titled by its ID`);
+        assert.equal(record.title, r.title, `record ${k}: titled as its source record was`);
         if (r.smiles === null) assert.equal(record.atoms, 0, `record ${k}: no molecule, an empty molblock`);
         else if (record.smiles !== record.expected)
           wrongMolecules.push(`${String(r.ID)}: ${String(r.smiles)} read back as ${String(record.smiles)} (native ${String(record.expected)})`);

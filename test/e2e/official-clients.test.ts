@@ -38,7 +38,7 @@ test("@modelcontextprotocol/sdk 1.x (legacy initialize) lists and calls tools", 
     const { prompts } = await client.listPrompts();
     assert.deepEqual(
       prompts.map((p) => p.name),
-      ["chembl_guide", "hit_triage", "profile_molecule", "compare_series"],
+      ["chembl_guide", "hit_triage", "triage_hit_list", "profile_molecule", "compare_series"],
     );
     const profile = await client.getPrompt({ name: "profile_molecule", arguments: { smiles: "CCO" } });
     assert.equal(profile.messages[0]!.content.type, "text");

@@ -3,8 +3,9 @@
  * bundle with the official packer (@anthropic-ai/mcpb, which validates the manifest), the packer unpacks it into an
  * empty folder, and the server is started from there exactly as the manifest's mcp_config says, with the host's
  * substitutions (${__dirname}, each ${user_config.X} as its default): it discovers, lists and calls tools, including
- * a PNG (resvg's native binary from the bundle), a canvas table (DuckDB's) and a prompt. The manifests of every
- * target are checked too (platform, runtime, options wired to the server's variables, tools).
+ * a PNG (resvg's native binary from the bundle), a canvas table (DuckDB's), a file from the import folder (made on the
+ * first start under ${DOCUMENTS}, as the defaults say) and a prompt. The manifests of every target are checked too
+ * (platform, runtime, options wired to the server's variables, the folders, tools).
  *
  * Needs npm and the packer (a dev dependency); npm installs the production dependencies from its cache
  * (--prefer-offline; CI's npm ci fills it). Skipped, saying so, without them.
@@ -12,12 +13,12 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TARGETS, bundleName, manifestFor, mcpConfig, packer } from "../../scripts/bundle.js";
+import { DESKTOP_FOLDERS, TARGETS, bundleName, manifestFor, mcpConfig, packer } from "../../scripts/bundle.js";
 import { ROOT, readPackageJson } from "../../scripts/metadata.js";
 import { ENVIRONMENT } from "../../src/environment.js";
 import { allTools } from "../../src/tools/index.js";
@@ -47,7 +48,7 @@ type Manifest = ReturnType<typeof manifestFor> & {
   long_description: string;
 };
 
-test("every target's manifest: its platform, the package's Node.js range, the five options wired to the server's variables", () => {
+test("every target's manifest: its platform, the package's Node.js range, the seven options wired to the server's variables, the folders", () => {
   const shipped = allTools({})
     .filter((t) => t.name !== "chembl_dataframe_drop")
     .map((t) => t.name);
@@ -61,7 +62,15 @@ test("every target's manifest: its platform, the package's Node.js range, the fi
     assert.equal(m.version, pkg.version);
     assert.deepEqual(m.compatibility.platforms, [target.os]);
     assert.equal(m.compatibility.runtimes.node, pkg.engines.node, "the runtime the package's engines field names (>=20.19, require(esm) on 22)");
-    assert.deepEqual(Object.keys(m.user_config).sort(), ["CHEMATIC_LOG_LEVEL", "CHEMATIC_OFFLINE", "CHEMBL_API_BASE_URL", "CHEMBL_SQLITE", "HTTPS_PROXY"]);
+    assert.deepEqual(Object.keys(m.user_config).sort(), [
+      "CHEMATIC_EXPORT_DIR",
+      "CHEMATIC_IMPORT_DIR",
+      "CHEMATIC_LOG_LEVEL",
+      "CHEMATIC_OFFLINE",
+      "CHEMBL_API_BASE_URL",
+      "CHEMBL_SQLITE",
+      "HTTPS_PROXY",
+    ]);
     // Each option is one of the server's variables and reaches it as "X": "${user_config.X}" (the host substitutes nothing else).
     assert.deepEqual(m.server.mcp_config, mcpConfig());
     for (const [name, option] of Object.entries(m.user_config)) {
@@ -75,6 +84,21 @@ test("every target's manifest: its platform, the package's Node.js range, the fi
     }
     assert.equal(m.user_config.CHEMATIC_OFFLINE!.type, "boolean");
     assert.equal(m.user_config.CHEMBL_SQLITE!.type, "file");
+    // The folders a desktop user hands files over in: directory pickers defaulting under the documents folder (MCPB
+    // substitutes ${DOCUMENTS} in a default), made by the server on its first start.
+    assert.deepEqual(
+      [m.user_config.CHEMATIC_IMPORT_DIR, m.user_config.CHEMATIC_EXPORT_DIR].map((o) => [o!.type, o!.default]),
+      [
+        ["directory", "${DOCUMENTS}/chematic/import"],
+        ["directory", "${DOCUMENTS}/chematic/export"],
+      ],
+    );
+    assert.equal(m.server.mcp_config.env.CHEMATIC_CREATE_DIRS, "true", "the only variable set to a fixed value");
+    assert.deepEqual(
+      Object.keys(m.server.mcp_config.env).filter((k) => !(k in m.user_config)),
+      ["CHEMATIC_CREATE_DIRS"],
+    );
+    assert.match(m.long_description, /Documents\/chematic\/import .* Documents\/chematic\/export/);
     assert.equal(m.server.entry_point, "build/src/cli.js");
     assert.deepEqual(
       m.tools.map((t) => t.name),
@@ -86,6 +110,9 @@ test("every target's manifest: its platform, the package's Node.js range, the fi
     const without = manifestFor(target, pkg, [target.natives[1]!.pkg]) as Manifest;
     assert.match(without.long_description, /Not in this bundle .*depict's PNG/);
   }
+  // The README's desktop section names the folders where a desktop user drops a file and finds the export.
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  for (const folder of Object.values(DESKTOP_FOLDERS)) assert.ok(readme.includes(folder.replace("${DOCUMENTS}", "Documents")), `the README names ${folder}`);
 });
 
 test("npm run bundle's linux-x64 bundle, unpacked by the packer, serves a session started as the manifest says", { timeout: 300_000 }, async (t) => {
@@ -125,9 +152,15 @@ test("npm run bundle's linux-x64 bundle, unpacked by the packer, serves a sessio
   assert.ok(!existsSync(join(dir, "node_modules", "better-sqlite3")), "no unbuilt native driver");
   assert.ok(!existsSync(join(dir, "node_modules", "@anthropic-ai")), "no dev dependency");
 
-  // The host's substitutions: ${__dirname} is the bundle's folder, ${user_config.X} the option's value (its default here).
+  // The host's substitutions: ${__dirname} is the bundle's folder, ${user_config.X} the option's value (its default here,
+  // in which ${DOCUMENTS} is the user's documents folder: one that exists, without chematic/ in it yet).
+  const documents = join(work, "Documents");
+  mkdirSync(documents);
   const fill = (s: string) =>
-    s.replace(/\$\{__dirname\}/g, dir).replace(/\$\{user_config\.([A-Za-z0-9_]+)\}/g, (_m, key: string) => String(manifest.user_config[key]!.default));
+    s
+      .replace(/\$\{__dirname\}/g, dir)
+      .replace(/\$\{user_config\.([A-Za-z0-9_]+)\}/g, (_m, key: string) => String(manifest.user_config[key]!.default))
+      .replace(/\$\{DOCUMENTS\}/g, documents);
   const config = manifest.server.mcp_config;
   assert.equal(config.command, "node");
   const serverEnv: NodeJS.ProcessEnv = { PATH: env.PATH, HOME: process.env.HOME ?? dir, CHEMATIC_WORKERS: "1" };
@@ -186,6 +219,11 @@ test("npm run bundle's linux-x64 bundle, unpacked by the packer, serves a sessio
     });
     const row = (query.result?.structuredContent as { rows: Array<{ n: unknown; parsed: unknown }> }).rows[0]!;
     assert.deepEqual([Number(row.n), Number(row.parsed)], [3, 2], "DuckDB's binding from the bundle");
+    // The folders were made on the first start; a file dropped in the import folder is imported by name.
+    assert.ok(existsSync(join(documents, "chematic", "import")) && existsSync(join(documents, "chematic", "export")), "the default folders made");
+    writeFileSync(join(documents, "chematic", "import", "hits.smi"), "CCO ethanol\nc1ccccc1O phenol\n");
+    const fromFile = await rpc("tools/call", { name: "canvas_import", arguments: { path: "hits.smi" } });
+    assert.equal((fromFile.result?.structuredContent as { counts: { parsed: number } }).counts.parsed, 2, JSON.stringify(fromFile).slice(0, 500));
     const prompt = await rpc("prompts/get", { name: "chembl_guide" });
     assert.match((prompt.result?.messages as Array<{ content: { text: string } }>)[0]!.content.text, /# ChEMBL guide/, "the skill shipped in the bundle");
   } finally {
