@@ -25,12 +25,6 @@ import type { Prompt } from "../../src/contract/prompt.js";
 const SKILL = readFileSync(join(projectRoot(), "skills", "chembl-guide", "SKILL.md"), "utf8");
 const PROMPTS = allPrompts(SKILL);
 const TOOL_NAMES = new Set(allTools({}).map((t) => t.name));
-/**
- * Tools a prompt chains that land from another branch: triage_hit_list's last step exports with canvas_export (issue
- * 32). Until the tool ships the step is dropped from the text (no server lists it) and its arguments are not checked.
- * Once it ships, the test "awaited tools are not shipped yet" fails: empty this set.
- */
-const AWAITED = new Set(["canvas_export"]);
 /** A canvas ID of the right form (the plans' <canvas_id>). */
 const CANVAS_ID = "cv_local_0123456789abcdefghijABCDEFGH";
 const SAMPLE: Record<string, Record<string, string>> = {
@@ -123,8 +117,8 @@ test("the shipped prompts: snake_case names, a title and description, molecule a
 
 test("every tool a prompt chains exists, each appears in its text, and its text names no tool it does not declare", () => {
   for (const p of PROMPTS) {
-    for (const tool of p.chains) assert.ok(TOOL_NAMES.has(tool) || AWAITED.has(tool), `${p.name} chains ${tool}, which is no shipped tool`);
-    for (const tool of p.requires) assert.ok(p.chains.includes(tool) && !AWAITED.has(tool), `${p.name} requires ${tool}`);
+    for (const tool of p.chains) assert.ok(TOOL_NAMES.has(tool), `${p.name} chains ${tool}, which is no shipped tool`);
+    for (const tool of p.requires) assert.ok(p.chains.includes(tool), `${p.name} requires ${tool}`);
     // With every argument, with the required ones only (compare_series finds its core with find_mcs when none is
     // given) and in the other forms.
     const required = Object.fromEntries(Object.entries(SAMPLE[p.name]!).filter(([k]) => p.arguments.find((a) => a.name === k)!.required));
@@ -200,7 +194,6 @@ test("every step's arguments are valid for its tool (placeholders given values o
       const steps = stepsOf(textOf(p, args));
       assert.ok(steps.length >= 5, `${p.name}: its plan`);
       for (const step of steps) {
-        if (AWAITED.has(step.tool)) continue;
         const validate = registry.get(step.tool)!.validateInput;
         const input = filled(step.args) as Record<string, unknown>;
         assert.ok(
@@ -212,10 +205,6 @@ test("every step's arguments are valid for its tool (placeholders given values o
     }
   }
   assert.ok(checked >= 40, `${checked} steps checked`);
-});
-
-test("awaited tools are not shipped yet (once one is, take it out of AWAITED: its step is then checked like the others)", () => {
-  for (const tool of AWAITED) assert.ok(!TOOL_NAMES.has(tool), `${tool} is shipped now: take it out of AWAITED in this file`);
 });
 
 test("triage_hit_list: import cleaned, one annotate call, the goal's filter everywhere, at most 10 calls, the picks drawn and exported", () => {
@@ -249,7 +238,7 @@ test("triage_hit_list: import cleaned, one annotate call, the goal's filter ever
   assert.deepEqual(Object.keys(csv[7]!.args).sort(), ["canvas_id", "file", "sql"], "smiles_column only for SDF");
   // Before canvas_export ships, no server lists it: the plan ends with the picture.
   const listed = stepsOf(textOf(triage, { file: "hits.sdf" }, (t) => TOOL_NAMES.has(t)));
-  assert.equal(listed.at(-1)!.tool, AWAITED.has("canvas_export") ? "depict" : "canvas_export");
+  assert.equal(listed.at(-1)!.tool, "canvas_export");
 });
 
 test("compare_series on a table: the text does not grow with the series; pasted molecules appear once, in the import", () => {
