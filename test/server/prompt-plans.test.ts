@@ -3,12 +3,11 @@
  * lists), then every step called in order with the arguments the text shows, a placeholder replaced by the value
  * the earlier answer gave, as a model would: triage_hit_list on a CSV in CHEMATIC_IMPORT_DIR, compare_series on that
  * table and on a pasted list, profile_molecule (ChEMBL steps left out: offline). Every call must succeed, so the SQL
- * the prompts write runs on the canvas. canvas_export's step runs once the tool ships (CHEMATIC_EXPORT_DIR is set);
- * until then its SELECT runs through chembl_dataframe_query.
+ * the prompts write runs on the canvas; triage_hit_list's plan ends in the SDF export of the picks.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp, type App } from "../../src/app.js";
@@ -144,27 +143,18 @@ test("triage_hit_list runs as written on a CSV of the import folder: counts, clu
   assert.equal(answers[4]!.answer.picked, 10);
   assert.equal(Number(rowsOf(answers[5]!.answer)[0]!.picks), 10);
   assert.ok(answers[6]!.answer.png !== undefined || answers[6]!.answer.format === "png", JSON.stringify(answers[6]!.answer).slice(0, 300));
-  // The export: canvas_export once it ships; until then its SELECT, through the query tool.
-  const exportStep = stepsOf(rendered("triage_hit_list", { file: "series.csv", picks: "10" })).find((s) => s.tool === "canvas_export");
-  const canvasId = answers[0]!.answer.canvas_id as string;
-  if (tools.includes("canvas_export")) {
-    assert.ok(existsSync(join(dir, "export", "series_triage.sdf")), "the picks exported");
-  } else {
-    assert.equal(exportStep, undefined, "no server lists canvas_export yet: its step is left out");
-    const sql = stepsOf(
-      app.server.prompts
-        .prompts()
-        .find((p) => p.name === "triage_hit_list")!
-        .render({ args: { file: "series.csv", picks: "10" }, has: () => true })
-        .map((m) => (m.content.type === "text" ? m.content.text : ""))
-        .join("\n"),
-    ).find((s) => s.tool === "canvas_export")!.args.sql as string;
-    const rows = rowsOf(await call("chembl_dataframe_query", { canvas_id: canvasId, sql }));
-    assert.equal(rows.length, 10);
-    for (const column of ["smiles", "name", "pIC50", "qed", "cluster_id", "pick_rank", "brenk_alerts"])
-      assert.ok(column in rows[0]!, `the export carries ${column}`);
-    assert.ok(!("_row" in rows[0]!) && !("pains_names" in rows[0]!));
-  }
+  // The export: the picks, every column but the bookkeeping, as an SDF in the export folder.
+  assert.equal(tools[7], "canvas_export");
+  const exported = answers[7]!.answer;
+  assert.equal(exported.file, "series_triage.sdf");
+  assert.equal(exported.rows, 10);
+  const columns = exported.columns as string[];
+  for (const column of ["smiles", "name", "pIC50", "qed", "cluster_id", "pick_rank", "brenk_alerts"])
+    assert.ok(columns.includes(column), `the export carries ${column}`);
+  assert.ok(!columns.includes("_row") && !columns.includes("pains_names"));
+  const sdf = readFileSync(join(dir, "export", "series_triage.sdf"), "utf8");
+  assert.equal(sdf.split("$$$$\n").length - 1, 10, "ten records");
+  assert.equal((sdf.match(/^> {2}<pick_rank>$/gm) ?? []).length, 10, "each with its pick rank");
 });
 
 test("compare_series runs as written on a canvas table (where, value_column) and on a pasted list", { timeout: 120_000 }, async () => {
