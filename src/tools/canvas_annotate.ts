@@ -27,10 +27,10 @@ import { murckoScaffold, genericScaffold, scaffoldHints } from "../domain/chem/s
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
 import type { AnnotationColumn } from "../domain/canvas/annotations.js";
 import type { AnnotationType } from "../domain/canvas/tables.js";
-import type { ChemTool, JsonSchema, MainForm, ServiceTool } from "../contract/tool.js";
+import type { JsonSchema, MainForm, ServiceTool } from "../contract/tool.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
 import { countWhere, MAX_WHERE_LENGTH } from "../domain/canvas/row-filter.js";
-import { READ_ONLY_LOCAL } from "./common.js";
+import { workerOnlyTool } from "./common.js";
 import { lipinskiViolations } from "./lipinski_check.js";
 import { morganOptionsOf } from "./ecfp4.js";
 import { fingerprintWords, morganBitVector, tanimoto } from "../domain/chem/morgan.js";
@@ -321,17 +321,12 @@ function rowCells(rdkit: RDKit, mol: RDKitMol, smiles: string, kinds: readonly K
  * tools/list; canvas_annotate runs it through ChemRunner.runList. A SMILES that does not parse answers
  * INVALID_SMILES (the row's cells stay NULL).
  */
-export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
-  kind: "chem",
+export const canvasAnnotateRowTool = workerOnlyTool<RowArgs, { cells: Cell[] }>({
   toolset: "canvas",
   name: "canvas_annotate_row",
   title: "canvas_annotate: one row",
   description: "Worker-only: computes canvas_annotate's columns for one molecule.",
-  annotations: READ_ONLY_LOCAL,
-  inputSchema: { type: "object" },
-  outputSchema: { type: "object" },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
-  budgetMs: 15_000,
   run({ smiles, kinds, check }, { rdkit }) {
     if (check) {
       for (const k of kinds) {
@@ -342,7 +337,7 @@ export const canvasAnnotateRowTool: ChemTool<RowArgs, { cells: Cell[] }> = {
     }
     return { cells: withMol(rdkit, smiles, (mol) => rowCells(rdkit, mol, smiles, kinds)) };
   },
-};
+});
 
 export type ColumnRequest = AnnotationKind | { kind: AnnotationKind; as?: string; query_smiles?: string; smarts?: string; parent?: boolean };
 

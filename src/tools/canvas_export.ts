@@ -33,8 +33,8 @@ import { withMol } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
-import { READ_ONLY_LOCAL } from "./common.js";
-import type { ChemTool, ContentBlock, ServiceContext, ServiceTool, ToolAnnotations } from "../contract/tool.js";
+import { workerOnlyTool } from "./common.js";
+import type { ContentBlock, ServiceContext, ServiceTool, ToolAnnotations } from "../contract/tool.js";
 
 interface Args {
   canvas_id: string;
@@ -82,21 +82,16 @@ const SMILES_COLUMNS = ["smiles", "parent_smiles", "canonical_smiles", "standard
 const EXPORT_ANNOTATIONS: ToolAnnotations = { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: false };
 
 /** Worker-only: the molblock of one row's SMILES (RDKit 2D coordinates, as MolToMolBlock makes for a molecule without a conformer). */
-export const canvasExportMolblockTool: ChemTool<{ smiles: string }, { molblock: string }> = {
-  kind: "chem",
+export const canvasExportMolblockTool = workerOnlyTool<{ smiles: string }, { molblock: string }>({
   toolset: "canvas",
   name: "canvas_export_molblock",
   title: "canvas_export: one molblock",
   description: "Worker-only: the molblock of one SMILES.",
-  annotations: READ_ONLY_LOCAL,
-  inputSchema: { type: "object" },
-  outputSchema: { type: "object" },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
-  budgetMs: 15_000,
   run({ smiles }, { rdkit }) {
     return withMol(rdkit, smiles, (mol) => ({ molblock: mol.get_molblock() }));
   },
-};
+});
 
 function renderExport(r: CanvasExportResult): string {
   return [

@@ -32,7 +32,7 @@ import { MAX_ARRAY_LENGTH, MAX_STRING_BYTES, MAX_TOOL_BUDGET_MS, clipText } from
 import type { ChemTool, ServiceContext, ServiceTool } from "../contract/tool.js";
 import { canonicalSmilesTool } from "./canonical_smiles.js";
 import { canvasFor, canvasIdProperty } from "./canvas-common.js";
-import { READ_ONLY_LOCAL } from "./common.js";
+import { workerOnlyTool } from "./common.js";
 import { defaultParentOf } from "../domain/chem/standardize.js";
 
 interface Args {
@@ -161,17 +161,12 @@ function inchiKeyOf(rdkit: Parameters<ChemTool["run"]>[1]["rdkit"], smiles: stri
  * SDF and from a SMILES). Not listed in tools/list; canvas_import runs it through ChemRunner.runList. A record that
  * does not parse answers INVALID_SMILES (or MOLECULE_TOO_LARGE).
  */
-export const canvasImportRecordTool: ChemTool<RecordArgs, RecordValues> = {
-  kind: "chem",
+export const canvasImportRecordTool = workerOnlyTool<RecordArgs, RecordValues>({
   toolset: "canvas",
   name: "canvas_import_record",
   title: "canvas_import: one record",
   description: "Worker-only: canonical SMILES, standardised parent and parent InChIKey of one record.",
-  annotations: READ_ONLY_LOCAL,
-  inputSchema: { type: "object" },
-  outputSchema: { type: "object" },
   errors: ["INVALID_SMILES", "MOLECULE_TOO_LARGE"],
-  budgetMs: 15_000,
   run({ smiles }, { rdkit }) {
     return withMol(rdkit, smiles, (mol): RecordValues => {
       const canonical = mol.get_smiles();
@@ -185,7 +180,7 @@ export const canvasImportRecordTool: ChemTool<RecordArgs, RecordValues> = {
       return { canonical, parent, parent_inchikey: inchiKeyOf(rdkit, parent) };
     });
   },
-};
+});
 
 /** What the chemistry gives one record: the row's cells, and the key it is deduplicated on. */
 interface RecordChem {

@@ -57,3 +57,20 @@ export function withInputFormat<A, R>(tool: ChemTool<A, R>): ChemTool<A, R> {
   const outputSchema = branches ? { ...tool.outputSchema, anyOf: [patched, ...branches.slice(1)] } : patched;
   return { ...tool, run, outputSchema };
 }
+
+/**
+ * A worker-only chemistry tool (not in tools/list: a service tool runs it through ChemRunner.runList): the shape every
+ * such tool shares (read-only, local, schemas the registry does not expose), from what differs.
+ */
+export function workerOnlyTool<A, R>(
+  spec: Pick<ChemTool<A, R>, "toolset" | "name" | "title" | "description" | "errors" | "run"> & { budgetMs?: number },
+): ChemTool<A, R> {
+  return {
+    kind: "chem",
+    annotations: READ_ONLY_LOCAL,
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object" },
+    budgetMs: 15_000,
+    ...spec,
+  };
+}
