@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isCanvasId } from "./ids.js";
 import { safeJoin } from "./paths.js";
-import { parseSidecar, type Sidecar } from "./sidecar.js";
+import { parseSidecar, SIDECAR_FORMAT, type Sidecar } from "./sidecar.js";
 
 const SIDECAR_RE = /^(cv_[a-z0-9]{1,16}_[A-Za-z0-9]{28})\.json$/;
 const DATABASE_RE = /^(cv_[a-z0-9]{1,16}_[A-Za-z0-9]{28})\.duckdb$/;
@@ -110,5 +110,37 @@ export class CanvasFiles {
     const known = new Set(sidecars);
     const bare = names.map((n) => DATABASE_RE.exec(n)?.[1]).filter((id): id is string => id !== undefined && isCanvasId(id) && !known.has(id));
     return { sidecars, bare };
+  }
+
+  /**
+   * The retention, at `now`: a canvas unused for `keepMs` (by its sidecar's last use) has its data deleted and its
+   * sidecar turned into an "expired" tombstone; a tombstone (or a lost canvas's sidecar) `keepMs` old is deleted; a
+   * database without a sidecar (a kill between the two being made) goes once `keepMs` old by its file time. Canvases
+   * `inUse` are left alone. Answers the canvases whose data it deleted.
+   */
+  retain(now: number, keepMs: number, inUse: (id: string) => boolean): string[] {
+    const deleted: string[] = [];
+    const { sidecars, bare } = this.scan();
+    for (const id of sidecars) {
+      if (inUse(id)) continue;
+      const s = this.readSidecar(id);
+      if (!s) continue;
+      if (s.state !== "live") {
+        if (now - Date.parse(s.gone_at) > keepMs) this.deleteSidecar(id);
+      } else if (now - Date.parse(s.last_used_at) > keepMs) {
+        if (!this.hasDatabase(id)) {
+          this.deleteSidecar(id);
+          continue;
+        }
+        this.deleteData(id);
+        this.writeSidecar({ format: SIDECAR_FORMAT, id, owner: s.owner, state: "expired", gone_at: new Date(now).toISOString() });
+        deleted.push(id);
+      }
+    }
+    for (const id of bare) {
+      const mtime = this.databaseMtime(id);
+      if (!inUse(id) && mtime !== null && now - mtime > keepMs) this.deleteData(id);
+    }
+    return deleted;
   }
 }

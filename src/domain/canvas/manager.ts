@@ -462,39 +462,13 @@ export class CanvasManager implements CanvasHost {
     return expired;
   }
 
-  /**
-   * The retention: a canvas on disk unused for keepDays (by its sidecar's last use) has its data deleted and its
-   * sidecar turned into an "expired" tombstone; a tombstone (or a lost canvas's sidecar) keepDays old is deleted; a
-   * database without a sidecar (a kill between the two being made) goes once keepDays old by its file time. Canvases
-   * open in this process are left alone.
-   */
+  /** The retention (files.ts `retain`), leaving alone the canvases open or opening in this process. */
   sweepDisk(): void {
     if (!this.dir) return;
-    const now = this.now();
-    this.lastDiskSweep = now;
-    const keepMs = this.keepDays * DAY_MS;
-    const { sidecars, bare } = this.files.scan();
+    this.lastDiskSweep = this.now();
     const inUse = (id: string) => this.canvases.has(id) || this.reopening.has(id);
-    for (const id of sidecars) {
-      if (inUse(id)) continue;
-      const s = this.files.readSidecar(id);
-      if (!s) continue;
-      if (s.state === "live") {
-        if (now - Date.parse(s.last_used_at) <= keepMs) continue;
-        if (this.files.hasDatabase(id)) {
-          this.files.deleteData(id);
-          this.files.writeSidecar({ format: SIDECAR_FORMAT, id, owner: s.owner, state: "expired", gone_at: new Date(now).toISOString() });
-          this.log(`canvas ${id} deleted: unused for ${this.keepDays} days (CHEMATIC_CANVAS_KEEP_DAYS)`, { canvas_id: id });
-        } else {
-          this.files.deleteSidecar(id);
-        }
-      } else if (now - Date.parse(s.gone_at) > keepMs) {
-        this.files.deleteSidecar(id);
-      }
-    }
-    for (const id of bare) {
-      const mtime = this.files.databaseMtime(id);
-      if (!inUse(id) && mtime !== null && now - mtime > keepMs) this.files.deleteData(id);
+    for (const id of this.files.retain(this.lastDiskSweep, this.keepDays * DAY_MS, inUse)) {
+      this.log(`canvas ${id} deleted: unused for ${this.keepDays} days (CHEMATIC_CANVAS_KEEP_DAYS)`, { canvas_id: id });
     }
   }
 
