@@ -89,7 +89,7 @@ export class CanvasManager implements CanvasHost {
   private readonly lost = new LostCanvases();
   private readonly files: CanvasFiles;
   /** Canvases being reopened, so two calls at once open one instance of the file. */
-  private readonly reopening = new Map<string, Promise<Canvas>>();
+  private readonly reopening = new Map<string, Promise<Canvas | undefined>>();
   /** Closed canvases whose instance may still hold their file (see Canvas.shut). */
   private readonly shutting = new Map<string, Promise<void>>();
   /** What each open file-backed canvas's sidecar last said (its tables and bookkeeping, its last use), to skip rewriting the same. */
@@ -286,23 +286,27 @@ export class CanvasManager implements CanvasHost {
     return canvas;
   }
 
+  /** The live sidecar of `id` when `owner` may reopen it and its database is there. */
+  private reopenable(id: string, owner: string | null): LiveSidecar | undefined {
+    const sidecar = this.files.readSidecar(id);
+    return sidecar && sidecar.state === "live" && sidecar.owner === owner && this.files.hasDatabase(id) ? sidecar : undefined;
+  }
+
   /** Canvas `id` reopened from disk for `owner`, or undefined when the directory holds no live canvas of theirs by that ID. */
   private async reopen(id: string, owner: string | null): Promise<Canvas | undefined> {
     // The owner is checked before joining a reopen under way: another caller learns nothing, not even BUSY.
-    const sidecar = this.files.readSidecar(id);
-    if (!sidecar || sidecar.state !== "live" || sidecar.owner !== owner || !this.files.hasDatabase(id)) return undefined;
+    if (!this.reopenable(id, owner)) return undefined;
     let pending = this.reopening.get(id);
     if (!pending) {
-      pending = this.openFromDisk(sidecar).finally(() => this.reopening.delete(id));
+      pending = this.openFromDisk(id, owner).finally(() => this.reopening.delete(id));
       this.reopening.set(id, pending);
     }
     return pending;
   }
 
-  private async openFromDisk(sidecar: LiveSidecar): Promise<Canvas> {
+  private async openFromDisk(id: string, owner: string | null): Promise<Canvas | undefined> {
     const duckdb = await this.module();
     if (!duckdb) throw this.disabledError();
-    const id = sidecar.id;
     const shut = this.shutting.get(id);
     if (shut) {
       const done = await Promise.race([shut.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), SHUT_WAIT_MS).unref())]);
@@ -315,7 +319,11 @@ export class CanvasManager implements CanvasHost {
         );
       }
     }
-    await makeRoomFor(this.canvases, sidecar.owner, this, (other) => this.release(other, "evicted"));
+    // Read again once this process's earlier instance is closed: a drop meanwhile left a tombstone, not a canvas (and
+    // DuckDB would make a new, empty database where the file was deleted).
+    const sidecar = this.reopenable(id, owner);
+    if (!sidecar) return undefined;
+    await makeRoomFor(this.canvases, owner, this, (other) => this.release(other, "evicted"));
     const canvas = await reopenCanvas(this, duckdb, sidecar, this.files.fileFor(id)!, {
       memoryLimitMb: this.memoryLimitMb,
       threads: this.threads,
@@ -433,17 +441,27 @@ export class CanvasManager implements CanvasHost {
     this.canvases.delete(id);
     const keep = canvas.file !== null && why !== "dropped";
     if (!keep) this.lost.remember(id, why, canvas.owner);
-    await canvas.close(keep);
-    if (canvas.file === null) return;
-    // Until its instance is closed (at once, unless a query would not stop), the file is not opened again here.
-    const shut = canvas.shut.finally(() => {
-      if (this.shutting.get(id) === shut) this.shutting.delete(id);
-    });
-    this.shutting.set(id, shut);
-    if (!keep) {
-      this.files.deleteData(id);
-      this.files.writeSidecar({ format: SIDECAR_FORMAT, id, owner: canvas.owner, state: "dropped", gone_at: new Date(this.now()).toISOString() });
+    const closed = canvas.close(keep);
+    if (canvas.file !== null) {
+      // From now until its instance is closed (at once, unless a query would not stop) the file is not opened again
+      // here: two instances of one file in one process would not see each other's lock.
+      const shut: Promise<void> = closed
+        .then(() => canvas.shut)
+        .finally(() => {
+          if (this.shutting.get(id) === shut) this.shutting.delete(id);
+        });
+      this.shutting.set(id, shut);
     }
+    await closed;
+    if (canvas.file === null || keep) return;
+    // The tombstone first, so a reopen that waited for the close finds it. A canvas that never held a table (a spill
+    // made ready and not needed, a failed first stage) was never named to anyone: it leaves no tombstone.
+    if (canvas.tables.size > 0) {
+      this.files.writeSidecar({ format: SIDECAR_FORMAT, id, owner: canvas.owner, state: "dropped", gone_at: new Date(this.now()).toISOString() });
+    } else {
+      this.files.deleteSidecar(id);
+    }
+    this.files.deleteData(id);
   }
 
   /**

@@ -217,6 +217,23 @@ describe("a file-backed canvas across a restart", () => {
     assert.deepEqual(readdirSync(dir), [`${recent}.json`], "the second's data gone (its tombstone new), the first's tombstone gone too");
   });
 
+  test("a drop racing a reopen stays a drop (no empty canvas made again); a canvas dropped before its first table leaves nothing", async () => {
+    const dir = subdir("race");
+    const m = server(dir, "RunA");
+    const id = await importAndAnnotate(m);
+    const dropping = m.release(id, "dropped");
+    const got = m.get(id).then(
+      () => "reopened",
+      (e: ToolError) => e.details.reason,
+    );
+    await dropping;
+    assert.equal(await got, "dropped");
+    assert.deepEqual(readdirSync(dir), [`${id}.json`], "its tombstone only");
+    const empty = await m.create();
+    await m.release(empty.id, "dropped");
+    assert.deepEqual(readdirSync(dir), [`${id}.json`], "no file of a canvas never named to anyone");
+  });
+
   test("idle expiry and eviction only close a file-backed canvas: the next call reopens it", async () => {
     const dir = subdir("idle");
     let now = Date.now();
