@@ -75,7 +75,7 @@ export class LostCanvases {
     if (origin && !context.replicated && (origin.replica !== here.replica || origin.run !== here.run)) {
       return new ToolError(
         "CANVAS_NOT_FOUND",
-        `Canvas ${shown} was not made by this server process: check the ID (it is case-sensitive), or it was made before the server restarted (canvases do not survive a restart)`,
+        `Canvas ${shown} was not made by this server process: check the ID (it is case-sensitive), or it was made before the server restarted (canvases in memory do not survive a restart; file-backed ones, CHEMATIC_CANVAS_DIR, do)`,
         { ...details, reason: "unknown" },
         `Use a canvas_id an earlier answer of this session gave, or ${restage.charAt(0).toLowerCase()}${restage.slice(1)}`,
       );
@@ -92,7 +92,7 @@ export class LostCanvases {
     if (origin && origin.run !== here.run) {
       return new ToolError(
         "CANVAS_NOT_FOUND",
-        `Canvas ${shown} was made before replica ${origin.replica} restarted; canvases live in the server's memory and do not survive a restart`,
+        `Canvas ${shown} was made before replica ${origin.replica} restarted; canvases in memory do not survive a restart (file-backed ones, CHEMATIC_CANVAS_DIR, do)`,
         { ...details, reason: "restarted", replica: here.replica },
         restage,
       );
