@@ -336,7 +336,6 @@ export class CanvasManager implements CanvasHost {
     this.canvases.set(id, canvas);
     this.persist(canvas, true);
     this.startSweeper();
-    this.log(`canvas ${id} reopened from disk`, { canvas_id: id, tables: canvas.tables.size });
     return canvas;
   }
 
