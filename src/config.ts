@@ -98,6 +98,8 @@ export interface CanvasConfig {
   enabled: boolean;
   /** CHEMATIC_CANVAS_DIR: an existing, writable directory (real path) for file-backed canvases; null keeps them in memory. */
   dir: string | null;
+  /** CHEMATIC_CANVAS_KEEP_DAYS (7): days a file-backed canvas stays on disk unused before its files are deleted. */
+  keepDays: number;
   /** CHEMBL_MAX_SPILL_ROWS (50000): rows one spill stages at most. */
   maxSpillRows: number;
   /** CHEMBL_DATAFRAME_DROP_ENABLED (false): registers chembl_dataframe_drop. */
@@ -164,6 +166,12 @@ export function parseReplicaId(value: string | undefined): string | null {
 const DEFAULT_MAX_SPILL_ROWS = 50_000;
 
 /**
+ * Days a file-backed canvas stays on disk without use (CHEMATIC_CANVAS_KEEP_DAYS): a week covers a work week's
+ * pauses and restarts, while the directory does not grow without bound.
+ */
+export const DEFAULT_CANVAS_KEEP_DAYS = 7;
+
+/**
  * CHEMATIC_CANVAS_DIR, guarded: an absolute path with no "." or ".." segment and no control character,
  * naming an existing writable directory. The answer is its real path (symlinks resolved), so every path
  * the canvas derives from it can be checked to stay inside it. With `create` (CHEMATIC_CREATE_DIRS, for the
@@ -223,6 +231,7 @@ export function loadCanvasConfig(env: NodeJS.ProcessEnv = process.env): CanvasCo
   return {
     enabled,
     dir: enabled ? parseCanvasDir("CHEMATIC_CANVAS_DIR", env.CHEMATIC_CANVAS_DIR) : null,
+    keepDays: parseInteger("CHEMATIC_CANVAS_KEEP_DAYS", env.CHEMATIC_CANVAS_KEEP_DAYS, DEFAULT_CANVAS_KEEP_DAYS, 1, 3_650),
     maxSpillRows: parseInteger("CHEMBL_MAX_SPILL_ROWS", env.CHEMBL_MAX_SPILL_ROWS, DEFAULT_MAX_SPILL_ROWS, 1, 1_000_000),
     dropEnabled: dataframeDropEnabled(env),
     maxTableRows: parseInteger("CHEMATIC_CANVAS_MAX_TABLE_ROWS", env.CHEMATIC_CANVAS_MAX_TABLE_ROWS, 100_000, 1, 10_000_000),

@@ -170,8 +170,15 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   {
     name: "CHEMATIC_CANVAS_DIR",
     default: "unset (in memory)",
-    summary: "File-backed canvases under this existing, writable directory (absolute path).",
+    summary: "File-backed canvases under this existing, writable directory (absolute path); they survive a restart.",
     format: "filepath",
+    scope: "server",
+  },
+  {
+    name: "CHEMATIC_CANVAS_KEEP_DAYS",
+    default: "7",
+    summary: "Days a file-backed canvas stays on disk unused before its files are deleted (1 to 3650).",
+    format: "number",
     scope: "server",
   },
   { name: "CHEMBL_MAX_SPILL_ROWS", default: "50000", summary: "Row cap of one spill (1 to 1000000).", format: "number", scope: "server" },

@@ -1,12 +1,12 @@
-import { mdCode, mdFields, mdInline, mdSource } from "./chembl-markdown.js";
+import { mdCode, mdFields, mdInline, mdSource, mdTable } from "./chembl-markdown.js";
 import { SOURCE_SCHEMA, compactSource, type CompactSource, arr, int, markdownContent, nint, nstr, obj, str } from "./chembl-common.js";
-import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
+import { getCanvasManager, type CanvasListing, type CanvasManager } from "../domain/canvas/manager.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty } from "./canvas-common.js";
 import type { Source } from "../domain/chembl/types.js";
 import type { JsonSchema, ServiceTool } from "../contract/tool.js";
 
 interface Args {
-  canvas_id: string;
+  canvas_id?: string;
 }
 
 interface DescribedTable {
@@ -24,14 +24,21 @@ interface DescribedTable {
   import?: { sources: string[]; calls: number };
 }
 
+/** One canvas described (canvas_id given), or the caller's canvases listed (canvas_id omitted). */
 export interface DataframeDescribeResult {
-  canvas_id: string;
-  tables: DescribedTable[];
-  idle_expiry_minutes: number;
+  canvas_id?: string;
+  tables?: DescribedTable[];
+  idle_expiry_minutes?: number;
+  canvases?: CanvasListing[];
   [k: string]: unknown;
 }
 
 function renderDescribe(r: DataframeDescribeResult): string {
+  if (r.canvases) return renderList(r.canvases);
+  return renderCanvas(r as Required<Pick<DataframeDescribeResult, "canvas_id" | "tables" | "idle_expiry_minutes">>);
+}
+
+function renderCanvas(r: { canvas_id: string; tables: DescribedTable[]; idle_expiry_minutes: number }): string {
   const lines = [
     "**ChEMBL canvas**",
     mdFields([
@@ -68,6 +75,22 @@ function renderDescribe(r: DataframeDescribeResult): string {
   return lines.join("\n");
 }
 
+/** The caller's canvases as one small table: where each is, when last used, its tables and their rows. */
+function renderList(canvases: CanvasListing[]): string {
+  return [
+    `**Your canvases** (${canvases.length})`,
+    mdTable(
+      ["canvas_id", "state", "last_used_at", "tables"],
+      canvases.map((c) => ({
+        canvas_id: { code: c.canvas_id },
+        state: c.state,
+        last_used_at: c.last_used_at,
+        tables: c.tables.map((t) => `${t.name} (${t.row_count})`).join(", ") || "none",
+      })),
+    ),
+  ].join("\n");
+}
+
 /** The schema with `keys` no longer required. */
 function optional(keys: string[], schema: JsonSchema): JsonSchema {
   return { ...schema, required: (schema.required as string[]).filter((k) => !keys.includes(k)) };
@@ -79,12 +102,11 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
     toolset: "canvas",
     name: "chembl_dataframe_describe",
     title: "ChEMBL: describe a canvas",
-    description: "List a canvas's tables with their columns (types, meanings), row counts and provenance, before querying them.",
+    description: "List a canvas's tables with their columns (types, meanings), row counts and provenance. Omit canvas_id to list your canvases.",
     annotations: CANVAS_READ_ANNOTATIONS,
     inputSchema: {
       type: "object",
       properties: { canvas_id: canvasIdProperty() },
-      required: ["canvas_id"],
       additionalProperties: false,
     },
     outputSchema: {
@@ -117,8 +139,20 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
           ),
         ),
         idle_expiry_minutes: int("The canvas closes after this many minutes without a call that uses it."),
+        canvases: arr(
+          "Without canvas_id: your canvases, most recently used first.",
+          obj("One canvas.", {
+            canvas_id: str("The canvas."),
+            state: {
+              type: "string",
+              enum: ["open", "on_disk", "lost"],
+              description: "open; on_disk (closed, reopened by its canvas_id); lost (its files are gone).",
+            },
+            last_used_at: str("When a call last used it (ISO 8601)."),
+            tables: arr("Its tables.", obj("One table.", { name: str("Table name."), row_count: int("Rows.") })),
+          }),
+        ),
       },
-      required: ["canvas_id", "tables", "idle_expiry_minutes"],
       additionalProperties: false,
     },
     errors: ["CANVAS_DISABLED", "CANVAS_NOT_FOUND"],
@@ -126,6 +160,10 @@ export function createChemblDataframeDescribeTool(canvases: () => CanvasManager 
     content: markdownContent(renderDescribe),
     async run(args, ctx) {
       const manager = canvases();
+      if (args.canvas_id === undefined) {
+        if (!(await manager.available())) throw manager.disabledError();
+        return { canvases: manager.list(ctx.owner ?? null) };
+      }
       const canvas = await canvasFor(manager, args.canvas_id, ctx);
       return {
         canvas_id: canvas.id,

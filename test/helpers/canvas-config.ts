@@ -5,6 +5,7 @@ export function testCanvasConfig(overrides: Partial<CanvasConfig> = {}): CanvasC
   return {
     enabled: true,
     dir: null,
+    keepDays: 7,
     maxSpillRows: 50_000,
     dropEnabled: false,
     maxTableRows: 100_000,

@@ -32,6 +32,33 @@ export interface AnnotationWork {
 type ColumnState = { definition: string; done: Uint8Array };
 
 /**
+ * The book as a file-backed canvas's sidecar keeps it (persist.ts): per table, per computed column, its definition
+ * and the rows done as [start, end) ranges of row keys (a column computed whole is one range, however many rows).
+ */
+export type AnnotationSnapshot = Record<string, Record<string, { definition: string; done: Array<[number, number]> }>>;
+
+function toRanges(done: Uint8Array): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let start = -1;
+  for (let i = 0; i <= done.length; i++) {
+    const on = i < done.length && done[i] === 1;
+    if (on && start < 0) start = i;
+    else if (!on && start >= 0) {
+      out.push([start, i]);
+      start = -1;
+    }
+  }
+  return out;
+}
+
+function fromRanges(ranges: ReadonlyArray<readonly [number, number]>): Uint8Array {
+  const top = ranges.reduce((n, [, end]) => Math.max(n, end), 0);
+  const done = new Uint8Array(top);
+  for (const [start, end] of ranges) done.fill(1, start, end);
+  return done;
+}
+
+/**
  * Per table of one canvas: each computed column's definition and which rows (by ROW_KEY_COLUMN) hold its value.
  * Kept beside the DuckDB instance it describes; re-staging or dropping a table forgets it.
  */
@@ -53,6 +80,24 @@ export class AnnotationBook {
 
   keep(table: string, state: Map<string, ColumnState>): void {
     this.tables.set(table, state);
+  }
+
+  /** What a sidecar keeps of the book (see AnnotationSnapshot). */
+  snapshot(): AnnotationSnapshot {
+    const out: AnnotationSnapshot = {};
+    for (const [table, columns] of this.tables) {
+      const entry: AnnotationSnapshot[string] = {};
+      for (const [name, state] of columns) entry[name] = { definition: state.definition, done: toRanges(state.done) };
+      out[table] = entry;
+    }
+    return out;
+  }
+
+  /** Takes back one table's columns from a snapshot (a reopened canvas; the caller has checked them against DuckDB). */
+  restore(table: string, columns: AnnotationSnapshot[string]): void {
+    const state = new Map<string, ColumnState>();
+    for (const [name, c] of Object.entries(columns)) state.set(name, { definition: c.definition, done: fromRanges(c.done) });
+    if (state.size > 0) this.tables.set(table, state);
   }
 }
 

@@ -9,7 +9,8 @@
  *  - queries.ts: one guarded SELECT in a query slot, under a timeout and a memory watch, output capped;
  *  - sql-guard.ts: every lock a query passes (the only SQL lock);
  *  - tables.ts, ids.ts, settings.ts: what a table is, canvas IDs, bounds;
- *  - manager.ts: every canvas of the process (creation, lookup, quotas and eviction, expiry); files.ts their files.
+ *  - manager.ts: every canvas of the process (creation, lookup, quotas and eviction, expiry); files.ts their files,
+ *    sidecar.ts and reopen.ts what keeps a file-backed canvas across a restart.
  */
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { ToolError } from "../errors.js";
@@ -39,6 +40,8 @@ export class Canvas {
   /** Calls holding this canvas (a spill, a query): it neither expires nor is evicted meanwhile. */
   pins = 0;
   closed = false;
+  /** Settles once the DuckDB instance is closed (a query DuckDB could not interrupt may hold it past close()). */
+  shut: Promise<void> = Promise.resolve();
   private writeChain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -76,13 +79,21 @@ export class Canvas {
     if (this.closed) throw this.host.notFound(this.id, this.owner);
   }
 
-  /** Runs one write after the ones before it (the canvas's one write turn); a failed write does not block the next. */
+  /**
+   * Runs one write after the ones before it (the canvas's one write turn); a failed write does not block the next.
+   * A file-backed canvas's sidecar is brought up to date at the end of each turn, inside it, so what a restarted
+   * server reads lags DuckDB by at most the one write a kill interrupted.
+   */
   inTurn<T>(write: () => Promise<T>): Promise<T> {
     // A full disk under CHEMATIC_CANVAS_DIR is a named refusal, whatever write met it.
     const mapped = () =>
-      write().catch((e: unknown) => {
-        throw diskFullError(e, this.host.dir) ?? e;
-      });
+      write()
+        .catch((e: unknown) => {
+          throw diskFullError(e, this.host.dir) ?? e;
+        })
+        .finally(() => {
+          if (!this.closed) this.host.persist(this);
+        });
     const run = this.writeChain.then(mapped, mapped);
     this.writeChain = run.then(
       () => undefined,
@@ -221,8 +232,11 @@ export class Canvas {
     }
   }
 
-  /** Interrupts what runs, waits a little for it, closes the instance and deletes its files. */
-  async close(): Promise<void> {
+  /**
+   * Interrupts what runs, waits a little for it and closes the instance. Its files are the manager's to keep or
+   * delete; when `keep`, the sidecar is written a last time (the canvas stays on disk, to be reopened).
+   */
+  async close(keep = false): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const r of this.running) {
@@ -235,8 +249,10 @@ export class Canvas {
     const pending = [...this.running].map((r) => r.done);
     const settled = await Promise.race([Promise.all(pending).then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000).unref())]);
     await this.writeChain;
-    // A query DuckDB could not interrupt still uses the instance: leave it to the garbage collector then.
+    // A query DuckDB could not interrupt still uses the instance: it is closed once that query returns, and `shut`
+    // tells the manager when (the file must not be opened again while this instance holds it).
     if (settled) this.instance.closeSync();
-    this.host.deleteFiles(this);
+    else this.shut = Promise.allSettled(pending).then(() => this.instance.closeSync());
+    if (keep) this.host.persist(this, true);
   }
 }

@@ -6,6 +6,8 @@ export const CANVAS_INSTRUCTIONS =
   "answering at most max_rows rows and 60,000 bytes of them within 15 s; truncated_by names the cap reached); " +
   "pass canvas_id back to chembl_get_bioactivities to stage the other view beside it. Check truncated/truncated_by before calling a table complete. " +
   "A canvas expires after 30 minutes idle (CANVAS_NOT_FOUND: re-run the spill). " +
+  "With CHEMATIC_CANVAS_DIR set a canvas is a file that expiry and restarts only close: its canvas_id reopens it, chembl_dataframe_describe " +
+  "without canvas_id lists yours, and one unused for CHEMATIC_CANVAS_KEEP_DAYS days is deleted. " +
   "A library of your own goes on a canvas the same way: canvas_import makes a table from smiles_list, SDF or CSV text; canvas_annotate adds computed columns " +
   "(mw, logp, qed, pains, murcko_scaffold, ecfp4_similarity to a query...) to any table, staged tables included (their canonical_smiles column is read when " +
   "the table has no smiles column and smiles_column is not given), so sets are filtered, joined and ranked in SQL " +

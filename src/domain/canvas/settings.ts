@@ -5,6 +5,7 @@
  */
 import type { ToolError } from "../errors.js";
 import type { Semaphore } from "../semaphore.js";
+import type { Canvas } from "./canvas.js";
 import type { DuckDbLoader } from "./duckdb.js";
 
 export const CANVAS_DEFAULTS = {
@@ -81,6 +82,9 @@ export interface CanvasHost {
   notFound(id: string, owner: string | null): ToolError;
   /** CANVAS_FULL for a table of `rows` rows, past maxTableRows. */
   tooManyRows(name: string, rows: number): ToolError;
-  /** Deletes a closed canvas's files (no-op in memory). */
-  deleteFiles(canvas: { readonly id: string; readonly file: string | null }): void;
+  /**
+   * Brings a file-backed canvas's sidecar up to date (no-op in memory): after each write turn, and at close
+   * (`final`) when the canvas stays on disk.
+   */
+  persist(canvas: Canvas, final?: boolean): void;
 }

@@ -586,12 +586,12 @@ describe("CHEMATIC_CANVAS_DIR and derived paths", () => {
     assert.throws(() => safeJoin("relative", "x"), PathGuardError);
   });
 
-  test("file-backed canvases live inside the directory and are deleted on release and close", async () => {
+  test("file-backed canvases live directly in the directory: a drop deletes their data, the server's close keeps it", async () => {
     const dir = parseCanvasDir("CHEMATIC_CANVAS_DIR", join(base, "real"))!;
     const m = new CanvasManager({ enabled: true, dir, maxSpillRows: 100 });
     const c = await m.create();
     await c.stage("bioactivities", COLUMNS, rows(50), {});
-    assert.ok(c.file && c.file.startsWith(`${dir}/chematic-canvas-`), c.file ?? "in memory");
+    assert.equal(c.file, join(dir, `${c.id}.duckdb`));
     assert.ok(existsSync(c.file));
     assert.equal(await count(c), 50);
     const e = await fails(
@@ -601,9 +601,10 @@ describe("CHEMATIC_CANVAS_DIR and derived paths", () => {
     assert.equal(e.code, "QUERY_REFUSED");
     await m.release(c.id);
     assert.ok(!existsSync(c.file));
+    assert.deepEqual(readdirSync(dir), [`${c.id}.json`], "a dropped canvas leaves its tombstone only");
     const c2 = await m.create();
     await m.close();
-    assert.ok(!existsSync(c2.file!));
-    assert.deepEqual(readdirSync(dir), [], "the per-process directory is gone too");
+    assert.ok(existsSync(c2.file!), "the server's close leaves a file-backed canvas on disk");
+    assert.ok(existsSync(join(dir, `${c2.id}.json`)));
   });
 });
