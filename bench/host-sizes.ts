@@ -110,6 +110,13 @@ async function main(): Promise<void> {
       const bytes = modelFacingBytes(inSet);
       lines.push(`| ${set} | ${inSet.length} | ${bytes} | ${Math.round(bytes / 4)} |`);
     }
+    // The pair a triage of one's own set lists (the README's table quotes it).
+    const triage = wire.filter((t) => {
+      const d = declared.get(t.name)!;
+      return [d.toolset, ...(d.alsoIn ?? [])].some((s) => s === "canvas" || s === "medchem");
+    });
+    const triageBytes = modelFacingBytes(triage);
+    lines.push(`| canvas,medchem | ${triage.length} | ${triageBytes} | ${Math.round(triageBytes / 4)} |`);
     // Answers.
     const measured: Measured[] = [];
     for (const call of hostSizeCalls(list)) {
