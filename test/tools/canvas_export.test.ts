@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { initCanvasManager, type CanvasManager } from "../../src/domain/canvas/manager.js";
 import { createCanvasExportTool, exportUri } from "../../src/tools/canvas_export.js";
+import { csvLine } from "../../src/domain/canvas/export.js";
 import { createCanvasImportTool } from "../../src/tools/canvas_import.js";
 import { createCanvasAnnotateTool } from "../../src/tools/canvas_annotate.js";
 import { exportResourceProvider } from "../../src/resources/exports.js";
@@ -135,6 +136,8 @@ test("CSV: a header and one line per row, quoted where needed; Python's csv modu
   mkdirSync(join(exportDir, "sub"));
   const done = await call("canvas_export", { canvas_id: canvasId, sql: "SELECT * FROM library WHERE mw IS NOT NULL ORDER BY _row", file: "sub/hits.csv" });
   assert.equal(done.file, "sub/hits.csv");
+  // An empty string and a NULL stay apart for readers that tell them apart (DuckDB, pandas): "" against nothing.
+  assert.equal(csvLine(["", null, "a b", " edge", 'say "x"', 1.5, true, ["p", "q"]]), '"",,a b," edge","say ""x""",1.5,true,"[""p"",""q""]"\r\n');
   assert.equal(done.uri, exportUri("sub/hits.csv"));
   const { columns, rows } = await tableRows();
   const kept = rows.filter((r) => r.mw !== null);

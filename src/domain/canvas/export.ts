@@ -243,13 +243,16 @@ function cellText(v: JsonValue): string | null {
   return JSON.stringify(v);
 }
 
-/** One CSV line (RFC 4180): a field quoted when it holds a comma, quote, line break or edge space; NULL empty. */
+/**
+ * One CSV line (RFC 4180): a field quoted when it holds a comma, quote, line break or edge space; NULL an empty field
+ * and an empty string `""`, so that readers which tell them apart (DuckDB, pandas) read each back as it was.
+ */
 export function csvLine(cells: readonly JsonValue[]): string {
   return `${cells
     .map((v) => {
       const t = cellText(v);
       if (t === null) return "";
-      return /[",\r\n]|^\s|\s$/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+      return t === "" || /[",\r\n]|^\s|\s$/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
     })
     .join(",")}\r\n`;
 }
