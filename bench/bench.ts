@@ -14,9 +14,10 @@
  *   3d       generate_3d against native RDKit ETKDGv3 + MMFF94 (bench/3d.ts; skipped when /usr/bin/python3 has no RDKit).
  *   sqlite   the offline ChEMBL source on synthetic dumps: lookups, the 50,000-row walk and spill against plain SQL, and the
  *            text search on 3,000,000 names against the substring scan (bench/chembl-sqlite.ts; skipped without better-sqlite3).
- *   triage   canvas triage at 100,000 rows (canvas_import, canvas_annotate with ten columns, cluster_molecules at its
- *            10,000 cap) against the same work in native RDKit, with peak RSS of both (bench/triage.ts; about 40 minutes on
- *            2 cores; skipped when /usr/bin/python3 has no RDKit).
+ *   triage   canvas triage at 100,000 rows (canvas_import, canvas_annotate with ten columns, canvas_export as SDF, Parquet
+ *            and CSV, cluster_molecules at its 10,000 cap) against the same work in native RDKit, with peak RSS of both
+ *            (bench/triage.ts, BENCH_TRIAGE_* for its sizes and steps; about 45 minutes on 2 cores; skipped when
+ *            /usr/bin/python3 has no RDKit).
  *
  * Environment (all optional):
  *   BENCH_SECTIONS       comma list of the sections above (default: all); with BENCH_OUT=- one section runs alone
@@ -1081,7 +1082,8 @@ if (sqlite && typeof sqlite !== "string") {
 }
 
 if (triage && typeof triage !== "string") {
-  for (const step of triage.steps) {
+  // Steps without a native side (Parquet export: no writer in the python) or not the same work (CSV export) have no target.
+  for (const step of triage.steps.filter((s) => Number.isFinite(s.nativeMs) && s.goal !== false)) {
     const r = step.oursMs / step.nativeMs;
     targets.push({
       what: `canvas triage, ${step.step} of ${step.rows.toLocaleString("en-US")} rows, ÷ native RDKit (one python process)`,

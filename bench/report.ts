@@ -187,6 +187,7 @@ export function renderReport(input: ReportInput): string {
     "BENCH_SECTIONS=sqlite BENCH_OUT=- npm run bench # one section alone, printed (this file is left as it is)",
     "npm run bench:sqlite                            # the offline ChEMBL section on its own",
     "npm run bench:triage                            # canvas triage at 100,000 rows against native RDKit, on its own",
+    "BENCH_TRIAGE_STEPS=export npm run bench:triage  # the import and the exports alone (two columns annotated first)",
     "BENCH_N=5000 BENCH_ROUNDS=5 npm run bench       # more calls per measurement, more rounds",
     "node build/bench/soak.js                        # the soak (not in CI): SOAK_MINUTES=30 by default",
     "```",

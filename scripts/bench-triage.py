@@ -36,10 +36,26 @@ Run with the Debian RDKit Python (/usr/bin/python3):
       the first n rows of the imported table: parse, Morgan radius 2, 2048 bits (GetMorganFingerprintAsBitVect),
       the lower-triangle distance list 1 - BulkTanimotoSimilarity as RDKit's documentation builds it, then
       Butina.ClusterData(isDistData=True) (-> "clusters", "clustered")
+  {"op": "load_rows", "path": P}
+      (not a timed step) reads a CSV the server exported from the canvas table into memory, as strings: the rows the
+      export steps write, the same columns and values the canvas holds (-> "rows", "columns")
+  {"op": "export_sdf", "out": P, "smiles_column": "smiles"}
+      the loaded rows as canvas_export writes them: per row MolFromSmiles, the title (the first of TITLE_COLUMNS the
+      rows have, as canvas_export picks it) as _Name, every non-empty cell as a property (SetProp; SetProps on the
+      writer names every column, in order, so _row is written too), then Chem.SDWriter.write, which computes 2D coordinates for a molecule without a conformer (a row whose SMILES
+      does not parse is written as an empty molecule with its properties, as ours is) (-> "rows", "failed", "bytes")
+  {"op": "export_csv", "out": P}
+      the loaded rows written with csv.writer (-> "rows", "bytes")
+  {"op": "check_sdf", "path": P, "smiles_column": "smiles", "every": 100}
+      (not a timed step) reads an exported SDF back with SDMolSupplier against the loaded rows: the records ("$$$$"
+      lines and records read), the molblocks native RDKit cannot read, and for every `every`-th record its title,
+      its data items (name and text, against the row's non-empty cells) and its canonical SMILES (against the row's
+      SMILES, both canonicalised here) (-> "records", "terminators", "unreadable", "sampled", "mismatches", "examples")
 A failing request answers {"error": "..."}.
 """
 import csv
 import json
+import os
 import sys
 import time
 
@@ -65,6 +81,8 @@ SOURCES = [
     ("Fastcluster cdk2.sdf", f"{SHARE}/Contrib/Fastcluster/testdata/cdk2.sdf", "sdf"),
 ]
 SUBSTITUENTS = [6, 9, 17, 8, 7]  # C, F, Cl, O, N in place of one hydrogen on a carbon
+# The column a record's title comes from in canvas_export (src/tools/canvas_export.ts): the first the rows have.
+TITLE_COLUMNS = ["title", "ID", "id", "name", "molecule_chembl_id", "chembl_id"]
 
 
 def read_source(path, kind):
@@ -157,6 +175,8 @@ class Native:
         self.chooser = rdMolStandardize.LargestFragmentChooser(preferOrganic=True)
         self.uncharger = rdMolStandardize.Uncharger()
         self.table = []  # canonical SMILES (None where the input does not parse), as canvas_import's smiles column
+        self.export_header = []  # the exported table's columns and rows, as text (load_rows)
+        self.export_rows = []
 
     @staticmethod
     def records(path):
@@ -244,6 +264,90 @@ class Native:
         clusters = Butina.ClusterData(dists, len(fps), req["threshold"], isDistData=True)
         return {"clusters": len(clusters), "clustered": len(fps)}
 
+    def load_rows(self, req):
+        with open(req["path"], newline="") as f:
+            reader = csv.reader(f)
+            self.export_header = next(reader)
+            self.export_rows = list(reader)
+        return {"rows": len(self.export_rows), "columns": len(self.export_header)}
+
+    def title_at(self):
+        return next((self.export_header.index(c) for c in TITLE_COLUMNS if c in self.export_header), None)
+
+    def export_sdf(self, req):
+        header = self.export_header
+        smiles_at = header.index(req["smiles_column"])
+        title_at = self.title_at()
+        failed = 0
+        writer = Chem.SDWriter(req["out"])
+        writer.SetProps(header)  # every column in order, _row too (a name SDWriter otherwise skips as private)
+        for row in self.export_rows:
+            mol = Chem.MolFromSmiles(row[smiles_at]) if row[smiles_at] else None
+            if mol is None:
+                failed += 1
+                mol = Chem.Mol()
+            if title_at is not None:
+                mol.SetProp("_Name", row[title_at])
+            for name, value in zip(header, row):
+                if value != "":
+                    mol.SetProp(name, value)
+            writer.write(mol)
+        writer.close()
+        return {"rows": len(self.export_rows), "failed": failed, "bytes": os.path.getsize(req["out"])}
+
+    def export_csv(self, req):
+        with open(req["out"], "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(self.export_header)
+            writer.writerows(self.export_rows)
+        return {"rows": len(self.export_rows), "bytes": os.path.getsize(req["out"])}
+
+    def check_sdf(self, req):
+        header, rows = self.export_header, self.export_rows
+        smiles_at = header.index(req["smiles_column"])
+        title_at = self.title_at()
+        every = req.get("every", 100)
+        with open(req["path"]) as f:
+            terminators = sum(1 for line in f if line.startswith("$$$$"))
+        records = unreadable = sampled = mismatches = 0
+        examples = []
+        for i, mol in enumerate(Chem.SDMolSupplier(req["path"])):
+            records += 1
+            if mol is None:
+                unreadable += 1
+                if len(examples) < 5:
+                    examples.append({"record": i + 1, "unreadable": True})
+                continue
+            if i % every != 0 or i >= len(rows):
+                continue
+            sampled += 1
+            row = rows[i]
+            wrong = []
+            expected = {name: value for name, value in zip(header, row) if value != ""}
+            got = {name: mol.GetProp(name) for name in mol.GetPropNames(includePrivate=True) if name != "_Name" and not name.startswith("_MolFile")}
+            if got != expected:
+                wrong.append({"items": sorted(k for k in set(got) | set(expected) if got.get(k) != expected.get(k))})
+            title = row[title_at] if title_at is not None else ""
+            if mol.GetProp("_Name") != title:
+                wrong.append({"title": [mol.GetProp("_Name"), title]})
+            if row[smiles_at]:
+                want = Chem.MolFromSmiles(row[smiles_at])
+                if want is not None and Chem.MolToSmiles(want) != Chem.MolToSmiles(mol):
+                    wrong.append({"smiles": [Chem.MolToSmiles(mol), Chem.MolToSmiles(want)]})
+            if wrong:
+                mismatches += 1
+                if len(examples) < 5:
+                    examples.append({"record": i + 1, "wrong": wrong})
+        return {
+            "records": records,
+            "terminators": terminators,
+            "rows": len(rows),
+            "unreadable": unreadable,
+            "sampled": sampled,
+            "mismatches": mismatches,
+            "examples": examples,
+        }
+
 
 def reset_peak():
     try:
@@ -264,7 +368,16 @@ def peak_kib():
 
 def serve():
     native = Native()
-    ops = {"import": native.import_, "import_standardized": native.import_standardized, "annotate": native.annotate, "cluster": native.cluster}
+    ops = {
+        "import": native.import_,
+        "import_standardized": native.import_standardized,
+        "annotate": native.annotate,
+        "cluster": native.cluster,
+        "load_rows": native.load_rows,
+        "export_sdf": native.export_sdf,
+        "export_csv": native.export_csv,
+        "check_sdf": native.check_sdf,
+    }
     for line in sys.stdin:
         if not line.strip():
             continue
