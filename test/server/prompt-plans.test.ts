@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp, type App } from "../../src/app.js";
 import type { JsonObject } from "../../src/protocol/jsonrpc.js";
+import { planSteps, type PlanStep } from "../helpers/prompt-steps.js";
 
 let dir: string;
 let app: App;
@@ -50,30 +51,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Step {
-  tool: string;
-  args: Record<string, unknown>;
-}
-
-/** The numbered steps of a rendered plan (the JSON after the tool's name, up to where its braces balance). */
-function stepsOf(text: string): Step[] {
-  return [...text.matchAll(/^\d+\. `([a-z0-9_]+)` (\{.*)$/gm)].map((m) => {
-    const rest = m[2]!;
-    let depth = 0;
-    let inString = false;
-    for (let i = 0; i < rest.length; i++) {
-      const c = rest[i];
-      if (inString) {
-        if (c === "\\") i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === "{") depth++;
-      else if (c === "}" && --depth === 0) return { tool: m[1]!, args: JSON.parse(rest.slice(0, i + 1)) as Record<string, unknown> };
-    }
-    throw new Error(`unbalanced arguments: ${rest.slice(0, 200)}`);
-  });
-}
-
 function rendered(name: string, args: Record<string, string>): string {
   const got = app.server.prompts.get({ name, arguments: args });
   const block = got.messages[0]!.content;
@@ -92,7 +69,7 @@ async function call(tool: string, args: Record<string, unknown>): Promise<JsonOb
  * the pack's parent SMILES), canvas_annotate repeated while complete is false, the ChEMBL lookups skipped (offline).
  * Answers by step, in order.
  */
-async function runPlan(text: string): Promise<Array<{ step: Step; answer: JsonObject }>> {
+async function runPlan(text: string): Promise<Array<{ step: PlanStep; answer: JsonObject }>> {
   const known = new Map<string, unknown>();
   const fill = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(fill);
@@ -101,8 +78,8 @@ async function runPlan(text: string): Promise<Array<{ step: Step; answer: JsonOb
     assert.ok(known.has(value), `no earlier answer gives ${value}`);
     return known.get(value);
   };
-  const answers: Array<{ step: Step; answer: JsonObject }> = [];
-  for (const step of stepsOf(text)) {
+  const answers: Array<{ step: PlanStep; answer: JsonObject }> = [];
+  for (const step of planSteps(text)) {
     if (step.tool.startsWith("chembl_") && step.tool !== "chembl_dataframe_query") continue;
     const args = fill(step.args) as Record<string, unknown>;
     let answer = await call(step.tool, args);

@@ -21,6 +21,7 @@ import { PromptRegistry } from "../../src/server/prompts.js";
 import { ToolRegistry } from "../../src/server/registry.js";
 import { allTools } from "../../src/tools/index.js";
 import type { Prompt } from "../../src/contract/prompt.js";
+import { planSteps } from "../helpers/prompt-steps.js";
 
 const SKILL = readFileSync(join(projectRoot(), "skills", "chembl-guide", "SKILL.md"), "utf8");
 const PROMPTS = allPrompts(SKILL);
@@ -152,29 +153,6 @@ test("the arguments reach the text JSON-quoted, exactly as a call takes them", (
   assert.deepEqual(seriesOf("C1CC1 |$a;b$|\nCCO\n\n"), ["C1CC1 |$a;b$|", "CCO"], "one CXSMILES a line keeps its spaces");
 });
 
-/** Each numbered step of a rendered plan: its tool and its arguments (the JSON after the tool's name). */
-function stepsOf(text: string): Array<{ tool: string; args: Record<string, unknown> }> {
-  const out: Array<{ tool: string; args: Record<string, unknown> }> = [];
-  for (const m of text.matchAll(/^\d+\. `([a-z0-9_]+)` (\{.*)$/gm)) {
-    const rest = m[2]!;
-    // The JSON object ends where its braces balance (outside strings).
-    let depth = 0;
-    let inString = false;
-    let end = -1;
-    for (let i = 0; i < rest.length && end < 0; i++) {
-      const c = rest[i];
-      if (inString) {
-        if (c === "\\") i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === "{") depth++;
-      else if (c === "}" && --depth === 0) end = i;
-    }
-    out.push({ tool: m[1]!, args: JSON.parse(rest.slice(0, end + 1)) as Record<string, unknown> });
-  }
-  return out;
-}
-
 /** A placeholder (<canvas_id>, <molecule_chembl_id>...) as a value of the form the tool takes. */
 function filled(value: unknown, key = ""): unknown {
   if (Array.isArray(value)) return value.map((v) => filled(v, key));
@@ -191,7 +169,7 @@ test("every step's arguments are valid for its tool (placeholders given values o
   for (const p of PROMPTS) {
     if (p.name === "chembl_guide") continue;
     for (const args of [SAMPLE[p.name]!, ...(MORE_SAMPLES[p.name] ?? [])]) {
-      const steps = stepsOf(textOf(p, args));
+      const steps = planSteps(textOf(p, args));
       assert.ok(steps.length >= 5, `${p.name}: its plan`);
       for (const step of steps) {
         const validate = registry.get(step.tool)!.validateInput;
@@ -210,7 +188,7 @@ test("every step's arguments are valid for its tool (placeholders given values o
 test("triage_hit_list: import cleaned, one annotate call, the goal's filter everywhere, at most 10 calls, the picks drawn and exported", () => {
   const triage = PROMPTS.find((p) => p.name === "triage_hit_list")!;
   const text = textOf(triage, { file: "screens/hits.sdf.gz", goal: "CNS" });
-  const steps = stepsOf(text);
+  const steps = planSteps(text);
   assert.deepEqual(
     steps.map((s) => s.tool),
     ["canvas_import", "canvas_annotate", "chembl_dataframe_query", "cluster_molecules", "pick_diverse", "chembl_dataframe_query", "depict", "canvas_export"],
@@ -233,18 +211,18 @@ test("triage_hit_list: import cleaned, one annotate call, the goal's filter ever
   assert.equal(triageFilter(undefined), "smiles IS NOT NULL AND pains_count = 0 AND lipinski_violations <= 1");
   assert.equal(defaultExportFile("a/b/screen 7.csv"), "screen 7_triage.sdf");
   assert.equal(defaultExportFile("hits.SDF.gz"), "hits_triage.sdf");
-  const csv = stepsOf(textOf(triage, { file: "hits.csv", picks: "12", export_file: "picks.parquet" }));
+  const csv = planSteps(textOf(triage, { file: "hits.csv", picks: "12", export_file: "picks.parquet" }));
   assert.equal(csv[4]!.args.n, 12);
   assert.deepEqual(Object.keys(csv[7]!.args).sort(), ["canvas_id", "file", "sql"], "smiles_column only for SDF");
   // Before canvas_export ships, no server lists it: the plan ends with the picture.
-  const listed = stepsOf(textOf(triage, { file: "hits.sdf" }, (t) => TOOL_NAMES.has(t)));
+  const listed = planSteps(textOf(triage, { file: "hits.sdf" }, (t) => TOOL_NAMES.has(t)));
   assert.equal(listed.at(-1)!.tool, "canvas_export");
 });
 
 test("compare_series on a table: the text does not grow with the series; pasted molecules appear once, in the import", () => {
   const compare = PROMPTS.find((p) => p.name === "compare_series")!;
   const onTable = textOf(compare, { canvas_id: CANVAS_ID, table: "library" });
-  const steps = stepsOf(onTable);
+  const steps = planSteps(onTable);
   assert.deepEqual(
     steps.map((s) => s.tool),
     ["canvas_annotate", "find_mcs", "rgroup_decompose", "matched_pairs", "chembl_dataframe_query", "chembl_dataframe_query", "depict"],
@@ -257,7 +235,7 @@ test("compare_series on a table: the text does not grow with the series; pasted 
   const molecules = Array.from({ length: MAX_SERIES }, (_, i) => `O=C(Nc1ccc(${"C".repeat((i % 20) + 1)})cc1)c1ccc(${"C".repeat(Math.floor(i / 20) + 1)}O)cc1`);
   const list = molecules.join("\n");
   const pasted = textOf(compare, { series_smiles: list });
-  const pastedSteps = stepsOf(pasted);
+  const pastedSteps = planSteps(pasted);
   assert.equal(pastedSteps[0]!.tool, "canvas_import");
   assert.deepEqual(pastedSteps[0]!.args.smiles_list, molecules);
   assert.equal(pasted.split(JSON.stringify(molecules[7]!)).length - 1, 1, "each molecule once");
