@@ -186,6 +186,8 @@ export interface ListSummary {
  */
 export interface MainForm<A> {
   applies(args: A): boolean;
+  /** This form's time budget when it differs from the tool's single-molecule one (a table is worked in steps of it). */
+  budgetMs?: number;
   /** The answer's schema, an alternative beside the tool's other answers. */
   outputSchema: JsonSchema;
   run(args: A, ctx: ServiceContext): Promise<Record<string, unknown>>;

@@ -361,7 +361,7 @@ export class McpServer {
     try {
       const mainForm = tool.kind === "chem" ? tool.mainForm : undefined;
       value = mainForm?.applies(args)
-        ? await this.withBudget(tool.name, tool.budgetMs, ctx, (serviceCtx) => mainForm.run(args, serviceCtx))
+        ? await this.withBudget(tool.name, mainForm.budgetMs ?? tool.budgetMs, ctx, (serviceCtx) => mainForm.run(args, serviceCtx))
         : isListCall(tool, args)
           ? await runListCall(tool, args, { pool: this.pool, validateInput: entry.validateInput, signal: ctx.signal, progress: ctx.progress ?? (() => {}) })
           : await this.execute(tool, args, ctx);

@@ -524,6 +524,8 @@ export function annotateForm<A extends { canvas_id?: string; table?: string; smi
   const annotate = createCanvasAnnotateTool(canvases);
   return {
     applies: (args) => args.canvas_id !== undefined,
+    // canvas_annotate's own budget: the tool's single-molecule one (murcko_scaffold's 10 s) would end each step early.
+    budgetMs: annotate.budgetMs,
     outputSchema: { ...ANNOTATE_OUTPUT, description: "The canvas form: the values written as columns of the table (as canvas_annotate answers)." },
     run: (args, ctx) =>
       annotate.run(

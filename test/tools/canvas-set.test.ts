@@ -17,6 +17,7 @@ import { createEnumerateStereoisomersTool, enumerateStereoisomersTool } from "..
 import { createClusterMoleculesTool, clusterMoleculesTool } from "../../src/tools/cluster_molecules.js";
 import { createCanvasAnnotateTool } from "../../src/tools/canvas_annotate.js";
 import { depictTool } from "../../src/tools/depict.js";
+import { murckoScaffoldTool } from "../../src/tools/murcko_scaffold.js";
 import { createStandardizeTool, standardizeTool } from "../../src/tools/standardize.js";
 import { createDruglikenessFiltersTool, druglikenessFiltersTool } from "../../src/tools/druglikeness_filters.js";
 import { createChemblDataframeQueryTool } from "../../src/tools/chembl_dataframe_query.js";
@@ -324,5 +325,13 @@ test("standardize and druglikeness_filters on a table write their values as colu
       assert.equal(r.parent_lipinski_pass, list.rules.lipinski.pass, s);
       assert.equal(r.parent_ghose_pass, list.rules.ghose.pass, s);
     }
+  }
+});
+
+test("the per-row canvas forms (murcko_scaffold, standardize, druglikeness_filters) work under canvas_annotate's budget, not the tool's single-molecule one", () => {
+  const annotateBudget = createCanvasAnnotateTool(() => manager).budgetMs;
+  for (const tool of [murckoScaffoldTool, standardizeTool, druglikenessFiltersTool]) {
+    assert.ok(tool.budgetMs < annotateBudget, `${tool.name}: a single molecule's budget is short`);
+    assert.equal(tool.mainForm?.budgetMs, annotateBudget, `${tool.name}: its canvas form steps through a table as canvas_annotate does`);
   }
 });
