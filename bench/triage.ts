@@ -315,7 +315,7 @@ export async function runTriageBench(options: { n?: number; clusterN?: number; s
     sdf.row.note +=
       `. Read back by native RDKit (SDMolSupplier): ${String(check.records)} records (${String(check.terminators)} $$$$ lines, ${String(check.rows)} rows), ` +
       `${String(check.unreadable)} molblocks it cannot read; every ${CHECK_EVERY}th record (${String(check.sampled)}): title, data items and canonical SMILES against the row, ` +
-      `${String(check.mismatches)} mismatches${(check.examples as unknown[]).length > 0 ? ` (${JSON.stringify(check.examples).slice(0, 600)})` : ""}`;
+      `${String(check.mismatches)} mismatches (${String(check.empty_items)} items with an empty text, e.g. the scaffold of an acyclic molecule, where the CSV has an empty cell: not compared)${(check.examples as unknown[]).length > 0 ? ` (${JSON.stringify(check.examples).slice(0, 600)})` : ""}`;
     const parquet = await measure(
       `export Parquet (canvas_export .parquet, ${what})`,
       n,
