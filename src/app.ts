@@ -13,6 +13,7 @@ import { CANVAS_INSTRUCTIONS } from "./domain/canvas/instructions.js";
 import { SKILL_NAME, loadSkillTree } from "./domain/skills/skills.js";
 import { skillResourceProvider } from "./resources/skills.js";
 import { exportResourceProvider } from "./resources/exports.js";
+import { appResourceProvider } from "./resources/apps.js";
 import { allPrompts } from "./prompts/index.js";
 import { projectRoot } from "./domain/assets.js";
 import { join } from "node:path";
@@ -63,6 +64,7 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
         : { name: "chembl_dataframe_drop", setting: "CHEMATIC_TOOLSETS", value: TOOLSETS.filter((s) => s === "canvas" || toolsets.includes(s)).join(",") },
     );
   }
+  const appProvider = appResourceProvider();
   const server = new McpServer({
     tools,
     // chembl:// reads ChEMBL as the chembl tools do: not served when their set is left out. The skill's
@@ -72,7 +74,10 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
       ...(toolsets.includes("chembl") || toolsets.includes("canvas") ? [skillResourceProvider(skills)] : []),
       // canvas_export's files, where it is listed and has a directory.
       ...(toolsets.includes("canvas") && config.canvas.exportDir ? [exportResourceProvider(() => canvas)] : []),
+      // The MCP Apps' pages, where they were built (npm run build) and not switched off.
+      ...(appProvider && config.apps !== "off" ? [appProvider] : []),
     ],
+    apps: config.apps,
     prompts: allPrompts(skills.get(`${SKILL_NAME}/SKILL.md`)!.text),
     // The paragraphs about the ChEMBL chains and the canvas only where those tools are listed.
     instructions: [...(toolsets.includes("chembl") ? [CHEMBL_INSTRUCTIONS] : []), ...(toolsets.includes("canvas") ? [CANVAS_INSTRUCTIONS] : [])],

@@ -30,6 +30,15 @@ export interface Config {
   chembl: ChemblConfig;
   /** The bioactivity canvas (CHEMATIC_CANVAS, CHEMATIC_CANVAS_DIR, CHEMBL_MAX_SPILL_ROWS, CHEMBL_DATAFRAME_DROP_ENABLED). */
   canvas: CanvasConfig;
+  /** CHEMATIC_APPS (auto): who is shown the MCP Apps: auto the clients that declare the extension, on every client, off none. */
+  apps: "auto" | "on" | "off";
+}
+
+function parseApps(value: string | undefined): Config["apps"] {
+  if (value === undefined || value.trim() === "") return "auto";
+  const v = value.trim().toLowerCase();
+  if (v === "auto" || v === "on" || v === "off") return v;
+  throw new ConfigError(`CHEMATIC_APPS must be auto, on or off, got "${value}"`);
 }
 
 export const CHEMBL_DEFAULT_BASE_URL = "https://www.ebi.ac.uk/chembl/api/data";
@@ -258,5 +267,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxQueue: parseInteger("CHEMATIC_MAX_QUEUE", env.CHEMATIC_MAX_QUEUE, 256, 0, 100_000),
     chembl: loadChemblConfig(env),
     canvas: loadCanvasConfig(env),
+    apps: parseApps(env.CHEMATIC_APPS),
   };
 }

@@ -179,6 +179,26 @@ async function checkAssets(): Promise<{ detail: string }> {
   return { detail: `${names.length} files, ${(bytes / 1024).toFixed(0)} KiB in ${dir}` };
 }
 
+/**
+ * The MCP Apps' pages (build/apps): each present, a page, and under its stated size. Missing ones only take the
+ * apps away (tools still answer as text), so they fail this check, not the server's start-up.
+ */
+async function checkApps(env: NodeJS.ProcessEnv): Promise<{ detail: string; status?: CheckStatus }> {
+  const { builtApps, appUri } = await import("./resources/apps.js");
+  const apps = builtApps();
+  const missing = apps.filter((a) => a.bytes === null);
+  if (missing.length > 0) fail(`not built: ${missing.map((a) => a.path).join(", ")}`, `Run \`npm run build\` in a checkout. ${REINSTALL}`);
+  for (const app of apps) {
+    const head = readFileSync(app.path, "utf8").slice(0, 200).toLowerCase();
+    if (!head.startsWith("<!doctype html")) fail(`${app.path} is not an HTML page`, `The package is damaged. ${REINSTALL}`);
+    if (app.bytes! > app.maxBytes) fail(`${appUri(app.name)} is ${app.bytes} bytes, over its ${app.maxBytes}`, `The package is damaged. ${REINSTALL}`);
+  }
+  const mode = env.CHEMATIC_APPS?.trim().toLowerCase() || "auto";
+  const who = mode === "off" ? "switched off (CHEMATIC_APPS=off)" : mode === "on" ? "shown to every client" : "shown to clients that declare the extension";
+  const sizes = apps.map((a) => `${appUri(a.name)} ${(a.bytes! / 1024).toFixed(0)} KiB (max ${(a.maxBytes / 1024).toFixed(0)})`).join(", ");
+  return { detail: `${sizes}; ${who}` };
+}
+
 /** The skills the server serves; a missing or unreadable folder stops the server's start-up. */
 async function checkSkills(): Promise<{ detail: string; status?: CheckStatus }> {
   const root = projectRoot();
@@ -493,6 +513,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
   checks.push(await check("configuration", "Correct the variable named in the message.", () => checkConfiguration(env)));
   checks.push(await check("data assets", `The package is incomplete. ${REINSTALL}`, checkAssets));
   checks.push(await check("skills", `The package is incomplete. ${REINSTALL}`, checkSkills));
+  checks.push(await check("MCP Apps", `The package is incomplete. ${REINSTALL}`, () => checkApps(env)));
   checks.push(await check("RDKit", `RDKit's WebAssembly module does not start. ${REINSTALL}`, checkRdkit));
   checks.push(await check("OpenChemLib", `OpenChemLib does not load (it needs Node.js 20.19+ or 22.12+). ${REINSTALL}`, checkOpenChemLib));
   checks.push(await check("chemistry tools", `A chemistry tool cannot run. ${REINSTALL}`, checkChemistryTools));

@@ -22,10 +22,16 @@ export interface ResourceEntry {
   title?: string;
   description?: string;
   mimeType: string;
+  /** Bytes of the resource, where known without reading it. */
+  size?: number;
+  /** Extension metadata (an MCP App's `ui`: its CSP, border preference). */
+  _meta?: Record<string, unknown>;
 }
 
 /** One item of resources/read `contents`. */
-export type ResourceContents = { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string };
+export type ResourceContents =
+  | { uri: string; mimeType: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType: string; blob: string; _meta?: Record<string, unknown> };
 
 export interface ResourceProvider {
   /** URI scheme this provider answers, without "://", e.g. "chembl". */

@@ -128,6 +128,28 @@ interface ToolBase {
    * _meta clientCapabilities lacks one is refused with -32021 and data.requiredCapabilities.
    */
   requiredClientCapabilities?: readonly string[];
+  /**
+   * The MCP App (extension io.modelcontextprotocol/ui) that shows this tool's results, listed as the tool's
+   * `_meta.ui` only to clients that declare the extension. `visibility: ["app"]` makes a tool the app's alone: such a
+   * tool is listed to those clients only (their hosts keep it from the model), so every other client's list and
+   * the model-facing bytes stay as they are.
+   */
+  ui?: ToolUi;
+}
+
+/** Who may call a tool, in MCP Apps terms: the model, the app, or both (the default). */
+type ToolVisibility = "model" | "app";
+
+export interface ToolUi {
+  /** The `ui://` resource the host renders for this tool's results. */
+  resourceUri: string;
+  visibility?: readonly ToolVisibility[];
+}
+
+/** Whether a tool is for an MCP App's own calls only (never listed to a client without the extension). */
+export function appOnly(tool: { ui?: ToolUi | undefined }): boolean {
+  const v = tool.ui?.visibility;
+  return v !== undefined && v.length > 0 && !v.includes("model");
 }
 
 /** A content block of a tools/call result (MCP ContentBlock): text, image, audio, an embedded resource or a link to one. */
@@ -231,6 +253,8 @@ export interface WireTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations & { title?: string };
+  /** MCP Apps: the tool's UI resource and visibility (only for clients that declare the extension). */
+  _meta?: { ui: { resourceUri?: string; visibility?: ToolVisibility[] } };
 }
 
 /** Abbreviations whose period does not end a sentence. */

@@ -25,6 +25,7 @@ import {
 } from "../protocol/jsonrpc.js";
 import { clipText, MAX_RESPONSE_BYTES } from "../contract/limits.js";
 import { classifyEra, metaOf, parseClientMeta, progressTokenOf, type VersionHint } from "../protocol/meta.js";
+import { declaresApps } from "../protocol/extensions.js";
 import { META_PROTOCOL_VERSION, REFERENCE_VERSION, type Era, type LegacyVersion } from "../protocol/eras.js";
 import { CancelledError } from "../contract/errors.js";
 import type { McpServer } from "./server.js";
@@ -124,6 +125,8 @@ export class Connection {
   private pinnedEra: Era | undefined;
   /** Until initialize says otherwise, a legacy connection speaks the reference's 2024-11-05. */
   private legacyVersion: LegacyVersion;
+  /** The legacy client declared the MCP Apps extension in its initialize. */
+  private legacyApps = false;
   private readonly inFlight = new Map<string, InFlight>();
   /** A legacy initialize has been accepted on this connection (a second one is refused). */
   private initialized = false;
@@ -273,7 +276,13 @@ export class Connection {
       const meta = parseClientMeta(request.params);
       // A method this server does not serve (-32601 follows) is refused, so it pins nothing either.
       if (this.server.serves("modern", request.method)) this.pinnedEra ??= "modern";
-      return this.server.handleModern(request, { signal, progress, clientCapabilities: meta.clientCapabilities, owner: envelope.owner });
+      return this.server.handleModern(request, {
+        signal,
+        progress,
+        clientCapabilities: meta.clientCapabilities,
+        owner: envelope.owner,
+        apps: declaresApps(meta.clientCapabilities),
+      });
     }
     const refused = envelope.checkLegacy?.(request);
     if (refused) throw refused;
@@ -281,11 +290,17 @@ export class Connection {
       throw new RpcError(INVALID_REQUEST, "Invalid request: this connection is already initialized; initialize is sent once per connection");
     }
     if (this.server.serves("legacy", request.method)) this.pinnedEra ??= "legacy";
-    if (request.method === "initialize") this.initialized = true;
+    if (request.method === "initialize") {
+      this.initialized = true;
+      // What the client declared in initialize holds for the connection's later requests (MCP Apps among them).
+      const declared = request.params?.capabilities;
+      this.legacyApps = declaresApps(isJsonObject(declared) ? declared : undefined);
+    }
     const { result, negotiated } = await this.server.handleLegacy(request, decision.legacyVersion ?? this.legacyVersion, {
       signal,
       progress,
       owner: envelope.owner,
+      apps: this.legacyApps,
     });
     if (negotiated) this.legacyVersion = negotiated;
     return result;

@@ -13,7 +13,7 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
-import { TOOLSETS, type AnyTool, type WireTool } from "../contract/tool.js";
+import { TOOLSETS, appOnly, type AnyTool, type WireTool } from "../contract/tool.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { features, type ProtocolVersion } from "../protocol/eras.js";
 import { withListSchemas } from "./list.js";
@@ -101,7 +101,7 @@ export class ToolRegistry {
   /** Tools registered but switched off (CHEMATIC_TOOLSETS): a service tool may still run them in the pool. */
   private readonly hiddenByName = new Map<string, LazyEntry>();
   private warming = false;
-  private readonly wireCache = new Map<ProtocolVersion, WireTool[]>();
+  private readonly wireCache = new Map<string, WireTool[]>();
   /** Each tool's parameters mirrored into Mcp-Param-* headers (x-mcp-header), checked at registration. */
   private readonly mirrored = new Map<string, readonly MirroredParam[]>();
 
@@ -202,23 +202,31 @@ export class ToolRegistry {
    * Tools as tools/list carries them in `version`: the reference's fields (name, description, inputSchema,
    * outputSchema), then annotations and title where the version has them (protocol/eras.ts). The input schema is
    * the host's form of the declared one (host-schema.ts): calls are still validated against the declared one.
+   * With `apps` (the client declared the MCP Apps extension) a tool with an app carries `_meta.ui`, and the app's
+   * own tools (visibility ["app"]) are listed too; without it the list is exactly what it was before apps.
    */
-  wire(version: ProtocolVersion): WireTool[] {
-    let cached = this.wireCache.get(version);
+  wire(version: ProtocolVersion, apps = false): WireTool[] {
+    const key = `${version}${apps ? "+apps" : ""}`;
+    let cached = this.wireCache.get(key);
     if (!cached) {
       const { toolAnnotations, toolTitles } = features(version);
-      cached = this.order.map(({ tool }) => {
-        const out: WireTool = {
-          name: tool.name,
-          description: tool.description,
-          inputSchema: hostInputSchema(tool.inputSchema),
-          outputSchema: tool.outputSchema,
-        };
-        if (toolAnnotations) out.annotations = { title: tool.title, ...tool.annotations };
-        if (toolTitles) out.title = tool.title;
-        return out;
-      });
-      this.wireCache.set(version, cached);
+      cached = this.order
+        .filter(({ tool }) => apps || !appOnly(tool))
+        .map(({ tool }) => {
+          const out: WireTool = {
+            name: tool.name,
+            description: tool.description,
+            inputSchema: hostInputSchema(tool.inputSchema),
+            outputSchema: tool.outputSchema,
+          };
+          if (toolAnnotations) out.annotations = { title: tool.title, ...tool.annotations };
+          if (toolTitles) out.title = tool.title;
+          if (apps && tool.ui) {
+            out._meta = { ui: { resourceUri: tool.ui.resourceUri, ...(tool.ui.visibility ? { visibility: [...tool.ui.visibility] } : {}) } };
+          }
+          return out;
+        });
+      this.wireCache.set(key, cached);
     }
     return cached;
   }

@@ -33,6 +33,11 @@ export class ResourceRegistry {
     return this.byScheme.size === 0;
   }
 
+  /** Whether a provider serves `scheme`. */
+  has(scheme: string): boolean {
+    return this.byScheme.has(scheme);
+  }
+
   list(): ResourceEntry[] {
     return [...this.byScheme.values()].flatMap((p) => p.list());
   }

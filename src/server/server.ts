@@ -15,6 +15,7 @@ import {
   type JsonRpcRequest,
 } from "../protocol/jsonrpc.js";
 import { negotiateLegacyVersion } from "../protocol/meta.js";
+import { UI_EXTENSION_ID, declaresApps } from "../protocol/extensions.js";
 import {
   META_CLIENT_CAPABILITIES,
   MODERN_VERSION,
@@ -69,7 +70,16 @@ export interface CallContext {
   clientCapabilities?: JsonObject | undefined;
   /** The authenticated caller (token label or subject) when the transport authenticates; what canvases belong to. */
   owner?: string | undefined;
+  /** The client declared the MCP Apps extension (2026-07-28: in this request's _meta; legacy: in initialize). */
+  apps?: boolean | undefined;
 }
+
+/**
+ * Who is shown the MCP Apps (CHEMATIC_APPS): `auto` the clients that declare the extension; `on` every client as
+ * well (a stateless HTTP server cannot carry a legacy client's initialize to its later requests, so an operator
+ * whose hosts render apps over it says so); `off` none.
+ */
+export type AppsMode = "auto" | "on" | "off";
 
 /** At most this many schema issues are reported for one call (details.issues_total counts them all). */
 export const MAX_REPORTED_ISSUES = 20;
@@ -109,6 +119,8 @@ export interface McpServerOptions {
    * the caller. Without it such an answer is cut, saying where the rest starts.
    */
   stageRows?: RowStager | undefined;
+  /** Who is shown the MCP Apps (default auto: the clients that declare the extension). */
+  apps?: AppsMode;
 }
 
 /** A tool switched off by configuration, and the variable that switches it on. */
@@ -132,12 +144,14 @@ export class McpServer {
   private readonly logger: Logger;
   private readonly disabled: ReadonlyMap<string, DisabledTool>;
   private readonly stageRows: RowStager | undefined;
+  private readonly appsMode: AppsMode;
   /** Tool calls in progress (the background compilation of validators waits while there are any). */
   private running = 0;
 
   constructor(options: McpServerOptions) {
     this.disabled = new Map((options.disabledTools ?? []).map((d) => [d.name, d]));
     this.stageRows = options.stageRows;
+    this.appsMode = options.apps ?? "auto";
     // A switched-off tool that is registered (a tool set left out) stays reachable for the tools that chain it.
     this.registry = new ToolRegistry(options.tools, new Set(this.disabled.keys()));
     // Schema validators compile in the background while no call runs (see ToolRegistry.warmUp): cold start.
@@ -158,13 +172,13 @@ export class McpServer {
       case "server/discover":
         return wrapResult(
           MODERN_VERSION,
-          { supportedVersions: [...SUPPORTED_MODERN_VERSIONS], capabilities: this.capabilities(), instructions: this.instructions },
+          { supportedVersions: [...SUPPORTED_MODERN_VERSIONS], capabilities: this.capabilities(this.appsFor(ctx)), instructions: this.instructions },
           this.info,
           REGISTRY_TTL_MS,
         );
       case "tools/list":
         this.checkCursor(params);
-        return wrapResult(MODERN_VERSION, { tools: this.registry.wire(MODERN_VERSION) }, this.info, REGISTRY_TTL_MS);
+        return wrapResult(MODERN_VERSION, { tools: this.registry.wire(MODERN_VERSION, this.appsFor(ctx)) }, this.info, REGISTRY_TTL_MS);
       case "tools/call":
         return this.callTool(params, MODERN_VERSION, ctx);
       case "resources/list":
@@ -193,11 +207,19 @@ export class McpServer {
     return lifecycleMethods(era).includes(method);
   }
 
-  private capabilities(): JsonObject {
+  private capabilities(apps: boolean): JsonObject {
     const capabilities: JsonObject = { tools: {} };
     if (!this.resources.empty) capabilities.resources = {};
     if (!this.prompts.empty) capabilities.prompts = {};
+    // The extension is advertised to the clients that declared it (and only when the apps are served).
+    if (apps) capabilities.extensions = { [UI_EXTENSION_ID]: {} };
     return capabilities;
+  }
+
+  /** Whether this caller is shown the MCP Apps: the apps are served (their resources exist) and CHEMATIC_APPS allows. */
+  appsFor(ctx: Pick<CallContext, "apps">): boolean {
+    if (this.appsMode === "off" || !this.resources.has("ui")) return false;
+    return this.appsMode === "on" || ctx.apps === true;
   }
 
   /** prompts/list and prompts/get exist only with prompts (then a cursor on the list is refused, as on every list). */
@@ -214,7 +236,9 @@ export class McpServer {
     if (this.resources.empty) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
     if (method === "resources/list") {
       this.checkCursor(params);
-      return { resources: this.resources.list(), ttlMs: RESOURCE_LIST_TTL_MS };
+      // The ui:// apps are listed to the clients shown them; any client may still read one by its URI.
+      const apps = this.appsFor(ctx);
+      return { resources: this.resources.list().filter((r) => apps || !r.uri.startsWith("ui:")), ttlMs: RESOURCE_LIST_TTL_MS };
     }
     if (method === "resources/templates/list") {
       this.checkCursor(params);
@@ -243,7 +267,8 @@ export class McpServer {
         const negotiated = negotiateLegacyVersion(params.protocolVersion);
         const result: JsonObject = {
           protocolVersion: negotiated,
-          capabilities: this.capabilities(),
+          // The apps are negotiated here for the whole connection (the Connection keeps what the client declared).
+          capabilities: this.capabilities(this.appsFor({ apps: declaresApps(isJsonObject(params.capabilities) ? params.capabilities : undefined) })),
           serverInfo: { name: this.info.name, version: this.info.version },
         };
         // 2024-11-05 answers exactly as the reference did; later versions also get the instructions.
@@ -253,7 +278,7 @@ export class McpServer {
       case "ping":
         return { result: {} };
       case "tools/list":
-        return { result: wrapResult(version, { tools: this.registry.wire(version) }, this.info, REGISTRY_TTL_MS) };
+        return { result: wrapResult(version, { tools: this.registry.wire(version, this.appsFor(ctx)) }, this.info, REGISTRY_TTL_MS) };
       case "tools/call":
         return { result: await this.callTool(params, version, ctx) };
       case "resources/list":

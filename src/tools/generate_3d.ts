@@ -1,3 +1,4 @@
+import { VIEWER3D_APP_URI } from "../contract/apps.js";
 import {
   DUPLICATE_RMSD,
   FORCE_FIELD,
@@ -218,6 +219,8 @@ export const generate3dTool: ChemTool<Args> = {
   description:
     "3D conformers (OpenChemLib, MMFF94s minimised, seeded): xyz, molblock and energy, up to 10 conformers by energy. Stereo kept; up to 100 heavy atoms.",
   annotations: READ_ONLY_LOCAL,
+  // Hosts that render MCP Apps show the conformers in 3D (apps/viewer3d).
+  ui: { resourceUri: VIEWER3D_APP_URI },
   inputSchema: {
     type: "object",
     properties: {
