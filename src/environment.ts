@@ -204,6 +204,14 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     scope: "server",
   },
   {
+    name: "CHEMATIC_APPS",
+    default: "auto",
+    summary:
+      "MCP Apps (the molecule table, the 3D viewer): auto shows them to clients that declare the io.modelcontextprotocol/ui extension, on to every client (a stateless HTTP server whose hosts render apps), off to none.",
+    format: "string",
+    scope: "server",
+  },
+  {
     name: "CHEMATIC_CREATE_DIRS",
     default: "false",
     summary: "true: a missing CHEMATIC_IMPORT_DIR or CHEMATIC_EXPORT_DIR is created (mode 0700) when at most its last two folders are missing.",
