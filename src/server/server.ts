@@ -175,17 +175,25 @@ export class McpServer {
           { supportedVersions: [...SUPPORTED_MODERN_VERSIONS], capabilities: this.capabilities(this.appsFor(ctx)), instructions: this.instructions },
           this.info,
           REGISTRY_TTL_MS,
+          this.appsFor(ctx) ? "private" : "public",
         );
       case "tools/list":
         this.checkCursor(params);
-        return wrapResult(MODERN_VERSION, { tools: this.registry.wire(MODERN_VERSION, this.appsFor(ctx)) }, this.info, REGISTRY_TTL_MS);
+        return wrapResult(
+          MODERN_VERSION,
+          { tools: this.registry.wire(MODERN_VERSION, this.appsFor(ctx)) },
+          this.info,
+          REGISTRY_TTL_MS,
+          this.appsFor(ctx) ? "private" : "public",
+        );
       case "tools/call":
         return this.callTool(params, MODERN_VERSION, ctx);
       case "resources/list":
       case "resources/templates/list":
       case "resources/read": {
         const { ttlMs, ...payload } = await this.handleResources(request.method, params, ctx);
-        return wrapResult(MODERN_VERSION, payload, this.info, ttlMs);
+        const scope = request.method === "resources/list" && this.appsFor(ctx) ? "private" : "public";
+        return wrapResult(MODERN_VERSION, payload, this.info, ttlMs, scope);
       }
       case "prompts/list":
         this.checkPrompts(request.method, params);

@@ -30,14 +30,22 @@ export function serverInfoMeta(info: ServerInfo): JsonObject {
 
 /**
  * A result as `version` carries it: the payload, with resultType first, the cache hints (when the method's answer
- * has a lifetime, `ttlMs`) and the server's `_meta` last where the version has them.
+ * has a lifetime, `ttlMs`) and the server's `_meta` last where the version has them. `scope` is private for an
+ * answer that depends on what this client declared (the MCP Apps' tools and resources): a shared cache must not
+ * hand it to another client.
  */
-export function wrapResult(version: ProtocolVersion, payload: JsonObject, info: ServerInfo, ttlMs?: number): JsonObject {
+export function wrapResult(
+  version: ProtocolVersion,
+  payload: JsonObject,
+  info: ServerInfo,
+  ttlMs?: number,
+  scope: "public" | "private" = "public",
+): JsonObject {
   const { resultType, cacheHints } = features(version);
   const result: JsonObject = resultType ? { resultType: "complete", ...payload } : { ...payload };
   if (cacheHints && ttlMs !== undefined) {
     result.ttlMs = ttlMs;
-    result.cacheScope = "public";
+    result.cacheScope = scope;
   }
   if (writesMeta(version, META_SERVER_INFO)) result._meta = serverInfoMeta(info);
   return result;
