@@ -10,6 +10,8 @@ The request is one JSON object:
     hba_8997_matches:   matches of [n;H0;+0;!X2] (the three-connected aromatic N rdkit/rdkit#8997 stopped counting)
     generic_7122:       the generic scaffold with rdkit/rdkit#7122's rule applied first (a bonded atom whose default
                         valence is -1, a "metal", gets no radical electrons)
+  With "fields": [column, ...] only those columns are computed and answered (the triage test needs a dozen of
+  them for 4,600 molecules; query_smiles and smarts may then be left out when sim and co are not among them);
   or {"roundtrip": ["smiles", ...]}, answered with one JSON line holding, for each, null when it does not parse, else
   {"canonical": Chem.MolToSmiles(Chem.MolFromSmiles(s)), "metal_bonded": an atom is bonded to a metal}: native RDKit's
   canonical form of another writer's SMILES, and whether rdkit/rdkit#8318 (atoms bonded to a metal written with
@@ -68,36 +70,42 @@ def rule_7122(mol):
     return copy
 
 
-def values(mol, query_fp, pattern):
-    mw = Descriptors.MolWt(mol)
-    logp = Crippen.MolLogP(mol)
-    hbd = Lipinski.NHOHCount(mol)
-    hba = Lipinski.NOCount(mol)
-    scaffold = MurckoScaffold.GetScaffoldForMol(mol)
-    fp = AllChem.GetMorganFingerprintAsBitVect(mol, 2, 2048)
-    return {
-        "mw": round(mw, 3),
-        "exact_mass": round(Descriptors.ExactMolWt(mol), 4),
-        "logp": round(logp, 3),
-        "tpsa": round(R.CalcTPSA(mol), 2),
-        "hbd": R.CalcNumHBD(mol),
-        "hba": R.CalcNumHBA(mol),
-        "rotatable_bonds": R.CalcNumRotatableBonds(mol, True),
-        "heavy_atom_count": mol.GetNumHeavyAtoms(),
-        "formula": R.CalcMolFormula(mol),
-        "qed": round(QED.qed(mol), 3),
+def values(mol, query_fp, pattern, fields=None):
+    """Every column's native value, or only those named in fields (the rest are not computed)."""
+    memo = {}
+
+    def once(key, compute):
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    mw = lambda: once("mw", lambda: Descriptors.MolWt(mol))  # noqa: E731
+    logp = lambda: once("logp", lambda: Crippen.MolLogP(mol))  # noqa: E731
+    scaffold = lambda: once("scaffold", lambda: MurckoScaffold.GetScaffoldForMol(mol))  # noqa: E731
+    columns = {
+        "mw": lambda: round(mw(), 3),
+        "exact_mass": lambda: round(Descriptors.ExactMolWt(mol), 4),
+        "logp": lambda: round(logp(), 3),
+        "tpsa": lambda: round(R.CalcTPSA(mol), 2),
+        "hbd": lambda: R.CalcNumHBD(mol),
+        "hba": lambda: R.CalcNumHBA(mol),
+        "rotatable_bonds": lambda: R.CalcNumRotatableBonds(mol, True),
+        "heavy_atom_count": lambda: mol.GetNumHeavyAtoms(),
+        "formula": lambda: R.CalcMolFormula(mol),
+        "qed": lambda: round(QED.qed(mol), 3),
         # Lipinski's rule of five (Lipinski et al., Adv. Drug Deliv. Rev. 1997): MW > 500, logP > 5, NH+OH > 5, N+O > 10.
-        "lipinski_violations": int(mw > 500) + int(logp > 5) + int(hbd > 5) + int(hba > 10),
-        "pains_names": sorted(set(e.GetDescription() for e in PAINS.GetMatches(mol))),
-        "brenk_names": sorted(set(e.GetDescription() for e in BRENK.GetMatches(mol))),
-        "murcko_scaffold": canonical(Chem.MolToSmiles(scaffold)),
-        "generic_scaffold": generic(scaffold),
-        "canonical_smiles": Chem.MolToSmiles(mol),
-        "sim": round(DataStructs.TanimotoSimilarity(query_fp, fp), 3),
-        "co": len(mol.GetSubstructMatches(pattern, maxMatches=1000)),
-        "hba_8997_matches": len(mol.GetSubstructMatches(HBA_8997)),
-        "generic_7122": generic(MurckoScaffold.GetScaffoldForMol(rule_7122(mol))),
+        "lipinski_violations": lambda: int(mw() > 500) + int(logp() > 5) + int(Lipinski.NHOHCount(mol) > 5) + int(Lipinski.NOCount(mol) > 10),
+        "pains_names": lambda: sorted(set(e.GetDescription() for e in PAINS.GetMatches(mol))),
+        "brenk_names": lambda: sorted(set(e.GetDescription() for e in BRENK.GetMatches(mol))),
+        "murcko_scaffold": lambda: canonical(Chem.MolToSmiles(scaffold())),
+        "generic_scaffold": lambda: generic(scaffold()),
+        "canonical_smiles": lambda: Chem.MolToSmiles(mol),
+        "sim": lambda: round(DataStructs.TanimotoSimilarity(query_fp, AllChem.GetMorganFingerprintAsBitVect(mol, 2, 2048)), 3),
+        "co": lambda: len(mol.GetSubstructMatches(pattern, maxMatches=1000)),
+        "hba_8997_matches": lambda: len(mol.GetSubstructMatches(HBA_8997)),
+        "generic_7122": lambda: generic(MurckoScaffold.GetScaffoldForMol(rule_7122(mol))),
     }
+    return {name: compute() for name, compute in columns.items() if fields is None or name in fields}
 
 
 def main():
@@ -110,11 +118,12 @@ def main():
             out.append({"canonical": Chem.MolToSmiles(mol), "metal_bonded": metal_bonded(mol)} if mol is not None else None)
         sys.stdout.write(json.dumps(out) + "\n")
         return
-    query_fp = AllChem.GetMorganFingerprintAsBitVect(Chem.MolFromSmiles(request["query_smiles"]), 2, 2048)
-    pattern = Chem.MolFromSmarts(request["smarts"])
+    query_fp = AllChem.GetMorganFingerprintAsBitVect(Chem.MolFromSmiles(request.get("query_smiles", "C")), 2, 2048)
+    pattern = Chem.MolFromSmarts(request.get("smarts", "C"))
+    fields = set(request["fields"]) if "fields" in request else None
     for entry in request["molecules"]:
         mol = Chem.MolFromMolBlock(entry["molblock"]) if "molblock" in entry else Chem.MolFromSmiles(entry["smiles"])
-        sys.stdout.write(json.dumps(values(mol, query_fp, pattern) if mol is not None else None) + "\n")
+        sys.stdout.write(json.dumps(values(mol, query_fp, pattern, fields) if mol is not None else None) + "\n")
 
 
 if __name__ == "__main__":

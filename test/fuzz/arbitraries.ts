@@ -184,7 +184,7 @@ function smilesChain(c: Choices, rings: RingBook, depth: number, budget: { atoms
  * the tools' computations run); the rest use every feature (brackets, charges, isotopes, aromatic atoms,
  * every bond symbol) and are often invalid (valences, aromaticity, open rings), exercising the error paths.
  */
-export function buildSmiles(values: readonly number[], maxAtoms = 40): string {
+function buildSmiles(values: readonly number[], maxAtoms = 40): string {
   const c = new Choices(values);
   const plain = c.chance(2);
   const fragments = 1 + (c.chance(5) ? c.next(3) : 0);
@@ -240,9 +240,9 @@ export function mutate(seed: string, edits: readonly Edit[], alphabet: readonly 
 
 const edits = fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 4 });
 
-export const grammarSmiles = (maxAtoms = 40): fc.Arbitrary<string> =>
+const grammarSmiles = (maxAtoms = 40): fc.Arbitrary<string> =>
   fc.array(fc.nat({ max: 0xffff }), { minLength: 4, maxLength: 200, size: "large" }).map((v) => buildSmiles(v, maxAtoms));
-export const mutatedSmiles = (): fc.Arbitrary<string> => fc.tuple(fc.constantFrom(...SMILES_SEEDS), edits).map(([s, e]) => mutate(s, e, SMILES_ALPHABET));
+const mutatedSmiles = (): fc.Arbitrary<string> => fc.tuple(fc.constantFrom(...SMILES_SEEDS), edits).map(([s, e]) => mutate(s, e, SMILES_ALPHABET));
 
 /** Random and mutated SMILES, with the real ones now and then; never empty (the schemas say minLength 1). */
 export const anySmiles = (maxAtoms = 40): fc.Arbitrary<string> =>
@@ -257,7 +257,7 @@ export const anySmiles = (maxAtoms = 40): fc.Arbitrary<string> =>
 // ---------------------------------------------------------------------------------------------------
 // SMARTS
 
-export const SMARTS_SEEDS = [
+const SMARTS_SEEDS = [
   "[#6]-[#6](=[#8])-[#7]",
   "c1ccccc1",
   "[CX3](=O)[OX2H1]",
@@ -342,7 +342,7 @@ function smartsChain(c: Choices, rings: RingBook, depth: number, budget: { atoms
   return s;
 }
 
-export function buildSmarts(values: readonly number[]): string {
+function buildSmarts(values: readonly number[]): string {
   return smartsChain(new Choices(values), new RingBook(), 0, { atoms: 12 });
 }
 
@@ -407,7 +407,7 @@ function bounded(n: unknown, fallback: number): number {
 }
 
 /** An arbitrary for one property, chosen from its schema and, for strings, its name. */
-export function valueFor(name: string, schema: JsonSchema, sources: StringSources): fc.Arbitrary<unknown> {
+function valueFor(name: string, schema: JsonSchema, sources: StringSources): fc.Arbitrary<unknown> {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...(schema.enum as unknown[]));
   const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (Array.isArray(variants) && variants.length > 0) return fc.oneof(...variants.map((v) => valueFor(name, v, sources)));

@@ -15,7 +15,7 @@ import type { AnyTool, ChemTool, JsonSchema } from "../../src/contract/tool.js";
 import { SMILES_SEEDS, mutate } from "./arbitraries.js";
 
 /** Codes any call may answer (types.ts): INVALID_ARGUMENTS, TIMEOUT, BUSY. */
-export const UNIVERSAL_CODES = ["INVALID_ARGUMENTS", "TIMEOUT", "BUSY"];
+const UNIVERSAL_CODES = ["INVALID_ARGUMENTS", "TIMEOUT", "BUSY"];
 
 const ajv = createAjv();
 const validators = new Map<string, { input: ValidateFunction; output: ValidateFunction }>();
@@ -78,7 +78,7 @@ export async function checkedRun(pool: WorkerPool, tool: ChemTool, args: Record<
 }
 
 /** The path of the first value JSON would change (NaN, Infinity, a function, a class instance), or null. */
-export function jsonUnsafe(value: unknown, path: string): string | null {
+function jsonUnsafe(value: unknown, path: string): string | null {
   if (value === null || typeof value === "string" || typeof value === "boolean") return null;
   if (typeof value === "number") return Number.isFinite(value) ? null : `${path || "/"} (${value})`;
   if (Array.isArray(value)) {
@@ -99,7 +99,7 @@ export function jsonUnsafe(value: unknown, path: string): string | null {
   return `${path || "/"} (${typeof value === "object" ? (value.constructor?.name ?? "object") : typeof value})`;
 }
 
-export function preview(args: unknown): string {
+function preview(args: unknown): string {
   const text = JSON.stringify(args) ?? String(args);
   return text.length > 300 ? `${text.slice(0, 300)}... (${text.length} chars)` : text;
 }

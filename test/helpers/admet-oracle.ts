@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { nativeRDKitMissing, oracleLines } from "./oracle.js";
 
-export const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
+const SMI_FILE = "/usr/share/RDKit/Data/NCI/first_5K.smi";
 
 /** Named drugs of the issue plus molecules chosen to exercise every S/P term, toxicophore and ionizable group. */
 export const NAMED: ReadonlyArray<readonly [string, string]> = [

@@ -62,7 +62,7 @@ const GEMINI_KEYS = new Set([
 const OPENAPI_TYPES = new Set(["string", "number", "integer", "boolean", "array", "object"]);
 
 /** Top-level keys a model-facing input schema may carry (issue 30: what every one of the APIs above accepts). */
-export const ALLOWED_TOP_LEVEL = new Set(["type", "properties", "required", "additionalProperties", "description", "title", "$schema"]);
+const ALLOWED_TOP_LEVEL = new Set(["type", "properties", "required", "additionalProperties", "description", "title", "$schema"]);
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -71,7 +71,7 @@ function isSchema(v: unknown): v is Schema {
 }
 
 /** Anthropic Messages API: tool name and the top of input_schema. */
-export function anthropicBreaches(tool: WireToolLike, serverName = "chematic"): string[] {
+function anthropicBreaches(tool: WireToolLike, serverName = "chematic"): string[] {
   const out: string[] = [];
   if (!TOOL_NAME.test(tool.name)) out.push(`name ${JSON.stringify(tool.name)} does not match ^[a-zA-Z0-9_-]{1,64}$`);
   const prefixed = `mcp__${serverName}__${tool.name}`;
@@ -83,7 +83,7 @@ export function anthropicBreaches(tool: WireToolLike, serverName = "chematic"): 
 }
 
 /** OpenAI function tools (non-strict): name and the top of parameters. */
-export function openaiBreaches(tool: WireToolLike): string[] {
+function openaiBreaches(tool: WireToolLike): string[] {
   const out: string[] = [];
   if (!TOOL_NAME.test(tool.name)) out.push(`name ${JSON.stringify(tool.name)} does not match ^[a-zA-Z0-9_-]{1,64}$`);
   const s = tool.inputSchema;
@@ -93,7 +93,7 @@ export function openaiBreaches(tool: WireToolLike): string[] {
 }
 
 /** What a strict Gemini-style sanitiser leaves of a schema: only the subset's keys, recursively, no combinators. */
-export function geminiSanitise(schema: Schema): Schema {
+function geminiSanitise(schema: Schema): Schema {
   const out: Schema = {};
   for (const [k, v] of Object.entries(schema)) {
     if (!GEMINI_KEYS.has(k)) continue;
@@ -125,14 +125,14 @@ export function geminiNodeBreaches(node: Schema, path = ""): string[] {
 }
 
 /** A strict Gemini-style host: sanitise the input schema, then check every node. */
-export function geminiBreaches(tool: WireToolLike): string[] {
+function geminiBreaches(tool: WireToolLike): string[] {
   const out: string[] = [];
   if (!/^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/.test(tool.name)) out.push(`name ${JSON.stringify(tool.name)} is not a Gemini function name`);
   return [...out, ...geminiNodeBreaches(geminiSanitise(tool.inputSchema))];
 }
 
 /** The issue's own rule for our input schemas: nothing at the top but the allowed keys; every property typed. */
-export function plainObjectBreaches(tool: WireToolLike): string[] {
+function plainObjectBreaches(tool: WireToolLike): string[] {
   const s = tool.inputSchema;
   const out: string[] = [];
   if (s.type !== "object" || !isSchema(s.properties)) out.push("input schema is not type: object with properties");

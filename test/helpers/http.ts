@@ -48,7 +48,7 @@ export function httpSend(url: string, body: string | Buffer | null, options: Pos
  * A value as a conforming client writes it in a mirrored header: as is when it is a plain header-safe value,
  * else the `=?base64?...?=` form of its UTF-8 (also for a value that looks like that form).
  */
-export function mirroredHeaderValue(value: string): string {
+function mirroredHeaderValue(value: string): string {
   const plain = value.length > 0 && value === value.trim() && /^[\x20-\x7e\t]*$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="));
   return plain ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { withMol, type RDKit } from "../../src/domain/chem/rdkit.js";
 import { molGraph } from "../../src/domain/chem/graph.js";
 
-export const RDKIT_DATA = "/usr/share/RDKit";
+const RDKIT_DATA = "/usr/share/RDKit";
 export const NCI_FILE = `${RDKIT_DATA}/Data/NCI/first_5K.smi`;
 
 export const SPECIAL_CASES = [
