@@ -59,7 +59,7 @@ let requestId = 0;
 function sourceOf(a: Record<string, unknown>, result: Record<string, unknown> | null): Source | null {
   const r = result ?? {};
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
-  const list = (v: unknown) => (Array.isArray(v) && v.every((s) => typeof s === "string") ? (v as string[]) : undefined);
+  const list = (v: unknown) => (Array.isArray(v) && v.every((s) => typeof s === "string") ? v : undefined);
   const canvasId = str(r.canvas_id) ?? str(a.canvas_id);
   if (canvasId) {
     const table = str(r.table) ?? str(a.table);
@@ -119,7 +119,7 @@ async function callPage(extra: Record<string, unknown>): Promise<Page> {
     },
   });
   const content = structuredOf(result);
-  if (!content) throw new Error(errorText(result as never));
+  if (!content) throw new Error(errorText(result));
   return content as unknown as Page;
 }
 
@@ -316,7 +316,7 @@ send.addEventListener("click", () => void sendSelection());
 
 const app = createApp("table");
 app.ontoolinput = (params) => {
-  args = (params.arguments ?? {}) as Record<string, unknown>;
+  args = params.arguments ?? {};
 };
 app.ontoolresult = (result) => {
   if (result.isError) {

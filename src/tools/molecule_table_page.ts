@@ -14,7 +14,7 @@
  * drawing and the app says so).
  */
 import { TABLE_APP_URI } from "../contract/apps.js";
-import type { ChemRunner, ChemTool, ServiceContext, ServiceTool } from "../contract/tool.js";
+import type { ChemRunner, ServiceContext, ServiceTool } from "../contract/tool.js";
 import { drawSvg } from "../domain/chem/depict.js";
 import { parseSmiles, withMol, withQuery } from "../domain/chem/rdkit.js";
 import { ToolError } from "../domain/errors.js";
@@ -104,7 +104,7 @@ type WorkResult = { hits: number[] } | { svg: string };
  * RDKit's SVG made smaller for a table cell: no XML prolog, comments, classes or background, styles cut to what is
  * drawn, coordinates to one decimal. About half the bytes; the picture is the same at this size.
  */
-export function compactSvg(svg: string): string {
+function compactSvg(svg: string): string {
   return svg
     .replace(/<\?xml[^>]*>\s*/, "")
     .replace(/<!--[^>]*-->\s*/g, "")
@@ -196,7 +196,7 @@ async function matchAll(ctx: ServiceContext, query: string, smiles: readonly str
   const [checked] = await chem.runList(moleculeTableWorkTool, [{ kind: "check", query }]);
   if (checked && !checked.ok) throw ToolError.fromPayload(checked.error);
   const items: WorkItem[] = [];
-  for (let i = 0; i < smiles.length; i += MATCH_CHUNK) items.push({ kind: "match", query, smiles: smiles.slice(i, i + MATCH_CHUNK) as string[] });
+  for (let i = 0; i < smiles.length; i += MATCH_CHUNK) items.push({ kind: "match", query, smiles: smiles.slice(i, i + MATCH_CHUNK) });
   const outcomes = await chem.runList(moleculeTableWorkTool, items);
   const matched = new Set<string>();
   outcomes.forEach((outcome, k) => {
@@ -213,7 +213,7 @@ async function drawPage(
   smilesIndex: number,
   query: string | undefined,
 ): Promise<{ svgs: Array<string | null>; undrawnFrom?: number }> {
-  const smiles = rows.map((r) => (typeof r[smilesIndex] === "string" ? (r[smilesIndex] as string) : null));
+  const smiles = rows.map((r) => (typeof r[smilesIndex] === "string" ? r[smilesIndex] : null));
   const items = smiles.map((s) => ({ kind: "draw" as const, smiles: s ?? "", width: DRAW_WIDTH, height: DRAW_HEIGHT, ...(query ? { query } : {}) }));
   const outcomes = items.length > 0 ? await runner(ctx).runList(moleculeTableWorkTool, items) : [];
   let bytes = JSON.stringify(rows).length + 2_000;
@@ -426,7 +426,7 @@ function summary(r: PageResult): string {
 
 const str = (description: string, maxLength = 63) => ({ type: "string", minLength: 1, maxLength, description });
 
-export function createMoleculeTablePageTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, PageResult> {
+function createMoleculeTablePageTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, PageResult> {
   return {
     kind: "service",
     toolset: "canvas",

@@ -57,7 +57,7 @@ async function rendered(frame: Frame, before: string | undefined, prefix = ""): 
   await frame.waitForFunction(
     ([b, p]) => {
       const r = document.body.dataset.rendered;
-      return r !== undefined && r !== b && r.startsWith(p!);
+      return r !== undefined && r !== b && r.startsWith(p);
     },
     [before, prefix] as const,
     { timeout: 60_000 },
