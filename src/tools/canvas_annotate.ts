@@ -11,6 +11,7 @@
  * the rows not yet annotated (the canvas remembers which rows hold which column; see
  * Canvas.prepareAnnotation).
  */
+import { TABLE_APP_URI } from "../contract/apps.js";
 import { CANVAS_WRITE_ANNOTATIONS } from "./canvas-set.js";
 import { describedWithUnit } from "../contract/units.js";
 import { ToolError } from "../domain/errors.js";
@@ -546,6 +547,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
     kind: "service",
     toolset: "canvas",
     name: "canvas_annotate",
+    ui: { resourceUri: TABLE_APP_URI },
     title: "Canvas: chemistry as columns",
     description: "Add chemistry columns (kinds) to a canvas table, computed as the single-molecule tools do; complete: false means call again.",
     annotations: CANVAS_WRITE_ANNOTATIONS,

@@ -5,6 +5,7 @@
  * standardised parent and its InChIKey on the one parse of the record), deduplicated on the parent InChIKey when
  * asked, and staged (mode create) or appended (mode append) with explicit column types.
  */
+import { TABLE_APP_URI } from "../contract/apps.js";
 import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
 import { arr, int, markdownContent, obj, str } from "./chembl-common.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
@@ -315,6 +316,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
     kind: "service",
     toolset: "canvas",
     name: "canvas_import",
+    ui: { resourceUri: TABLE_APP_URI },
     title: "Canvas: import molecules as a table",
     description:
       "Put a molecule set (smiles_list, sdf, csv or a file path) on a canvas as a SQL table: each row gets RDKit's canonical SMILES and its data columns; standardize and dedupe clean it.",

@@ -1,3 +1,4 @@
+import { TABLE_APP_URI } from "../contract/apps.js";
 import { mdCode, mdFields, mdInline } from "./chembl-markdown.js";
 import { arr, int, markdownContent, nstr, obj, str } from "./chembl-common.js";
 import { getCanvasManager, type CanvasManager } from "../domain/canvas/manager.js";
@@ -66,6 +67,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
     kind: "service",
     toolset: "canvas",
     name: "chembl_dataframe_query",
+    ui: { resourceUri: TABLE_APP_URI },
     title: "ChEMBL: SQL over a canvas",
     description: "Run one read-only DuckDB SELECT over a canvas's tables to rank, group, count and join rows without reading them all.",
     annotations: CANVAS_READ_ANNOTATIONS,

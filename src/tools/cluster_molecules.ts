@@ -3,6 +3,7 @@
  * Butina.ClusterData on the 1 - Tanimoto distance matrix (src/domain/chem/diversity.ts). On a canvas table
  * it writes each row's cluster as columns (cluster_id, is_centroid) by row key, as canvas_annotate writes.
  */
+import { TABLE_APP_URI } from "../contract/apps.js";
 import { ToolError } from "../domain/errors.js";
 import { estimateInputAtoms, parseSmiles, type RDKit } from "../domain/chem/rdkit.js";
 import { fingerprintWords, morganBitVector, DEFAULT_MORGAN_OPTIONS } from "../domain/chem/morgan.js";
@@ -195,6 +196,7 @@ export function createClusterMoleculesTool(canvases: () => CanvasManager = getCa
     kind: "chem",
     toolset: "medchem",
     name: "cluster_molecules",
+    ui: { resourceUri: TABLE_APP_URI },
     title: "Butina clustering (ECFP4)",
     description: "Butina clusters on ECFP4, equal to RDKit's Butina.ClusterData: each cluster's centroid and members (input indices).",
     annotations: CANVAS_WRITE_ANNOTATIONS,

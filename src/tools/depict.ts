@@ -1,3 +1,4 @@
+import { TABLE_APP_URI } from "../contract/apps.js";
 import { DEPICT_MAX_ATOMS, DEPICT_MAX_SIZE, DEPICT_MIN_SIZE, drawSvg, imageTooLarge, jsonStringBytes, rasterise } from "../domain/chem/depict.js";
 import type { Highlight } from "../domain/chem/depict.js";
 import { GRID_MAX_CELL, GRID_MAX_ENTRIES, GRID_MAX_PER_ROW, GRID_MIN_CELL, drawGrid } from "../domain/chem/grid.js";
@@ -338,6 +339,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
   toolset: "chem",
   alsoIn: ["canvas", "medchem"],
   name: "depict",
+  ui: { resourceUri: TABLE_APP_URI },
   title: "Draw a molecule (PNG or SVG)",
   description:
     "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one, or a grid of up to 48 from smiles_list or a canvas (table or sql), optionally aligned on a core.",

@@ -50,6 +50,7 @@ import { matchedPairsTool } from "./matched_pairs.js";
 import { druglikenessFiltersTool } from "./druglikeness_filters.js";
 import { enumerateReactionTool } from "./enumerate_reaction.js";
 import { enumerateStereoisomersTool } from "./enumerate_stereoisomers.js";
+import { moleculeTablePageTool, moleculeTableWorkTool } from "./molecule_table_page.js";
 import { withInputFormat } from "./common.js";
 import { testCrashTool, testMemoryTool, testSleepTool } from "./testing.js";
 
@@ -98,6 +99,8 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   druglikenessFiltersTool,
   enumerateReactionTool,
   enumerateStereoisomersTool,
+  // Issue 33: the molecule table app's own tool (listed only to clients that declare MCP Apps).
+  moleculeTablePageTool,
 ];
 
 /**
@@ -110,6 +113,7 @@ const WORKER_ONLY_TOOLS: readonly ChemTool[] = [
   canvasImportRecordTool as unknown as ChemTool,
   canvasExportMolblockTool as unknown as ChemTool,
   chemblStructureScanTool as unknown as ChemTool,
+  moleculeTableWorkTool as unknown as ChemTool,
 ];
 
 /** Every per-molecule chemistry tool names a molblock or CXSMILES input in its results (withInputFormat). */

@@ -2,6 +2,7 @@
  * pick_diverse: MaxMin diversity picking on ECFP4, equal to RDKit's MaxMinPicker.LazyBitVectorPick with
  * the same first picks (src/domain/chem/diversity.ts).
  */
+import { TABLE_APP_URI } from "../contract/apps.js";
 import { ToolError } from "../domain/errors.js";
 import { maxMinPicks, minDistanceTo, seededFirstPick } from "../domain/chem/diversity.js";
 import type { ChemTool, JsonSchema } from "../contract/tool.js";
@@ -70,6 +71,7 @@ export function createPickDiverseTool(canvases: () => CanvasManager = getCanvasM
     kind: "chem",
     toolset: "medchem",
     name: "pick_diverse",
+    ui: { resourceUri: TABLE_APP_URI },
     title: "Diverse subset (MaxMin, ECFP4)",
     description:
       "Pick n diverse molecules by MaxMin on ECFP4, equal to RDKit's MaxMinPicker: the picks (input indices, in order) and the last pick's distance.",

@@ -3,7 +3,7 @@
  * process's query slots, under a timeout and a watch on the process's memory that interrupt DuckDB, its output
  * capped in rows and bytes.
  */
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBType } from "@duckdb/node-api";
 import { ToolError } from "../errors.js";
 import type { Canvas } from "./canvas.js";
 import { queryError } from "./duckdb-errors.js";
@@ -15,9 +15,14 @@ const MEMORY_WATCH_MS = 20;
 /** Growth a query may add to a process already past CHEMATIC_PROCESS_MAX_MB (memory earlier queries left resident). */
 const MEMORY_GROWTH_SLACK = 128 * 1024 * 1024;
 
+/** A value bound to a query's `$n` parameter (a list of strings binds as VARCHAR[]). */
+export type QueryParam = string | number | boolean | readonly string[];
+
 export interface QueryOptions {
   maxRows: number;
   maxBytes: number;
+  /** Values bound to `$1`, `$2`, ... in order: never spliced into the SQL text. */
+  params?: readonly QueryParam[];
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -96,11 +101,11 @@ export function streamQuery(
 async function guarded<T>(
   canvas: Canvas,
   sql: string,
-  options: { timeoutMs?: number; signal?: AbortSignal },
+  options: { timeoutMs?: number; signal?: AbortSignal; params?: readonly QueryParam[] },
   body: (connection: DuckDBConnection, checkedSql: string) => Promise<(elapsedMs: number) => T>,
 ): Promise<T> {
   const names = new Set([...canvas.tables.values()].flatMap((t) => [t.name, ...t.columns.map((c) => c.name)].map((n) => n.toLowerCase())));
-  const checked = checkReadOnlySql(sql, names);
+  const checked = checkReadOnlySql(sql, names, options.params !== undefined);
   const host = canvas.host;
   return canvas.hold(async () => {
     const arrived = host.now();
@@ -203,10 +208,19 @@ async function guarded<T>(
   });
 }
 
+function bindParams(canvas: Canvas, prepared: DuckDBPreparedStatement, params: readonly QueryParam[]): void {
+  const d = canvas.duckdb;
+  prepared.bind(
+    params.map((p) => (typeof p === "object" ? d.listValue([...p]) : p)),
+    params.map((p) => (typeof p === "object" ? d.LIST(d.VARCHAR) : typeof p === "number" ? d.DOUBLE : typeof p === "boolean" ? d.BOOLEAN : d.VARCHAR)),
+  );
+}
+
 /** The query through the second lock (sql-guard.ts prepareGuarded), then its rows streamed up to the caps. */
 async function execute(canvas: Canvas, connection: DuckDBConnection, sql: string, options: QueryOptions): Promise<Omit<QueryResult, "elapsed_ms">> {
   const prepared = await prepareGuarded(canvas.duckdb, connection, sql, [...canvas.tables.keys()], canvas.catalog);
   try {
+    if (options.params && options.params.length > 0) bindParams(canvas, prepared, options.params);
     const result = await prepared.stream();
     const names = result.deduplicatedColumnNames();
     const types = result.columnTypes();

@@ -130,8 +130,12 @@ function isForbiddenFunction(name: string): boolean {
 const WORD_START = /[A-Za-z_]/;
 const WORD_CHAR = /[A-Za-z0-9_]/;
 
-/** Splits SQL into tokens; throws QUERY_REFUSED for anything this checker will not read. */
-export function tokenize(sql: string): Token[] {
+/**
+ * Splits SQL into tokens; throws QUERY_REFUSED for anything this checker will not read. With `parameters`, a
+ * positional placeholder ($1, $2, ...) is read as a value: only SQL the server composes around a caller's checked
+ * SQL (the molecule table's filters) passes it, with values the server binds; a caller's own SQL never does.
+ */
+export function tokenize(sql: string, parameters = false): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const n = sql.length;
@@ -169,6 +173,12 @@ export function tokenize(sql: string): Token[] {
     if (c === '"') {
       const { value, end } = readQuoted(sql, i, '"');
       tokens.push({ kind: "quoted", value, at: i });
+      i = end;
+      continue;
+    }
+    if (parameters && c === "$" && /^\$[1-9][0-9]{0,3}(?![0-9A-Za-z_$])/.test(sql.slice(i, i + 6))) {
+      const end = i + /^\$[0-9]+/.exec(sql.slice(i))![0].length;
+      tokens.push({ kind: "number", value: sql.slice(i, end), at: i });
       i = end;
       continue;
     }
@@ -228,9 +238,9 @@ export interface CheckedSql {
  * name it is, and DuckDB's parser, the second lock, still has to read the whole text as one SELECT over the
  * canvas's tables. Outside a statement's first word such a keyword can only be a name in a SELECT.
  */
-export function checkReadOnlySql(input: string, names: ReadonlySet<string> = new Set()): CheckedSql {
+export function checkReadOnlySql(input: string, names: ReadonlySet<string> = new Set(), parameters = false): CheckedSql {
   if (input.length > MAX_SQL_LENGTH) throw refuse("too_long", `the SQL is longer than ${MAX_SQL_LENGTH} characters`);
-  const tokens = tokenize(input);
+  const tokens = tokenize(input, parameters);
   if (tokens.length === 0) throw refuse("empty", "the SQL holds no statement");
 
   // One statement: a semicolon may only end the text.
