@@ -39,6 +39,13 @@ const APPS: readonly AppSpec[] = [
     description: "generate_3d's conformers in 3D (3Dmol.js, bundled), with their force-field energies.",
     maxBytes: 1_100_000,
   },
+  {
+    name: "plot",
+    title: "Plot",
+    description:
+      "The plot tool's picture made interactive (the same Vega specification, run by Vega's bundled runtime): values on hover, pan and zoom, points picked and sent back to the conversation.",
+    maxBytes: 1_100_000,
+  },
 ];
 
 /** `ui://chematic/<name>` (src/contract/apps.ts names the URIs the tools point at). */

@@ -29,6 +29,8 @@ import {
 } from "../protocol/eras.js";
 import type { AnyTool, ContentBlock, ChemListOptions, ChemListOutcome, ProgressReporter, ServiceContext } from "../contract/tool.js";
 import { CancelledError } from "../contract/errors.js";
+import { APP_SHOWS } from "../contract/apps.js";
+import { appOnly } from "../contract/tool.js";
 import { clipText, MAX_PROGRESS_BUDGET_MS } from "../contract/limits.js";
 import { InternalToolError, type ListOutcome, type WorkerPool } from "./pool.js";
 import { RESOURCE_LIST_TTL_MS, ResourceRegistry } from "./resources.js";
@@ -320,6 +322,10 @@ export class McpServer {
         ? { ...ctx, clientCapabilities: ctx.clientCapabilities ?? {} }
         : { ...ctx, clientCapabilities: undefined };
       outcome = await this.runTool(params.name, params.arguments, call);
+      // A client shown the apps has the tool's app rendered beside a success: one line tells the model what it shows.
+      const ui = outcome.ok && typeof params.name === "string" && this.appsFor(ctx) ? this.registry.get(params.name)?.tool.ui : undefined;
+      const shows = ui && !appOnly({ ui }) ? APP_SHOWS[ui.resourceUri] : undefined;
+      if (outcome.ok && shows) outcome = { ...outcome, extra: [...outcome.extra, { type: "text", text: shows }] };
     } catch (e) {
       // The version picks the code: 2024-11-05 reports every tools/call problem as -32000, as the reference did.
       if (e instanceof ToolCallRefused) throw new RpcError(features(version).refusedToolCallCode, e.message);

@@ -12,7 +12,7 @@ import { build } from "esbuild";
 import type { Browser, Frame, Page } from "playwright-core";
 import { ServerProcess, type Message } from "./server-process.js";
 
-export const CHROMIUM = process.env.CHEMATIC_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHEMATIC_CHROMIUM ?? "/usr/bin/chromium";
 export const APP_MIME_TYPE = "text/html;profile=mcp-app";
 const UI_EXTENSION = "io.modelcontextprotocol/ui";
 
@@ -71,7 +71,7 @@ export async function callTool(server: ServerProcess, name: string, args: Record
   return answer.result as Record<string, unknown>;
 }
 
-export async function readApp(server: ServerProcess, uri: string): Promise<{ html: string; mimeType: string; meta: unknown }> {
+async function readApp(server: ServerProcess, uri: string): Promise<{ html: string; mimeType: string; meta: unknown }> {
   const answer = await server.request(`read-${++ids}`, "resources/read", { uri });
   if (answer.error) throw new Error(`resources/read ${uri}: ${JSON.stringify(answer.error)}`);
   const content = (answer.result as { contents: { text: string; mimeType: string; _meta?: unknown }[] }).contents[0]!;
