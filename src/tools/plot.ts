@@ -41,7 +41,6 @@ interface Args {
   color?: string;
   bins?: number;
   smiles_column?: string;
-  title?: string;
 }
 
 /** Most rows one plot reads (a canvas table's default cap): past it the call is refused, not silently sampled. */
@@ -357,7 +356,7 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
     const x = Float64Array.from(keep, (i) => xs[i]!);
     if (args.kind === "histogram") {
       const bins = args.bins ?? DEFAULT_BINS;
-      chart = histogramChart(x, bins, args.x!, args.title ?? `${args.x}: ${keep.length} rows`).chart;
+      chart = histogramChart(x, bins, args.x!, `${args.x}: ${keep.length} rows`).chart;
       extra.bins = bins;
       plotted = keep.length;
     } else {
@@ -368,7 +367,7 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
         y: Float64Array.from(keep, (i) => ys![i]!),
         xTitle: args.x!,
         yTitle: args.y!,
-        title: args.title ?? `${args.y} against ${args.x}: ${keep.length} rows`,
+        title: `${args.y} against ${args.x}: ${keep.length} rows`,
         ...(coloured.colour ? { colour: coloured.colour, colourTitle: args.color } : {}),
       });
       plotted = keep.length;
@@ -385,7 +384,7 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
       const zones = keep.map((_, k) => classifyEgg(tpsa[k]!, logp[k]!).zone);
       extra.zones = { yolk: 0, white: 0, grey: 0 };
       for (const z of zones) extra.zones[z]++;
-      chart = boiledEggChart(tpsa, logp, zones, args.title ?? `BOILED-Egg: ${keep.length} molecules`);
+      chart = boiledEggChart(tpsa, logp, zones, `BOILED-Egg: ${keep.length} molecules`);
       plotted = keep.length;
     } else {
       const fps = await computeAll(plotFingerprintTool, smiles, ctx, "ECFP4");
@@ -412,7 +411,7 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
         y: Float64Array.from(keep, (_, k) => pca.coordinates[2 * k + 1]!),
         xTitle: `PC1 (${pct(ev[0])})`,
         yTitle: `PC2 (${pct(ev[1])})`,
-        title: args.title ?? `Chemical space (ECFP4 PCA): ${keep.length} molecules`,
+        title: `Chemical space (ECFP4 PCA): ${keep.length} molecules`,
         ...(coloured.colour ? { colour: coloured.colour, colourTitle: args.color } : {}),
       });
       plotted = keep.length;
@@ -442,7 +441,7 @@ function createPlotTool(canvases: () => CanvasManager = getCanvasManager): Servi
     toolset: "canvas",
     name: "plot",
     title: "Plot a canvas table as a PNG",
-    description: "PNG chart of a canvas table or SELECT: scatter (x, y, color), histogram (x), boiled_egg or chemical_space (ECFP4 PCA) from SMILES.",
+    description: "PNG chart of a canvas table or SELECT: scatter (x, y, color), histogram (x), boiled_egg, chemical_space (ECFP4 PCA).",
     annotations: CANVAS_READ_ANNOTATIONS,
     inputSchema: {
       type: "object",
@@ -450,13 +449,12 @@ function createPlotTool(canvases: () => CanvasManager = getCanvasManager): Servi
         canvas_id: canvasIdProperty(),
         table: { type: "string", minLength: 1, maxLength: 63, description: "A table." },
         sql: { type: "string", minLength: 1, maxLength: MAX_SQL_LENGTH, description: "Or one SELECT." },
-        kind: { type: "string", enum: [...KINDS] },
-        x: { type: "string", minLength: 1, maxLength: 63 },
-        y: { type: "string", minLength: 1, maxLength: 63 },
-        color: { type: "string", minLength: 1, maxLength: 63 },
-        bins: { type: "integer", minimum: 2, maximum: MAX_BINS, description: "Histogram: default 30." },
-        smiles_column: { type: "string", minLength: 1, maxLength: 63 },
-        title: { type: "string", minLength: 1, maxLength: 120 },
+        kind: { type: "string", enum: [...KINDS], description: "Chart." },
+        x: { type: "string", minLength: 1, maxLength: 63, description: "Column." },
+        y: { type: "string", minLength: 1, maxLength: 63, description: "Column." },
+        color: { type: "string", minLength: 1, maxLength: 63, description: "Column." },
+        bins: { type: "integer", minimum: 2, maximum: MAX_BINS, description: "Default 30." },
+        smiles_column: { type: "string", minLength: 1, maxLength: 63, description: "SMILES column." },
       },
       required: ["canvas_id", "kind"],
       additionalProperties: false,
@@ -465,7 +463,7 @@ function createPlotTool(canvases: () => CanvasManager = getCanvasManager): Servi
       type: "object",
       properties: {
         canvas_id: str("The canvas read."),
-        kind: { type: "string", enum: [...KINDS] },
+        kind: { type: "string", enum: [...KINDS], description: "Chart." },
         mode: { type: "string", enum: ["points", "density", "bars"], description: `density: over ${MAX_POINTS_DRAWN} rows, counted per cell.` },
         rows_read: int("Rows the table or query gave."),
         rows_plotted: int("Rows drawn."),
