@@ -92,6 +92,7 @@ export interface PlotResult {
   zones?: Record<EggZone, number>;
   explained_variance?: [number, number];
   bins?: number;
+  note?: string;
   width: number;
   height: number;
   png_bytes: number;
@@ -114,6 +115,7 @@ function describe(r: PlotResult): string {
       ["zones", r.zones && `yolk ${r.zones.yolk}, white ${r.zones.white}, grey ${r.zones.grey}`],
       ["explained_variance", r.explained_variance && r.explained_variance.map((v) => `${(v * 100).toFixed(1)}%`).join(", ")],
       ["bins", r.bins],
+      ["note", r.note],
       ["png", `${r.width}x${r.height}, ${r.png_bytes} bytes`],
       ["elapsed_ms", r.elapsed_ms],
     ]),
@@ -435,7 +437,7 @@ function plotContent(result: Record<string, unknown>): ContentBlock[] {
   return markdownContent(describe)(result);
 }
 
-function createPlotTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, PlotResult> {
+export function createPlotTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, PlotResult> {
   return {
     kind: "service",
     toolset: "canvas",
@@ -486,6 +488,7 @@ function createPlotTool(canvases: () => CanvasManager = getCanvasManager): Servi
         },
         explained_variance: { type: "array", items: { type: "number" }, description: "chemical_space: each component's share of the variance." },
         bins: int("histogram: bins."),
+        note: str("What the picture leaves out (a density instead of points)."),
         width: int("PNG width."),
         height: int("PNG height."),
         png_bytes: int("PNG size."),
@@ -521,6 +524,16 @@ function createPlotTool(canvases: () => CanvasManager = getCanvasManager): Servi
         y: { title: axisTitle(chart, "y"), domain: chart.yDomain },
         plot_area: picture.plotArea,
         ...extra,
+        ...(chart.mode === "density"
+          ? {
+              note:
+                `Over ${MAX_POINTS_DRAWN} rows: drawn as a density (rows per cell), not as points` +
+                (args.color !== undefined
+                  ? `; ${args.color} is not shown (plot a WHERE or a sample of at most ${MAX_POINTS_DRAWN} rows to colour points)`
+                  : "") +
+                ".",
+            }
+          : {}),
         width: picture.width,
         height: picture.height,
         png_bytes: picture.png.byteLength,
