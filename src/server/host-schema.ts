@@ -18,7 +18,9 @@
  * - enum and const stay on strings only (the allowed numbers are said in the description);
  * - what only validation needs is left out, since every byte here is read by the model on every request: string
  *   lengths and patterns, minItems, uniqueItems, examples (the server still refuses a call that breaks them, naming the
- *   argument and the rule).
+ *   argument and the rule);
+ * - a boolean's `default: false` is left out too: an absent flag is off, so it tells the model nothing (a flag
+ *   that defaults to true keeps its default).
  */
 import type { JsonSchema } from "../contract/tool.js";
 
@@ -59,6 +61,7 @@ function projectNode(node: JsonSchema): JsonSchema {
       out[key] = value;
     }
   }
+  if (out.type === "boolean" && out.default === false) delete out.default;
   // Gemini takes enum on strings only, and converters turn const into a one-value enum (@ai-sdk/google does).
   if (out.type !== undefined && out.type !== "string") {
     delete out.enum;

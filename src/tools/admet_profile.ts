@@ -46,7 +46,7 @@ export const admetProfileTool: ChemTool<SmilesParentArgs> = {
   name: "admet_profile",
   title: "ADMET screening profile (rule-based)",
   description:
-    "Rule-based ADMET estimates for triage, each with its published method: BBB, GI absorption, ESOL solubility, hERG and CYP3A4 risk, AMES alerts, ionisation and clearance class. Estimates, not measurements.",
+    "Rule-based ADMET estimates, each with its published method: BBB, GI absorption, ESOL solubility, hERG and CYP3A4 risk, AMES alerts, ionisation and clearance class.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: SMILES_PARENT_INPUT,
   outputSchema: {

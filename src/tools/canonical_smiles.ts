@@ -14,8 +14,7 @@ export const canonicalSmilesTool: ChemTool<Args> = {
   toolset: "chem",
   name: "canonical_smiles",
   title: "Canonical SMILES",
-  description:
-    "RDKit canonical SMILES, so two spellings of one molecule compare equal (deduplication, lookups). Keeps stereo unless isomeric is false; kekulize writes Kekulé bonds.",
+  description: "RDKit canonical SMILES, so two spellings of one molecule compare equal (deduplication, lookups).",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

@@ -560,7 +560,7 @@ export function createCanvasAnnotateTool(canvases: () => CanvasManager = getCanv
           type: "string",
           minLength: 1,
           maxLength: 63,
-          description: "The SMILES column (default smiles).",
+          description: "SMILES column (default smiles).",
         },
         where: {
           type: "string",

@@ -318,8 +318,7 @@ export function createCanvasImportTool(canvases: () => CanvasManager = getCanvas
     name: "canvas_import",
     ui: { resourceUri: TABLE_APP_URI },
     title: "Canvas: import molecules as a table",
-    description:
-      "Put a molecule set (smiles_list, sdf, csv or a file path) on a canvas as a SQL table: each row gets RDKit's canonical SMILES and its data columns; standardize and dedupe clean it.",
+    description: "Put a molecule set on a canvas as a SQL table: each row gets RDKit's canonical SMILES and its data columns; standardize and dedupe clean it.",
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false, destructiveHint: false },
     inputSchema: {
       type: "object",

@@ -79,8 +79,7 @@ export function createChemblDataframeQueryTool(canvases: () => CanvasManager = g
           type: "string",
           minLength: 1,
           maxLength: MAX_SQL_LENGTH,
-          description:
-            "One SELECT or WITH, e.g. SELECT parent_molecule_chembl_id, max(pchembl_value) FROM bioactivities WHERE standard_type = 'IC50' GROUP BY 1",
+          description: "One SELECT or WITH, e.g. SELECT target_chembl_id, max(pchembl_value) FROM bioactivities GROUP BY 1",
         },
         max_rows: {
           type: "integer",

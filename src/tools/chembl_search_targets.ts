@@ -102,7 +102,7 @@ export function createChemblSearchTargetsTool(service: () => ChemblService = get
         accession: textProperty("UniProt accession (P00533).", 20),
         target_chembl_id: chemblIdProperty("Target ID (CHEMBL203)."),
         organism: textProperty("Organism (Homo sapiens).", 120),
-        target_type: textProperty("Target type, e.g. SINGLE PROTEIN.", 60),
+        target_type: textProperty("e.g. SINGLE PROTEIN.", 60),
         limit: { type: "integer", minimum: 1, maximum: 100, description: "Rows per page (default 25)." },
         cursor: cursorProperty(),
       },

@@ -341,8 +341,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
   name: "depict",
   ui: { resourceUri: TABLE_APP_URI },
   title: "Draw a molecule (PNG or SVG)",
-  description:
-    "Draw molecules (RDKit 2D) as PNG (an image block) or SVG: one, or a grid of up to 48 from smiles_list or a canvas (table or sql), optionally aligned on a core.",
+  description: "Draw molecules (RDKit 2D) as PNG or SVG: one, or a grid of up to 48 from smiles_list or a canvas (table or sql), optionally aligned on a core.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",
@@ -364,7 +363,7 @@ export const depictTool: ChemTool<Args, Answer<DepictResult> | Answer<GridResult
         minItems: 1,
         maxItems: GRID_MAX_ENTRIES,
         items: { type: "string", maxLength: SMILES_MAX_LENGTH },
-        description: `Instead of smiles: up to ${GRID_MAX_ENTRIES} molecules as one grid.`,
+        description: `Up to ${GRID_MAX_ENTRIES} molecules as one grid.`,
       },
       format: { type: "string", enum: ["png", "svg"], default: "png", description: "png image or svg text." },
       width: size("Width in pixels.", 400),

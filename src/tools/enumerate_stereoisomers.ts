@@ -59,8 +59,7 @@ export function createEnumerateStereoisomersTool(canvases: () => CanvasManager =
     toolset: "medchem",
     name: "enumerate_stereoisomers",
     title: "Enumerate stereoisomers",
-    description:
-      "Stereoisomers of a molecule (RDKit EnumerateStereoisomers): every configuration of its unassigned (or, with only_unassigned false, all) centres and double bonds.",
+    description: "Stereoisomers of a molecule (RDKit EnumerateStereoisomers): every configuration of its unassigned centres and double bonds.",
     annotations: CANVAS_WRITE_ANNOTATIONS,
     inputSchema: {
       type: "object",

@@ -53,8 +53,7 @@ export function createFindMcsTool(canvases: () => CanvasManager = getCanvasManag
     toolset: "chem",
     name: "find_mcs",
     title: "Maximum common substructure",
-    description:
-      "Maximum common substructure of 2 to 50 molecules (RDKit FMCS) as SMARTS and SMILES, with atom and bond counts; timed_out means the best found in time.",
+    description: "Maximum common substructure of 2 to 50 molecules (RDKit FMCS) as SMARTS and SMILES, with atom and bond counts.",
     annotations: READ_ONLY_LOCAL,
     inputSchema: {
       type: "object",

@@ -40,6 +40,7 @@ import { canvasImportRecordTool, canvasImportTool } from "./canvas_import.js";
 import { canvasExportMolblockTool, canvasExportTool } from "./canvas_export.js";
 import { chemblStructureScanTool } from "./chembl_structure_scan.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
+import { plotEggPointTool, plotFingerprintTool, plotTool } from "./plot.js";
 // Issue 16 (medicinal chemistry set): scaffolds, clustering, diversity.
 import { murckoScaffoldTool } from "./murcko_scaffold.js";
 import { clusterMoleculesTool } from "./cluster_molecules.js";
@@ -88,6 +89,8 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   canvasImportTool,
   canvasExportTool,
   canvasAnnotateTool,
+  // Issue 33: plots as images.
+  plotTool,
   // Issue 16: scaffolds, clustering, diversity.
   murckoScaffoldTool,
   clusterMoleculesTool,
@@ -105,7 +108,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
 
 /**
  * Chemistry tools the workers run for service tools but the registry does not list (no tools/list entry,
- * no tools/call): canvas_annotate's per-row computation, canvas_import's per-record standardisation and the offline ChEMBL structure search's scan
+ * no tools/call): canvas_annotate's per-row computation, canvas_import's per-record standardisation, plot's per-molecule coordinates and fingerprints, and the offline ChEMBL structure search's scan
  * steps (ChemRunner.runList).
  */
 const WORKER_ONLY_TOOLS: readonly ChemTool[] = [
@@ -114,6 +117,8 @@ const WORKER_ONLY_TOOLS: readonly ChemTool[] = [
   canvasExportMolblockTool as unknown as ChemTool,
   chemblStructureScanTool as unknown as ChemTool,
   moleculeTableWorkTool as unknown as ChemTool,
+  plotEggPointTool as unknown as ChemTool,
+  plotFingerprintTool as unknown as ChemTool,
 ];
 
 /** Every per-molecule chemistry tool names a molblock or CXSMILES input in its results (withInputFormat). */

@@ -36,7 +36,7 @@ export function createNameToSmilesTool(options: NameToSmilesOptions = {}): Servi
           type: "string",
           minLength: 1,
           maxLength: NAME_MAX_LENGTH,
-          description: "Name, synonym, CAS number or standard InChI.",
+          description: "Name, CAS number or standard InChI.",
         },
       },
       required: ["name"],

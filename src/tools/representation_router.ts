@@ -24,7 +24,7 @@ export const representationRouterTool: ChemTool<Args> = {
   title: "Best molecule representation for a task",
   description:
     "Pick the representation a task needs and return it with the reason: structural_reasoning or shortest_path MolJSON, identification InChI, editing CML, " +
-    "else canonical SMILES; formats adds others (inchikey, molblock...).",
+    "else canonical SMILES.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

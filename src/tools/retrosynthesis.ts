@@ -48,7 +48,7 @@ export const retrosynthesisTool: ChemTool<RetrosynthesisArgs> = {
   name: "retrosynthesis",
   title: "BRICS retrosynthetic disconnections",
   description:
-    "BRICS disconnections (Degen 2008, equal to RDKit): each BRICS bond cut, fragments ranked by SA score, easiest first; mode full adds the whole decomposition. Rule-based, not a route planner.",
+    "BRICS disconnections (Degen 2008, equal to RDKit): each BRICS bond cut, fragments ranked by SA score, easiest first. Rule-based, not a route planner.",
   annotations: READ_ONLY_LOCAL,
   inputSchema: {
     type: "object",

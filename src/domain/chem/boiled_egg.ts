@@ -69,7 +69,24 @@ function ellipseDistance(e: Readonly<EggEllipse>, tpsa: number, wlogp: number): 
   return (u / (e.axisTpsa / 2)) ** 2 + (v / (e.axisWlogp / 2)) ** 2;
 }
 
-type EggZone = "yolk" | "white" | "grey";
+/**
+ * The outline of the white (GI) or yolk (BBB) ellipse as `steps` points in the (TPSA, WLOGP) plane, the first
+ * repeated at the end (a closed polygon to draw).
+ */
+export function eggEllipseOutline(which: "white" | "yolk", steps = 180): Array<{ tpsa: number; wlogp: number }> {
+  const e = which === "white" ? WHITE_ELLIPSE : YOLK_ELLIPSE;
+  const t = (e.angleDeg * Math.PI) / 180;
+  const out: Array<{ tpsa: number; wlogp: number }> = [];
+  for (let i = 0; i <= steps; i++) {
+    const phi = (2 * Math.PI * (i % steps)) / steps;
+    const u = (e.axisTpsa / 2) * Math.cos(phi);
+    const v = (e.axisWlogp / 2) * Math.sin(phi);
+    out.push({ tpsa: e.centerTpsa + u * Math.cos(t) - v * Math.sin(t), wlogp: e.centerWlogp + u * Math.sin(t) + v * Math.cos(t) });
+  }
+  return out;
+}
+
+export type EggZone = "yolk" | "white" | "grey";
 
 export interface EggResult {
   giAbsorbed: boolean;
