@@ -40,7 +40,7 @@ import { canvasImportRecordTool, canvasImportTool } from "./canvas_import.js";
 import { canvasExportMolblockTool, canvasExportTool } from "./canvas_export.js";
 import { chemblStructureScanTool } from "./chembl_structure_scan.js";
 import { canvasAnnotateRowTool, canvasAnnotateTool } from "./canvas_annotate.js";
-import { plotEggPointTool, plotFingerprintTool, plotTool } from "./plot.js";
+import { plotEggPointTool, plotFingerprintTool, plotTool, plotViewTool } from "./plot.js";
 // Issue 16 (medicinal chemistry set): scaffolds, clustering, diversity.
 import { murckoScaffoldTool } from "./murcko_scaffold.js";
 import { clusterMoleculesTool } from "./cluster_molecules.js";
@@ -104,6 +104,7 @@ const DECLARED_TOOLS: readonly AnyTool[] = [
   enumerateStereoisomersTool,
   // Issue 33: the molecule table app's own tool (listed only to clients that declare MCP Apps).
   moleculeTablePageTool,
+  plotViewTool,
 ];
 
 /**

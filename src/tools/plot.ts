@@ -20,7 +20,8 @@ import { classifyEgg, polarGraphInfo, type EggZone } from "../domain/chem/boiled
 import { DEFAULT_MORGAN_OPTIONS, morganBitVector, onBits } from "../domain/chem/morgan.js";
 import { fingerprintPca } from "../domain/plot/pca.js";
 import { DEFAULT_BINS, MAX_POINTS_DRAWN, boiledEggChart, histogramChart, scatterChart, type Chart, type ColourValues } from "../domain/plot/charts.js";
-import { renderPlot } from "../domain/plot/render.js";
+import { compilePlot, renderPlot } from "../domain/plot/render.js";
+import { PLOT_APP_URI } from "../contract/apps.js";
 import { ToolError } from "../domain/errors.js";
 import { MAX_TOOL_BUDGET_MS } from "../contract/limits.js";
 import { CANVAS_READ_ANNOTATIONS, canvasFor, canvasIdProperty, defaultSmilesColumn } from "./canvas-common.js";
@@ -178,7 +179,10 @@ interface Read {
   text: Map<string, Array<string | null>>;
 }
 
-async function readRows(canvas: Canvas, args: Args, ctx: ServiceContext): Promise<{ read: Read; smilesColumn?: string }> {
+/** Columns that name a row, read besides the plotted ones for the plot app's points (when present): row, SMILES, title. */
+const IDENTITY_COLUMNS = ["_row", ...SMILES_COLUMNS, "title", "ID", "id", "name", "molecule_chembl_id"];
+
+async function readRows(canvas: Canvas, args: Args, ctx: ServiceContext, identity = false): Promise<{ read: Read; smilesColumn?: string }> {
   const hasTable = args.table !== undefined;
   if (hasTable === (args.sql !== undefined)) {
     throw new ToolError(
@@ -199,7 +203,8 @@ async function readRows(canvas: Canvas, args: Args, ctx: ServiceContext): Promis
     const needed = neededColumns(args, smilesColumn);
     for (const [path, name] of needed) if (!names.includes(name)) throw noColumn(name, path, names);
     const order = names.includes("_row") ? " ORDER BY _row" : "";
-    sql = `SELECT ${[...new Set(needed.map(([, n]) => n))].map(quoteIdent).join(", ")} FROM ${quoteIdent(meta.name)}${order}`;
+    const extra = identity ? IDENTITY_COLUMNS.filter((c) => names.includes(c)) : [];
+    sql = `SELECT ${[...new Set([...needed.map(([, n]) => n), ...extra])].map(quoteIdent).join(", ")} FROM ${quoteIdent(meta.name)}${order}`;
   } else {
     sql = args.sql!;
   }
@@ -233,7 +238,8 @@ async function readRows(canvas: Canvas, args: Args, ctx: ServiceContext): Promis
         if (!hasTable && chemistry) smilesColumn = args.smiles_column ?? SMILES_COLUMNS.find((c) => names.includes(c)) ?? "smiles";
         const needed = neededColumns(args, smilesColumn);
         for (const [path, name] of needed) if (!names.includes(name)) throw noColumn(name, path, names);
-        picks = [...new Set(needed.map(([, n]) => n))].map((name) => {
+        const extra = identity ? IDENTITY_COLUMNS.filter((c) => names.includes(c)) : [];
+        picks = [...new Set([...needed.map(([, n]) => n), ...extra])].map((name) => {
           const at = names.indexOf(name);
           return { name, at, numeric: numericTypes.has(columns[at]!.type.typeId) };
         });
@@ -341,6 +347,8 @@ function colourOf(read: Read, column: string | undefined, keep: number[], skippe
 }
 
 async function buildChart(args: Args, read: Read, smilesColumn: string | undefined, ctx: ServiceContext) {
+  /** The rows drawn as points, in the order of the chart's point data (none for a histogram). */
+  let drawn: number[] = [];
   const skipped: Record<string, number> = {};
   const all = Array.from({ length: read.rows }, (_, i) => i);
   const extra: Partial<PlotResult> = {};
@@ -373,6 +381,7 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
         ...(coloured.colour ? { colour: coloured.colour, colourTitle: args.color } : {}),
       });
       plotted = keep.length;
+      drawn = keep;
     }
   } else {
     const smiles = read.text.get(smilesColumn!)!;
@@ -388,6 +397,7 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
       for (const z of zones) extra.zones[z]++;
       chart = boiledEggChart(tpsa, logp, zones, `BOILED-Egg: ${keep.length} molecules`);
       plotted = keep.length;
+      drawn = keep;
     } else {
       const fps = await computeAll(plotFingerprintTool, smiles, ctx, "ECFP4");
       let keep = all.filter((i) => fps[i] !== null || (count(skipped, noSmiles(i) ? "smiles_null" : "smiles_invalid"), false));
@@ -417,9 +427,10 @@ async function buildChart(args: Args, read: Read, smilesColumn: string | undefin
         ...(coloured.colour ? { colour: coloured.colour, colourTitle: args.color } : {}),
       });
       plotted = keep.length;
+      drawn = keep;
     }
   }
-  return { chart, plotted, skipped, extra };
+  return { chart, plotted, skipped, extra, drawn };
 }
 
 const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
@@ -445,6 +456,8 @@ export function createPlotTool(canvases: () => CanvasManager = getCanvasManager)
     title: "Plot a canvas table as a PNG",
     description: "PNG chart of a canvas table or SELECT: scatter (x, y, color), histogram (x), boiled_egg, chemical_space (ECFP4 PCA).",
     annotations: CANVAS_READ_ANNOTATIONS,
+    // Hosts that render MCP Apps show the same chart interactive (apps/plot, through plot_view).
+    ui: { resourceUri: PLOT_APP_URI },
     inputSchema: {
       type: "object",
       properties: {
@@ -552,3 +565,123 @@ function axisTitle(chart: Chart, channel: "x" | "y"): string {
 }
 
 export const plotTool = createPlotTool();
+
+/**
+ * Points the plot app receives at most: each carries its row, SMILES and title for the hover and the picks, about
+ * 150 bytes, and the answer must stay under the transport's 1 MiB. A larger points chart is sampled evenly (the
+ * answer says so); a density chart sends its cells.
+ */
+const MAX_VIEW_POINTS = 4_000;
+
+interface PlotViewResult {
+  kind: Kind;
+  mode: Chart["mode"];
+  /** Marks sent: points, density cells or bars. */
+  points: number;
+  /** The points drawn before sampling, when the app gets a sample. */
+  sampled_from?: number;
+  spec: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+type Layer = { data?: { values?: Array<Record<string, unknown>> }; encoding?: Record<string, Record<string, unknown>>; params?: unknown[] };
+
+/**
+ * The chart made interactive for the app, in place: its marks (the points, a density's cells or the bars) get a
+ * tooltip of their fields, points get their row's identity (_row, SMILES, title), and the view pans and zooms
+ * (an interval selection bound to the scales).
+ */
+function interactiveSpec(chart: Chart, read: Read, drawn: number[], smilesColumn: string | undefined): { points: number; sampledFrom?: number } {
+  const spec = chart.spec as unknown as Layer & { layer?: Layer[] };
+  const layers = spec.layer ?? [spec];
+  // The marks' layer: the one with the most data values (the ellipses' outlines have 64 or so each).
+  const marks = layers.reduce((a, b) => ((b.data?.values?.length ?? 0) > (a.data?.values?.length ?? 0) ? b : a));
+  let values = marks.data?.values ?? [];
+  let sampledFrom: number | undefined;
+  if (chart.mode === "points" && values.length === drawn.length) {
+    let picked = drawn.map((row, k) => ({ row, k }));
+    if (picked.length > MAX_VIEW_POINTS) {
+      sampledFrom = picked.length;
+      const step = picked.length / MAX_VIEW_POINTS;
+      picked = Array.from({ length: MAX_VIEW_POINTS }, (_, i) => picked[Math.floor(i * step)]!);
+    }
+    const rowIds = read.numeric.get("_row");
+    const smiles = read.text.get(smilesColumn ?? "") ?? SMILES_COLUMNS.map((c) => read.text.get(c)).find((v) => v !== undefined);
+    const titleColumn = ["title", "ID", "id", "name", "molecule_chembl_id"].find((c) => read.text.has(c) || read.numeric.has(c));
+    values = picked.map(({ row, k }) => {
+      const v: Record<string, unknown> = { ...values[k]! };
+      if (rowIds) v._row = rowIds[row];
+      if (smiles?.[row] != null) v.smiles = smiles[row];
+      if (titleColumn) v.title = read.text.get(titleColumn)?.[row] ?? read.numeric.get(titleColumn)?.[row];
+      return v;
+    });
+    marks.data = { values };
+  }
+  const fields = new Set(values.flatMap((v) => Object.keys(v)));
+  const enc = marks.encoding ?? {};
+  const tip = (field: string, title?: unknown) => ({ field, ...(typeof title === "string" ? { title } : {}) });
+  const tooltip = [
+    ...["x", "y"].filter((f) => fields.has(f)).map((f) => tip(f, enc[f]?.title)),
+    ...(fields.has("x2") ? [tip("x2", "to")] : []),
+    ...(fields.has("n") ? [tip("n", "rows")] : []),
+    ...(fields.has("c") ? [tip("c", enc.color?.title)] : []),
+    ...(fields.has("zone") ? [tip("zone")] : []),
+    ...["title", "smiles", "_row"].filter((f) => fields.has(f)).map((f) => tip(f)),
+  ];
+  marks.encoding = { ...enc, tooltip: tooltip as unknown as Record<string, unknown> };
+  marks.params = [...(marks.params ?? []), { name: "zoom", select: "interval", bind: "scales" }];
+  return { points: values.length, ...(sampledFrom !== undefined ? { sampledFrom } : {}) };
+}
+
+/**
+ * plot_view: the plot app's own tool (visibility app, never listed to a client without the extension): the same
+ * chart the plot tool draws for the same arguments, as the Vega specification the server renders (compilePlot),
+ * made interactive (interactiveSpec), for Vega's runtime in the app's frame.
+ */
+function createPlotViewTool(canvases: () => CanvasManager = getCanvasManager): ServiceTool<Args, PlotViewResult> {
+  const plot = createPlotTool(canvases);
+  return {
+    kind: "service",
+    toolset: "canvas",
+    name: "plot_view",
+    title: "plot, for the plot app",
+    description: "For the plot app: the plot's Vega specification for the same arguments, each point with its row, SMILES and title; pans and zooms.",
+    annotations: CANVAS_READ_ANNOTATIONS,
+    ui: { resourceUri: PLOT_APP_URI, visibility: ["app"] },
+    inputSchema: plot.inputSchema,
+    outputSchema: {
+      type: "object",
+      properties: {
+        kind: { type: "string", enum: [...KINDS], description: "Chart." },
+        mode: { type: "string", enum: ["points", "density", "bars"], description: "What the marks are." },
+        points: int("Marks sent (points, density cells or bars)."),
+        sampled_from: int("Points drawn before an even sample was taken for the app."),
+        spec: { type: "object", description: "The Vega specification (compiled from the plot's Vega-Lite), data inline." },
+      },
+      required: ["kind", "mode", "points", "spec"],
+      additionalProperties: false,
+    },
+    errors: plot.errors,
+    budgetMs: plot.budgetMs,
+    progressBudgetMs: () => 300_000,
+    content: (r) => [
+      {
+        type: "text",
+        text: `The ${String(r.kind)} plot's Vega specification: ${String(r.points)} marks${r.sampled_from ? ` (an even sample of ${String(r.sampled_from)} points)` : ""}.`,
+      },
+    ],
+    async run(args, ctx) {
+      if (!(KINDS as readonly string[]).includes(args.kind)) {
+        throw new ToolError("INVALID_ARGUMENTS", `Unknown kind ${String(args.kind)}`, { path: "/kind", kinds: [...KINDS] }, `Pass one of ${KINDS.join(", ")}.`);
+      }
+      const canvas = await canvasFor(canvases(), args.canvas_id, ctx);
+      const { read, smilesColumn } = await readRows(canvas, args, ctx, true);
+      const { chart, drawn } = await buildChart(args, read, smilesColumn, ctx);
+      const { points, sampledFrom } = interactiveSpec(chart, read, drawn, smilesColumn);
+      const spec = (await compilePlot(chart.spec, chart.area, chart.padding)) as unknown as Record<string, unknown>;
+      return { kind: args.kind, mode: chart.mode, points, ...(sampledFrom !== undefined ? { sampled_from: sampledFrom } : {}), spec };
+    },
+  };
+}
+
+export const plotViewTool = createPlotViewTool();

@@ -54,11 +54,11 @@ function load(): Promise<Modules> {
 }
 
 /**
- * Draws `spec` (its width, height and padding are the plot area and the margins around it) as SVG and PNG. The
- * SVG is made on the calling thread (Vega is JavaScript); the rasterisation runs on libuv's thread pool.
+ * `spec` framed as every plot is (the plot area's size, the margins, a white background) and compiled to Vega: what
+ * renderPlot draws, and what the plot app runs in the browser (tools/plot.ts's plot_view).
  */
-export async function renderPlot(spec: TopLevelSpec, area: PlotArea, padding: { right: number; bottom: number }): Promise<PlotPicture> {
-  const { vega, vegaLite, resvg, fontFiles } = await load();
+export async function compilePlot(spec: TopLevelSpec, area: PlotArea, padding: { right: number; bottom: number }): Promise<import("vega").Spec> {
+  const { vegaLite } = await load();
   const full = {
     ...spec,
     width: area.width,
@@ -67,7 +67,16 @@ export async function renderPlot(spec: TopLevelSpec, area: PlotArea, padding: { 
     padding: { left: area.x, top: area.y, right: padding.right, bottom: padding.bottom },
     background: "white",
   } as TopLevelSpec;
-  const compiled = vegaLite.compile(full).spec;
+  return vegaLite.compile(full).spec;
+}
+
+/**
+ * Draws `spec` (its width, height and padding are the plot area and the margins around it) as SVG and PNG. The
+ * SVG is made on the calling thread (Vega is JavaScript); the rasterisation runs on libuv's thread pool.
+ */
+export async function renderPlot(spec: TopLevelSpec, area: PlotArea, padding: { right: number; bottom: number }): Promise<PlotPicture> {
+  const { vega, resvg, fontFiles } = await load();
+  const compiled = await compilePlot(spec, area, padding);
   const view = new vega.View(vega.parse(compiled), { renderer: "none", logLevel: vega.Error });
   let svg: string;
   try {
