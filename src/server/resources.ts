@@ -33,6 +33,11 @@ export class ResourceRegistry {
     return this.byScheme.size === 0;
   }
 
+  /** The schemes served. */
+  schemes(): string[] {
+    return [...this.byScheme.keys()];
+  }
+
   /** Whether a provider serves `scheme`. */
   has(scheme: string): boolean {
     return this.byScheme.has(scheme);

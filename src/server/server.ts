@@ -219,7 +219,8 @@ export class McpServer {
 
   private capabilities(apps: boolean): JsonObject {
     const capabilities: JsonObject = { tools: {} };
-    if (!this.resources.empty) capabilities.resources = {};
+    // The apps' pages alone are resources only for the clients shown them: any other client sees no resources.
+    if (this.resources.schemes().some((scheme) => scheme !== "ui" || apps)) capabilities.resources = {};
     if (!this.prompts.empty) capabilities.prompts = {};
     // The extension is advertised to the clients that declared it (and only when the apps are served).
     if (apps) capabilities.extensions = { [UI_EXTENSION_ID]: {} };
