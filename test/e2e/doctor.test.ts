@@ -92,7 +92,7 @@ function statuses(r: DoctorReport): Record<string, string> {
   return Object.fromEntries(r.checks.map((c) => [c.name, c.status]));
 }
 
-const LOCAL_CHECKS = ["Node.js", "configuration", "data assets", "skills", "RDKit", "OpenChemLib", "chemistry tools", "DuckDB", "PNG rendering", "proxy"];
+const LOCAL_CHECKS = ["Node.js", "configuration", "data assets", "skills", "MCP Apps", "RDKit", "OpenChemLib", "chemistry tools", "DuckDB", "PNG rendering", "proxy"];
 
 test("every check passes against working upstreams: exit 0, text and JSON reports", async () => {
   const env = { CHEMBL_API_BASE_URL: chembl.baseUrl, PUBCHEM_API_BASE_URL: pubchem.url };
@@ -172,7 +172,7 @@ test("failures say what to fix and exit 1: refused, erroring and hanging upstrea
   // The text report puts the fix under each failure.
   assert.equal(text.code, 1);
   assert.match(text.stdout, /\[FAIL\] ChEMBL .*ECONNREFUSED\n\s+fix: Check the machine's network/);
-  assert.match(text.stdout, /1 of 12 checks failed\./);
+  assert.match(text.stdout, /1 of 13 checks failed\./);
 });
 
 test("CHEMATIC_OFFLINE=1 skips ChEMBL and PubChem without contacting them", async () => {

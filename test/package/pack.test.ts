@@ -356,6 +356,7 @@ test(
       "scripts",
       "assets",
       "skills",
+      "apps",
     ])
       if (existsSync(join(root, entry))) cpSync(join(root, entry), join(sources, entry), { recursive: true });
     symlinkSync(join(root, "node_modules"), join(sources, "node_modules"), "dir");
@@ -375,11 +376,12 @@ test(
       /^server\.json$/,
       /^CHANGELOG\.md$/,
       /^build\/src\/.+\.js$/,
+      /^build\/apps\/[a-z0-9]+\.html$/,
       /^assets\/[^/]+$/,
       /^skills\/.+/,
     ];
     const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
-    assert.deepEqual(stray, [], "nothing but compiled code, assets, skills, README, LICENSE, NOTICE, CHANGELOG, server.json and package.json");
+    assert.deepEqual(stray, [], "nothing but compiled code, the apps' pages, assets, skills, README, LICENSE, NOTICE, CHANGELOG, server.json and package.json");
     // server.json: the MCP registry reads it beside the package (its name is package.json's mcpName).
     for (const required of [
       "package.json",
@@ -399,9 +401,14 @@ test(
       .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
       .map((f) => `build/${f.replace(/\.ts$/, ".js")}`);
     assert.deepEqual(
-      files.filter((f) => f.startsWith("build/")),
+      files.filter((f) => f.startsWith("build/") && !f.startsWith("build/apps/")),
       compiled.sort(),
       "exactly one compiled file per source module (no stale outputs, no tests)",
+    );
+    // The MCP Apps ship as built pages, one per app, and nothing else of the apps' sources or the test host.
+    assert.deepEqual(
+      files.filter((f) => f.startsWith("build/apps/") || f.startsWith("apps/")),
+      ["build/apps/plot.html", "build/apps/table.html", "build/apps/viewer3d.html"],
     );
 
     // Every import of the shipped code is a builtin or a production dependency, and every dependency is used.
@@ -411,6 +418,8 @@ test(
       // import ... from "x", import "x", import("x"), require("x"), createRequire(import.meta.url)("x")
       const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\bcreateRequire\([^)]*\)\s*\(\s*)["']([^"'./\s][^"'\s]*)["']/g;
       for (const m of text.matchAll(re)) specifiers.add(m[1]!);
+      // A package's file resolved by path (the plot's font files, read by resvg): "pkg/dir/file.ttf".
+      for (const m of text.matchAll(/["']((?:@[a-z0-9-]+\/)?[a-z0-9-]+)\/[^"'\s]+\.(?:ttf|otf)["']/g)) specifiers.add(m[1]!);
     }
     const packages = new Set(
       [...specifiers]
