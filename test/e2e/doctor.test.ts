@@ -92,7 +92,19 @@ function statuses(r: DoctorReport): Record<string, string> {
   return Object.fromEntries(r.checks.map((c) => [c.name, c.status]));
 }
 
-const LOCAL_CHECKS = ["Node.js", "configuration", "data assets", "skills", "MCP Apps", "RDKit", "OpenChemLib", "chemistry tools", "DuckDB", "PNG rendering", "proxy"];
+const LOCAL_CHECKS = [
+  "Node.js",
+  "configuration",
+  "data assets",
+  "skills",
+  "MCP Apps",
+  "RDKit",
+  "OpenChemLib",
+  "chemistry tools",
+  "DuckDB",
+  "PNG rendering",
+  "proxy",
+];
 
 test("every check passes against working upstreams: exit 0, text and JSON reports", async () => {
   const env = { CHEMBL_API_BASE_URL: chembl.baseUrl, PUBCHEM_API_BASE_URL: pubchem.url };
