@@ -64,7 +64,9 @@ export function createApp(env: NodeJS.ProcessEnv = process.env, overrides: Parti
         : { name: "chembl_dataframe_drop", setting: "CHEMATIC_TOOLSETS", value: TOOLSETS.filter((s) => s === "canvas" || toolsets.includes(s)).join(",") },
     );
   }
-  const appProvider = appResourceProvider();
+  // The apps of the tools listed (the sets chosen), by the resource their tools name.
+  const listedApps = new Set(tools.filter((t) => toolsets.some((set) => t.toolset === set || t.alsoIn?.includes(set)) && t.ui).map((t) => t.ui!.resourceUri));
+  const appProvider = appResourceProvider((uri) => listedApps.has(uri));
   const server = new McpServer({
     tools,
     // chembl:// reads ChEMBL as the chembl tools do: not served when their set is left out. The skill's

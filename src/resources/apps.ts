@@ -72,9 +72,12 @@ export function builtApps(dir = appsDir()): BuiltApp[] {
 /** The resource `_meta.ui` of every app: no remote origin of any kind (CSP), drawn with the host's border. */
 const APP_UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
-/** The provider of the built apps, or null when none was built (a build without `npm run build`). */
-export function appResourceProvider(dir = appsDir()): ResourceProvider | null {
-  const apps = builtApps(dir).filter((a) => a.bytes !== null);
+/**
+ * The provider of the built apps that `wanted` keeps (the apps of the tools listed: tool sets leave some out), or
+ * null when none is left (none built: a build without `npm run build`).
+ */
+export function appResourceProvider(wanted: (uri: string) => boolean = () => true, dir = appsDir()): ResourceProvider | null {
+  const apps = builtApps(dir).filter((a) => a.bytes !== null && wanted(appUri(a.name)));
   if (apps.length === 0) return null;
   const cache = new Map<string, string>();
   const entries: ResourceEntry[] = apps.map((a) => ({

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createApp, type App } from "../../src/app.js";
 import { ConfigError } from "../../src/config.js";
-import { TOOLSETS } from "../../src/contract/tool.js";
+import { TOOLSETS, appOnly } from "../../src/contract/tool.js";
 import { allTools, selectedToolsets } from "../../src/tools/index.js";
 import { CLI_PATH } from "../helpers/server-process.js";
 import { MODERN_VERSION } from "../../src/protocol/eras.js";
@@ -45,7 +45,10 @@ test("each set lists exactly its tools, in the declared order, the same on every
   const declared = allTools({});
   for (const set of TOOLSETS) {
     const app = appWith(set);
-    const expected = declared.filter((t) => (t.toolset === set || t.alsoIn?.includes(set)) && t.name !== "chembl_dataframe_drop").map((t) => t.name);
+    // An app-only tool (MCP Apps) is listed only to clients that declare the extension (test/server/apps.test.ts).
+    const expected = declared
+      .filter((t) => (t.toolset === set || t.alsoIn?.includes(set)) && t.name !== "chembl_dataframe_drop" && !appOnly(t))
+      .map((t) => t.name);
     assert.ok(expected.length > 0, `${set} has tools`);
     assert.deepEqual(
       app.server.registry.wire(MODERN_VERSION).map((t) => t.name),
@@ -138,14 +141,29 @@ test("doctor's configuration check reports the tool sets, and fails on an unknow
   assert.match(bad.detail, /CHEMATIC_TOOLSETS.*"biology"/);
 });
 
-test("resources follow the sets: chembl:// only with chembl, the skill with chembl or canvas, none with chem alone", () => {
+test("resources follow the sets: chembl:// only with chembl, the skill with chembl or canvas, none with chem alone (but its apps)", async () => {
   const schemes = (app: App) =>
     [
       ...new Set([...app.server.resources.list().map((r) => r.uri), ...app.server.resources.templates().map((t) => t.uriTemplate)].map((u) => u.split(":")[0])),
     ].sort();
-  assert.deepEqual(schemes(appWith(undefined)), ["chembl", "skill"]);
-  assert.deepEqual(schemes(appWith("chembl")), ["chembl", "skill"]);
-  assert.deepEqual(schemes(appWith("canvas,chem")), ["skill"]);
+  const apps = (app: App) =>
+    app.server.resources
+      .list()
+      .filter((r) => r.uri.startsWith("ui:"))
+      .map((r) => r.uri)
+      .sort();
+  assert.deepEqual(schemes(appWith(undefined)), ["chembl", "skill", "ui"]);
+  assert.deepEqual(schemes(appWith("chembl")), ["chembl", "skill"], "no tool of the chembl set opens an app");
+  assert.deepEqual(schemes(appWith("canvas,chem")), ["skill", "ui"]);
+  // The MCP Apps of the tools listed (depict opens the table and is in chem; plot is canvas only).
+  assert.deepEqual(apps(appWith("chem,medchem")), ["ui://chematic/table", "ui://chematic/viewer3d"]);
+  assert.deepEqual(apps(appWith("canvas")), ["ui://chematic/plot", "ui://chematic/table"]);
+  // With only the apps' pages, a client not shown the apps is offered no resources at all.
   const chemOnly = appWith("chem,medchem");
-  assert.equal(chemOnly.server.resources.empty, true, "no provider: the resources capability is not advertised");
+  assert.deepEqual(chemOnly.server.resources.schemes(), ["ui"]);
+  const discover = await chemOnly.server.handleModern(
+    { jsonrpc: "2.0", id: 1, method: "server/discover", params: {} },
+    { signal: new AbortController().signal },
+  );
+  assert.equal((discover.capabilities as Record<string, unknown>).resources, undefined, "no resources capability without the extension");
 });
