@@ -35,6 +35,9 @@ const englishOnlyZod = {
   },
 };
 
+/** The common look (apps/shared/theme.css), inlined at each page's <!--app-theme--> marker. */
+const theme = readFileSync(join(root, "apps", "shared", "theme.css"), "utf8");
+
 for (const name of names) {
   const dir = join(root, "apps", name);
   const result = await build({
@@ -53,7 +56,8 @@ for (const name of names) {
   const js = result.outputFiles[0].text.replaceAll("</script", "<\\/script");
   const page = readFileSync(join(dir, "index.html"), "utf8");
   if (!page.includes("<!--app-script-->")) throw new Error(`apps/${name}/index.html has no <!--app-script--> marker`);
-  const html = page.replace("<!--app-script-->", () => `<script>${js}</script>`);
+  if (!page.includes("<!--app-theme-->")) throw new Error(`apps/${name}/index.html has no <!--app-theme--> marker`);
+  const html = page.replace("<!--app-theme-->", () => `<style>${theme}</style>`).replace("<!--app-script-->", () => `<script>${js}</script>`);
   writeFileSync(join(out, `${name}.html`), html);
   process.stderr.write(`build-apps: ${name}.html ${html.length} bytes\n`);
 }
