@@ -20,7 +20,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ENVIRONMENT } from "../src/environment.js";
-import { firstSentence } from "../src/contract/tool.js";
+import { appOnly, firstSentence } from "../src/contract/tool.js";
 import { allTools } from "../src/tools/index.js";
 import { ROOT, readPackageJson, repositoryUrl, type PackageJson } from "./metadata.js";
 
@@ -133,8 +133,9 @@ export function manifestFor(target: Target, pkg: PackageJson, missing: readonly 
       ...(option.sensitive ? { sensitive: true } : {}),
     };
   }
+  // The app-only tools (MCP Apps visibility ["app"]) are for the apps' own calls, never shown as the server's tools.
   const tools = allTools({})
-    .filter((t) => t.name !== "chembl_dataframe_drop")
+    .filter((t) => t.name !== "chembl_dataframe_drop" && !appOnly(t))
     .map((t) => ({ name: t.name, description: firstSentence(t.description) }));
   return {
     manifest_version: MANIFEST_VERSION,
